@@ -1,0 +1,63 @@
+"The installed `cah-metrics` command, as a user runs it."
+import json, shutil, subprocess, sys
+from pathlib import Path
+import pytest
+
+EXE = shutil.which('cah-metrics')
+pytestmark = pytest.mark.skipif(EXE is None, reason="cah-metrics is not installed (pip install -e .)")
+
+def run(*args, cwd=None):
+    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+def test_bundled_example_matches_sacrebleu(tmp_path):
+    import sacrebleu
+    from cah_metrics.cli import _bundled
+    pred_file, ref_file = _bundled()
+    r = run('score', '--metrics', 'bleu', 'sentence_bleu')
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report['n_examples'] == 8 and set(report['signatures']) == {'bleu', 'sentence_bleu'}
+    assert json.loads(run('score', '--predictions', pred_file, '--references', ref_file).stdout)['bleu'] == report['bleu']
+    # sacrebleu wants the same number of references per segment: compare on the first reference of each
+    preds = [json.loads(l)['prediction'] for l in pred_file.read_text().splitlines()]
+    first = [json.loads(l)['references'][0] for l in ref_file.read_text().splitlines()]
+    (tmp_path / 'p.txt').write_text('\n'.join(preds) + '\n'); (tmp_path / 'r.txt').write_text('\n'.join(first) + '\n')
+    got = json.loads(run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt').stdout)['bleu']
+    assert abs(got - sacrebleu.corpus_bleu(preds, [first]).score / 100) <= 1e-9
+
+def test_malformed_line_exit_2_and_no_output(tmp_path):
+    (tmp_path / 'p.jsonl').write_text('{"prediction": "a cat"}\n{"prediction": "a dog"}\n{"prediction": 5}\n')
+    (tmp_path / 'r.txt').write_text('the cat\nthe dog\nthe eel\n')
+    out = tmp_path / 'scores.json'
+    r = run('score', '--predictions', tmp_path / 'p.jsonl', '--references', tmp_path / 'r.txt', '--output', out)
+    assert r.returncode == 2
+    assert 'p.jsonl:3:' in r.stderr and 'expected a string' in r.stderr
+    assert not out.exists() and list(tmp_path.glob('.scores.json*')) == []
+
+def test_invalid_utf8_and_count_mismatch(tmp_path):
+    (tmp_path / 'p.txt').write_bytes('fine\ncaf\xe9\n'.encode('latin-1'))
+    (tmp_path / 'r.txt').write_text('a\nb\n')
+    r = run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt')
+    assert r.returncode == 2 and 'p.txt:2: not valid UTF-8' in r.stderr
+    (tmp_path / 'p.txt').write_text('one\ntwo\nthree\n')
+    r = run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt')
+    assert r.returncode == 2 and 'has 2 items but' in r.stderr
+
+def test_output_written_atomically_and_replaces(tmp_path):
+    out = tmp_path / 'scores.json'
+    out.write_text('old')
+    r = run('score', '--output', out)
+    assert r.returncode == 0 and json.loads(out.read_text()) == json.loads(r.stdout)
+
+def test_help_explains_every_option():
+    r = run('score', '--help')
+    assert r.returncode == 0
+    for opt in ('--predictions', '--references', '--metrics', '--format', '--tokenizer', '--lowercase', '--smooth', '--output'):
+        assert opt in r.stdout
+
+def test_import_stays_light():
+    code = ("import sys, cah_metrics, cah_metrics.bleu, cah_metrics.topk, cah_metrics.perplexity, cah_metrics.cli; "
+            "heavy = [m for m in ('torch', 'sklearn', 'sentence_transformers', 'transformers', 'matplotlib', 'nltk') if m in sys.modules]; "
+            "print(heavy)")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == '[]', r.stdout + r.stderr

@@ -1,0 +1,108 @@
+"Property tests (hypothesis) of the public functions against the definitions and the reference implementations."
+import math, random, warnings
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+from cah_metrics.bleu import BLEU, bleu, bleu_stats_array, corpus_bleu, sentence_bleu, stats_from_rows, closest_ref_length
+from cah_metrics.text import check_pairs, ngrams
+from cah_metrics.topk import top_k_accuracy
+from cah_metrics.perplexity import perplexity_from_logprobs, corpus_perplexity
+
+WORDS = st.sampled_from(['a', 'b', 'c', 'the', 'cat', 'ü', 'кот', '🍕'])
+TOKS = st.lists(WORDS, min_size=0, max_size=12)
+SEG = st.tuples(TOKS, st.lists(TOKS, min_size=1, max_size=3))
+CORPUS = st.lists(SEG, min_size=0, max_size=8)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+def clipped(h, rs, n):
+    hc = Counter(ngrams(h, n)); mx = Counter()
+    for r in rs: mx |= Counter(ngrams(r, n))
+    return sum((hc & mx).values()), sum(hc.values())
+
+@SETTINGS
+@given(CORPUS)
+def test_stats_engine_equals_counter_definition(corpus):
+    rows = bleu_stats_array([h for h, _ in corpus], [rs for _, rs in corpus], orders=4)
+    assert rows.shape == (len(corpus), 10)
+    for (h, rs), row in zip(corpus, rows):
+        assert row[0] == len(h) and row[1] == closest_ref_length(len(h), [len(r) for r in rs])
+        assert [clipped(h, rs, n) for n in range(1, 5)] == list(zip(row[2:6].tolist(), row[6:].tolist()))
+
+def texts(corpus): return [' '.join(h) for h, _ in corpus], [[' '.join(r) for r in rs] for _, rs in corpus]
+
+@SETTINGS
+@given(CORPUS, st.randoms(use_true_random=False), st.sampled_from(['none', 'floor', 'add-k', 'exp', 'method1', 'method3']))
+def test_corpus_score_is_order_free_and_shards_merge(corpus, rnd, smooth):
+    hyps, refs = texts(corpus)
+    one = corpus_bleu(hyps, refs, smooth=smooth, tokenizer='none')
+    assert 0.0 <= one.score <= 1.0 and not math.isnan(one.score)
+    idx = list(range(len(hyps))); rnd.shuffle(idx)
+    cut = rnd.randint(0, len(idx))
+    a = BLEU(smooth=smooth, tokenizer='none').update([hyps[i] for i in idx[:cut]], [refs[i] for i in idx[:cut]])
+    b = BLEU(smooth=smooth, tokenizer='none').update([hyps[i] for i in idx[cut:]], [refs[i] for i in idx[cut:]])
+    merged = b.merge(a).compute()
+    assert merged.stats == one.stats and merged.score == one.score
+
+@SETTINGS
+@given(st.lists(WORDS, min_size=4, max_size=15))
+def test_identical_text_scores_one(toks):
+    s = ' '.join(toks)
+    assert abs(corpus_bleu([s], [s], tokenizer='none', smooth='none').score - 1.0) < 1e-12
+    assert abs(bleu(toks, [toks], smooth=False) - 1.0) < 1e-12
+
+@SETTINGS
+@given(SEG)
+def test_sentence_bleu_equals_nltk_methods(seg):
+    from nltk.translate.bleu_score import sentence_bleu as nltk_sb, SmoothingFunction
+    h, rs = seg
+    sf = SmoothingFunction()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for i in range(8):
+            try: expected = nltk_sb(rs, h, smoothing_function=getattr(sf, f'method{i}'))
+            except (AssertionError, ZeroDivisionError): continue   # nltk's method 6 refuses inputs without a trigram match
+            ours = sentence_bleu(' '.join(h), [' '.join(r) for r in rs], smooth=f'method{i}', effective_order=False, tokenizer='none')
+            assert abs(ours.score - expected) <= 1e-9, (i, h, rs)
+
+@SETTINGS
+@given(CORPUS.filter(lambda c: len(c) > 0), st.sampled_from(['none', 'floor', 'add-k', 'exp']))
+def test_corpus_bleu_equals_sacrebleu(corpus, smooth):
+    import sacrebleu
+    nref = min(len(rs) for _, rs in corpus)
+    hyps, refs = texts(corpus)
+    refs = [rs[:nref] for rs in refs]
+    expected = sacrebleu.corpus_bleu(hyps, [list(s) for s in zip(*refs)], tokenize='none', smooth_method=smooth, force=True).score / 100
+    assert abs(corpus_bleu(hyps, refs, tokenizer='none', smooth=smooth).score - expected) <= 1e-9
+
+@SETTINGS
+@given(st.integers(0, 6), st.lists(st.text(max_size=5), max_size=5))
+def test_mismatched_lengths_name_both(extra, hyps):
+    refs = ['x'] * (len(hyps) + extra + 1)
+    with pytest.raises(ValueError, match=f"got {len(hyps)} hypotheses but {len(refs)} references"):
+        check_pairs(hyps, refs, metric='BLEU')
+
+@SETTINGS
+@given(st.integers(1, 30), st.integers(3, 7), st.integers(0, 2**31 - 1), st.booleans())  # sklearn refuses 2-column scores
+def test_top_k_equals_sklearn(n, C, seed, ties):
+    from sklearn.metrics import top_k_accuracy_score
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 3, size=(n, C)).astype(float) if ties else rng.normal(size=(n, C))
+    y = rng.integers(0, C, size=n)
+    for k in range(1, C + 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            assert top_k_accuracy(y, s, k=k) == top_k_accuracy_score(y, s, k=k, labels=np.arange(C))
+
+@SETTINGS
+@given(st.lists(st.lists(st.floats(-20, 0), max_size=6), max_size=5))
+def test_corpus_perplexity_pools_tokens(per_text):
+    flat = [x for t in per_text for x in t]
+    got = corpus_perplexity(per_text)
+    if not flat: assert got == math.inf
+    else:
+        assert got >= 1.0
+        assert math.isclose(got, math.exp(-sum(flat) / len(flat)), rel_tol=1e-12)
+        assert math.isclose(got, perplexity_from_logprobs(flat), rel_tol=1e-15)
