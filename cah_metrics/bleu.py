@@ -193,26 +193,31 @@ def _chen_cherry(m, t, d, extra, method, value, c):
     return p
 
 # %% ../nbs/01_bleu.ipynb #b11f2194
+def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> float:
+    "Sum of w_n log p_n over the first `used` orders, rescaled to the weight of all orders; -inf for BLEU = 0."
+    terms = [(wi, pi) for wi, pi in zip(w[:used], p) if wi > 0]     # a zero weight ignores its order
+    if not terms: return -math.inf
+    if any(pi <= 0 for _, pi in terms):
+        if not skip_zeros: return -math.inf
+        terms = [(wi, pi) for wi, pi in terms if pi > 0]              # nltk's rule for Chen & Cherry
+    return math.fsum(wi * math.log(pi) for wi, pi in terms) * sum(w) / sum(w[:used])
+
 def _log_mean(stats:BLEUStats, w:list[float], smooth:str, value, eff:bool) -> tuple[list[float], float]:
-    "Smoothed precisions and the weighted mean of their logs (-inf when BLEU is 0)."
+    "Smoothed precisions and the weighted sum of their logs (-inf when BLEU is 0)."
     N = len(w)
     m, t = list(stats.matches[:N]), list(stats.totals[:N])
     if smooth in SACREBLEU_SMOOTHING:
         if not any(m): return [0.0] * N, -math.inf
         p, used = _sacre_precisions(m, t, smooth, value, eff)
-        ws = w[:used]
-        return p, (-math.inf if 0 in p[:used] else math.fsum(wi * math.log(pi) for wi, pi in zip(ws, p)) / sum(ws))
+        return p, _weighted_log(w, p, used, skip_zeros=False)
     used = max(1, next((i for i, ti in enumerate(t) if ti == 0), N)) if eff else N
-    m, t, ws = m[:used], t[:used], w[:used]
-    if smooth == 'notebook':
-        p = [mi / ti if mi else 1 / (ti + 1) for mi, ti in zip(m, t)]
+    m, t = m[:used], t[:used]
+    if smooth == 'notebook': p = [mi / ti if mi else 1 / (ti + 1) for mi, ti in zip(m, t)]
+    elif m[0] == 0: return [0.0] * N, -math.inf
     else:
-        if m[0] == 0: return [0.0] * N, -math.inf
         extra = stats.matches[used] / max(stats.totals[used], 1) if smooth in ('method5', 'method7') else None
         p = _chen_cherry(m, t, [max(ti, 1) for ti in t], extra, smooth, value, stats.hyp_len)
-        if smooth == 'method0' and 0 in p: return p + [0.0] * (N - used), -math.inf
-    lm = math.fsum(wi * math.log(pi) for wi, pi in zip(ws, p) if pi > 0) / sum(ws)
-    return p + [0.0] * (N - used), lm
+    return p + [0.0] * (N - used), _weighted_log(w, p, used, skip_zeros=smooth != 'method0')
 
 # %% ../nbs/01_bleu.ipynb #6a06b241
 @dataclass(frozen=True)
@@ -267,6 +272,7 @@ class BLEU:
         self.orders = len(self.weights) + (smooth in ('method5', 'method7'))  # 5 and 7 look one order further
         self.reset()
 
+    def __repr__(self): return f"BLEU({self.signature()})"
     def reset(self):
         "Forget all statistics."
         self.stats, self.nrefs = BLEUStats.zero(self.orders), set()
