@@ -10,13 +10,12 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import count
 
 import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
-from .text import Tokenizer, get_tokenizer, check_pairs, ngram_counts
+from .text import Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
@@ -96,62 +95,26 @@ class BLEUStats:
     def __radd__(self, other): return self if other == 0 else self.__add__(other)  # so `sum(stats)` works
 
 # %% ../nbs/01_bleu.ipynb #d6f1aa9f
-def _ids(tok_lists:list[list[str]], vocab:dict, counter) -> tuple[np.ndarray, np.ndarray]:
-    "Flat token ids (unique per token, not dense) and the length of each list."
-    flat = [t for ts in tok_lists for t in ts]
-    ids = np.fromiter(map(vocab.setdefault, flat, counter), np.int64, len(flat))
-    return ids, np.fromiter(map(len, tok_lists), np.int64, len(tok_lists))
-
 def _closest_ref_lens(hyp_len:np.ndarray, ref_len:np.ndarray, ref_seg:np.ndarray, starts:np.ndarray) -> np.ndarray:
     "Vectorised `closest_ref_length` over segments whose references are contiguous in `ref_len`."
     big = int(ref_len.max(initial=0)) + 1
     key = np.abs(ref_len - hyp_len[ref_seg]) * big + ref_len  # nearest first, then the shorter
     return np.minimum.reduceat(key, starts) % big if len(key) else np.zeros(len(hyp_len), np.int64)
 
-# %% ../nbs/01_bleu.ipynb #e4f92acc
 def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
                      ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its (>= 1) references
                      orders:int=4, # number of n-gram orders to count
                     ) -> np.ndarray:
     "Per-segment BLEU statistics as an int64 array of rows `[c, r, m_1..m_N, t_1..t_N]`."
     N = len(hyp_toks)
-    out = np.zeros((N, 2 + 2 * orders), np.int64)
-    if N == 0: return out
-    vocab, ctr = {}, count()
-    hid, hlen = _ids(hyp_toks, vocab, ctr)
+    hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
     nref = np.fromiter(map(len, ref_toks), np.int64, N)
-    rid, rlen = _ids([r for rs in ref_toks for r in rs], vocab, ctr)
-    ref_seg = np.repeat(np.arange(N), nref)
-    starts = np.cumsum(nref) - nref
-    out[:, 0], out[:, 1] = hlen, _closest_ref_lens(hlen, rlen, ref_seg, starts)
-    tok, lens = np.concatenate([hid, rid]), np.concatenate([hlen, rlen])
-    row_seg = np.concatenate([np.arange(N), ref_seg])
-    row_src = np.concatenate([np.full(N, -1), np.arange(len(rlen)) - starts[ref_seg]])  # -1: hypothesis, k: k-th reference
-    row = np.repeat(np.arange(len(lens)), lens)
-    left = lens[row] - (np.arange(len(tok)) - (np.cumsum(lens) - lens)[row])  # tokens from each position to its row's end
-    _count_orders(out, tok, row_seg[row], row_src[row], left, int(nref.max()), orders)
-    return out
+    rlen = np.fromiter((len(r) for rs in ref_toks for r in rs), np.int64, int(nref.sum()))
+    r = _closest_ref_lens(hlen, rlen, np.repeat(np.arange(N), nref), np.cumsum(nref) - nref)
+    m, t = ngram_overlap(hyp_toks, ref_toks, orders)
+    return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * orders)
 
-# %% ../nbs/01_bleu.ipynb #4c6f728d
-def _count_orders(out, tok, seg, src, left, R, orders):
-    "Fill the match and total columns of `out`, order by order (see the steps above)."
-    N, V = len(out), int(tok.max(initial=0)) + 1
-    for n in range(1, orders + 1):
-        pos = np.flatnonzero(left >= n)                 # positions that start an n-gram inside their row
-        if n == 1: key = seg[pos] * V + tok[pos]
-        else:                                           # (segment, (n-1)-gram) id, then the n-th token
-            prev = np.zeros(len(tok), np.int64); prev[prev_pos] = code
-            key = prev[pos] * V + tok[pos + n - 1]
-        uniq, code = np.unique(key, return_inverse=True)
-        code, s, prev_pos, U = code.reshape(-1), src[pos], pos, len(uniq)
-        hyp_c = np.bincount(code[s < 0], minlength=U)
-        ref_c = np.zeros(U, np.int64)
-        for k in range(R): ref_c = np.maximum(ref_c, np.bincount(code[s == k], minlength=U))
-        code_seg = np.zeros(U, np.int64); code_seg[code] = seg[pos]
-        out[:, 1 + n] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
-        out[:, 1 + orders + n] = np.bincount(seg[pos][s < 0], minlength=N)
-
-# %% ../nbs/01_bleu.ipynb #a042da84
+# %% ../nbs/01_bleu.ipynb #86486e56
 SACREBLEU_SMOOTHING = {'none': None, 'floor': 0.1, 'add-k': 1, 'exp': None}
 CHEN_CHERRY_SMOOTHING = {'method0': None, 'method1': 0.1, 'method2': None, 'method3': None,
                          'method4': 5, 'method5': None, 'method6': 5, 'method7': 5}
@@ -169,7 +132,7 @@ def _sacre_precisions(m, t, method, value, eff):
         elif method == 'floor': prec[i] = value / t[i]
     return prec, used
 
-# %% ../nbs/01_bleu.ipynb #f09bff4c
+# %% ../nbs/01_bleu.ipynb #9a3ffa82
 def _method5(p, extra):
     "Chen & Cherry 5: average each order with its smoothed predecessor and its successor."
     nxt, prev = p[1:] + [extra], p[0] + 1
@@ -192,7 +155,7 @@ def _chen_cherry(m, t, d, extra, method, value, c):
             p[i] = (m[i] + value * prior) / (t[i] + value)
     return p
 
-# %% ../nbs/01_bleu.ipynb #b11f2194
+# %% ../nbs/01_bleu.ipynb #a042da84
 def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> float:
     "Sum of w_n log p_n over the first `used` orders, rescaled to the weight of all orders; -inf for BLEU = 0."
     terms = [(wi, pi) for wi, pi in zip(w[:used], p) if wi > 0]     # a zero weight ignores its order
@@ -219,7 +182,7 @@ def _log_mean(stats:BLEUStats, w:list[float], smooth:str, value, eff:bool) -> tu
         p = _chen_cherry(m, t, [max(ti, 1) for ti in t], extra, smooth, value, stats.hyp_len)
     return p + [0.0] * (N - used), _weighted_log(w, p, used, skip_zeros=smooth != 'method0')
 
-# %% ../nbs/01_bleu.ipynb #6a06b241
+# %% ../nbs/01_bleu.ipynb #fda651fd
 @dataclass(frozen=True)
 class BLEUScore:
     "A BLEU score in [0, 1], with its precisions, brevity penalty, lengths, statistics and signature."
@@ -237,7 +200,7 @@ class BLEUScore:
         return (f"BLEU = {100 * self.score:.2f} {p} (BP = {self.bp:.3f} ratio = {ratio:.3f} "
                 f"hyp_len = {self.hyp_len} ref_len = {self.ref_len}) | {self.signature}")
 
-# %% ../nbs/01_bleu.ipynb #a72a80b5
+# %% ../nbs/01_bleu.ipynb #5e0ab81f
 def _weights(max_n, weights) -> list[float]:
     if weights is None:
         if not isinstance(max_n, int) or max_n < 1: raise ValueError(f"BLEU: max_n must be an int >= 1, got {max_n!r}")
@@ -252,7 +215,7 @@ def _check_smooth(smooth, value):
         raise ValueError(f"BLEU: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
     return SMOOTHING[smooth] if value is None else value
 
-# %% ../nbs/01_bleu.ipynb #95b38bb6
+# %% ../nbs/01_bleu.ipynb #6a06b241
 class BLEU:
     "BLEU with fixed options: `update` with batches, `compute` the corpus score, `merge` shards, `reset`."
     def __init__(self, max_n:int=4, # highest n-gram order (uniform weights 1/max_n)
@@ -278,7 +241,7 @@ class BLEU:
         self.stats, self.nrefs = BLEUStats.zero(self.orders), set()
         return self
 
-# %% ../nbs/01_bleu.ipynb #7501ddec
+# %% ../nbs/01_bleu.ipynb #a72a80b5
 @patch
 def segment_stats(self:BLEU, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
                   references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
@@ -293,7 +256,7 @@ def segment_stats(self:BLEU, hypotheses:str|Sequence[str], # one hypothesis or a
     self.nrefs.update(map(len, refs))
     return rows
 
-# %% ../nbs/01_bleu.ipynb #26886dd0
+# %% ../nbs/01_bleu.ipynb #95b38bb6
 def stats_from_rows(rows:np.ndarray, # per-segment rows from `BLEU.segment_stats`
                    ) -> BLEUStats:
     "Sum per-segment rows into one `BLEUStats`."
@@ -315,7 +278,7 @@ def merge(self:BLEU, other:BLEU):
     self.stats, self.nrefs = self.stats + other.stats, self.nrefs | other.nrefs
     return self
 
-# %% ../nbs/01_bleu.ipynb #ec3676f5
+# %% ../nbs/01_bleu.ipynb #7501ddec
 @patch
 def signature_options(self:BLEU) -> str:
     w = self.weights
@@ -333,7 +296,7 @@ def signature(self:BLEU) -> str:
     n = 'var' if len(nrefs) > 1 else (str(next(iter(nrefs))) if nrefs else '?')
     return f"nrefs:{n}|{self.signature_options()}|version:{__version__}"
 
-# %% ../nbs/01_bleu.ipynb #edc5f91c
+# %% ../nbs/01_bleu.ipynb #26886dd0
 @patch
 def score_stats(self:BLEU, stats:BLEUStats) -> BLEUScore:
     "The score of (summed) statistics under this object's options; `stats` is not changed."
@@ -347,7 +310,7 @@ def compute(self:BLEU) -> BLEUScore:
     "The corpus score of everything added so far."
     return self.score_stats(self.stats)
 
-# %% ../nbs/01_bleu.ipynb #42d129eb
+# %% ../nbs/01_bleu.ipynb #ec3676f5
 def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
                 references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
                 **kwargs, # options of `BLEU`: max_n, weights, smooth, smooth_value, tokenizer, lowercase, effective_order, compat

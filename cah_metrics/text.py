@@ -9,11 +9,14 @@ from __future__ import annotations
 import re, unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from functools import cached_property, lru_cache
+from functools import lru_cache
+from itertools import count
+
+import numpy as np
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'get_tokenizer', 'ngrams',
-           'ngram_counts', 'as_texts', 'check_pairs']
+           'ngram_counts', 'ngram_overlap', 'as_texts', 'check_pairs']
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
@@ -109,6 +112,53 @@ def ngram_counts(tokens:Sequence[str], # the tokens of one text
     return Counter(ngrams(tokens, n))
 
 # %% ../nbs/00_text.ipynb #4e01f9cc
+def _ids(tok_lists:list[list[str]], vocab:dict, counter) -> tuple[np.ndarray, np.ndarray]:
+    "Flat token ids (unique per token, not dense) and the length of each list."
+    flat = [t for ts in tok_lists for t in ts]
+    ids = np.fromiter(map(vocab.setdefault, flat, counter), np.int64, len(flat))
+    return ids, np.fromiter(map(len, tok_lists), np.int64, len(tok_lists))
+
+def _count_orders(m, t, tok, seg, src, left, R):
+    "Fill matches `m` and totals `t` (segments x orders), order by order (see the steps above)."
+    (N, orders), V = m.shape, int(tok.max(initial=0)) + 1
+    for n in range(1, orders + 1):
+        pos = np.flatnonzero(left >= n)                 # positions that start an n-gram inside their row
+        if n == 1: key = seg[pos] * V + tok[pos]
+        else:                                           # (segment, (n-1)-gram) id, then the n-th token
+            prev = np.zeros(len(tok), np.int64); prev[prev_pos] = code
+            key = prev[pos] * V + tok[pos + n - 1]
+        uniq, code = np.unique(key, return_inverse=True)
+        code, s, prev_pos, U = code.reshape(-1), src[pos], pos, len(uniq)
+        hyp_c = np.bincount(code[s < 0], minlength=U)
+        ref_c = np.zeros(U, np.int64)
+        for k in range(R): ref_c = np.maximum(ref_c, np.bincount(code[s == k], minlength=U))
+        code_seg = np.zeros(U, np.int64); code_seg[code] = seg[pos]
+        m[:, n - 1] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
+        t[:, n - 1] = np.bincount(seg[pos][s < 0], minlength=N)
+
+# %% ../nbs/00_text.ipynb #bbab5522
+def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
+                  ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its references
+                  orders:int=4, # count orders 1..orders
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    "Clipped matches `m[i, n-1]` against the max over segment i's references, and hypothesis n-gram totals `t[i, n-1]`."
+    N = len(hyp_toks)
+    m, t = np.zeros((N, orders), np.int64), np.zeros((N, orders), np.int64)
+    if N == 0: return m, t
+    vocab, ctr = {}, count()
+    hid, hlen = _ids(hyp_toks, vocab, ctr)
+    nref = np.fromiter(map(len, ref_toks), np.int64, N)
+    rid, rlen = _ids([r for rs in ref_toks for r in rs], vocab, ctr)
+    ref_seg, starts = np.repeat(np.arange(N), nref), np.cumsum(nref) - nref
+    tok, lens = np.concatenate([hid, rid]), np.concatenate([hlen, rlen])
+    row_seg = np.concatenate([np.arange(N), ref_seg])
+    row_src = np.concatenate([np.full(N, -1), np.arange(len(rlen)) - starts[ref_seg]])  # -1: hypothesis, k: k-th reference
+    row = np.repeat(np.arange(len(lens)), lens)
+    left = lens[row] - (np.arange(len(tok)) - (np.cumsum(lens) - lens)[row])  # tokens from each position to its row's end
+    _count_orders(m, t, tok, row_seg[row], row_src[row], left, int(nref.max(initial=0)))
+    return m, t
+
+# %% ../nbs/00_text.ipynb #322ced47
 def _check_str(x, what:str, metric:str) -> str:
     if not isinstance(x, str):
         raise TypeError(f"{metric}: {what} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
@@ -126,7 +176,7 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
     for i, t in enumerate(texts): _check_str(t, f"{name}[{i}]", metric)
     return texts
 
-# %% ../nbs/00_text.ipynb #97f2c9e5
+# %% ../nbs/00_text.ipynb #9b4ad3c4
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
                 references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
                 metric:str='metric', # the metric's name, for error messages
