@@ -7,37 +7,11 @@ numbers agree, then prints the median time of each, the ratios, and the peak mem
 
     python bench/bench_bleu.py [--pairs 5000] [--repeats 5]
 """
-import argparse, json, random, statistics, sys, time, tracemalloc, warnings
+import argparse, sys, warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / 'shared' / 'data' / 'cah'
-
-def make_pairs(n, seed=0):
-    files = sorted(SHARED.glob('*.json'))
-    if not files: sys.exit(f"bench_bleu: no card packs in {SHARED} (the shared folder must sit beside the repository)")
-    cards = [c['text'] for f in files for part in ('prompts', 'answers') for c in json.loads(f.read_text())[part]]
-    words = ' '.join(cards).replace('_', ' ').split()
-    rng = random.Random(seed)
-    hyps, refs = [], []
-    for _ in range(n):
-        L = rng.randint(20, 40)
-        start = rng.randrange(len(words) - L)
-        ref = words[start:start + L]
-        hyp = [w if rng.random() > 0.25 else rng.choice(words) for w in ref]
-        if rng.random() < 0.3: del hyp[rng.randrange(len(hyp))]
-        hyps.append(' '.join(hyp)); refs.append(' '.join(ref))
-    return hyps, refs
-
-def timed(fn, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        t = time.perf_counter(); out = fn(); times.append(time.perf_counter() - t)
-    return statistics.median(times), out
-
-def peak_mib(fn):
-    tracemalloc.start(); fn(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
-    return peak / 2**20
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import make_pairs, timed, peak_mib
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])

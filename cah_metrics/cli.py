@@ -20,17 +20,26 @@ __all__ = ['METRICS', 'score', 'main']
 # %% ../nbs/90_cli.ipynb #e825ddfa
 def _bleu_metric(preds, refs, opts):
     from cah_metrics.bleu import corpus_bleu
-    s = corpus_bleu(preds, refs, tokenizer=opts.tokenizer, lowercase=opts.lowercase, smooth=opts.smooth)
-    return s.score, s.signature
+    s = corpus_bleu(preds, refs, tokenizer=opts.tokenizer or '13a', lowercase=opts.lowercase, smooth=opts.smooth)
+    return s.score, s.signature, None
 
 def _sentence_bleu_metric(preds, refs, opts):
     from cah_metrics.bleu import BLEU, stats_from_rows
-    m = BLEU(tokenizer=opts.tokenizer, lowercase=opts.lowercase, smooth=opts.smooth, effective_order=True)
+    m = BLEU(tokenizer=opts.tokenizer or '13a', lowercase=opts.lowercase, smooth=opts.smooth, effective_order=True)
     rows = m.segment_stats(preds, refs)
     scores = [m.score_stats(stats_from_rows(r[None])).score for r in rows]
-    return (sum(scores) / len(scores) if scores else 0.0), "mean|" + m.signature()
+    return (sum(scores) / len(scores) if scores else 0.0), "mean|" + m.signature(), None
 
-METRICS = {'bleu': _bleu_metric, 'sentence_bleu': _sentence_bleu_metric}
+def _rouge_metric(rouge_type):
+    def f(preds, refs, opts):
+        from cah_metrics.rouge import corpus_rouge
+        a = corpus_rouge(preds, refs, rouge_types=[rouge_type], tokenizer=opts.tokenizer or 'unicode', stem=opts.stem, split=opts.split)[rouge_type]
+        details = {**a.mean._asdict(), 'fmeasure_low': a.low.fmeasure, 'fmeasure_high': a.high.fmeasure}
+        return a.fmeasure, a.signature, details
+    return f
+
+METRICS = {'bleu': _bleu_metric, 'sentence_bleu': _sentence_bleu_metric,
+           **{t: _rouge_metric(t) for t in ('rouge1', 'rouge2', 'rougeL', 'rougeLsum')}}
 
 # %% ../nbs/90_cli.ipynb #0edffb28
 def _parser() -> argparse.ArgumentParser:
@@ -49,9 +58,13 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"metrics to compute, from: {', '.join(METRICS)} (default: bleu)")
     s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
                    help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else plain text (default: auto)")
-    s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default='13a', help="tokenizer for BLEU (default: 13a)")
-    s.add_argument('--lowercase', action='store_true', help="lowercase before tokenizing")
+    s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
+                   help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score reproduces rouge-score's numbers)")
+    s.add_argument('--lowercase', action='store_true', help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
     s.add_argument('--smooth', default='exp', help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 (default: exp)")
+    s.add_argument('--stem', action='store_true', help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
+    s.add_argument('--split', choices=['newline', 'punct'], default='newline',
+                   help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence punctuation (default: newline)")
     s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically")
     return p
 
@@ -84,9 +97,11 @@ def score(opts) -> dict:
     unknown = [m for m in opts.metrics if m not in METRICS]
     if unknown: raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRICS)}")
     preds, refs = _load(opts)
-    report, sigs = {}, {}
-    for m in opts.metrics: report[m], sigs[m] = METRICS[m](preds, refs, opts)
-    return {**report, 'n_examples': len(preds), 'signatures': sigs}
+    report, sigs, details = {}, {}, {}
+    for m in opts.metrics:
+        report[m], sigs[m], d = METRICS[m](preds, refs, opts)
+        if d: details[m] = d
+    return {**report, 'n_examples': len(preds), 'signatures': sigs, **({'details': details} if details else {})}
 
 def main(argv:list[str]|None=None) -> int:
     "Entry point of `cah-metrics`; returns the exit status."

@@ -15,8 +15,9 @@ from itertools import count
 import numpy as np
 
 # %% auto #0
-__all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'get_tokenizer', 'ngrams',
-           'ngram_counts', 'ngram_overlap', 'as_texts', 'check_pairs']
+__all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
+           'get_tokenizer', 'ngrams', 'ngram_counts', 'ngram_overlap_ids', 'ngram_overlap', 'porter_stem',
+           'stem_tokens', 'split_sentences', 'as_texts', 'check_pairs']
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
@@ -85,8 +86,24 @@ class Tokenizer13a(Tokenizer):
     def tokenize(self, text:str) -> list[str]: return list(_tok13a(text.rstrip()))
 
 # %% ../nbs/00_text.ipynb #7356e596
+_ROUGE_TOKEN = re.compile(r'[a-z0-9]+')
+_ASCII_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))  # keep a-z, 0-9
+
+def _rouge_tokens(text:str) -> list[str]:
+    "Runs of a-z0-9 in lowercased `text`; for ASCII text a byte translation is faster than the regex and equal."
+    if text.isascii(): return text.encode('ascii').translate(_ASCII_SPACE).decode('ascii').split()
+    return _ROUGE_TOKEN.findall(text)
+
+class RougeScoreTokenizer(Tokenizer):
+    "rouge-score's tokenizer: lowercased runs of ASCII letters and digits; everything else is dropped."
+    name, version = 'rouge-score', '1'
+    def __init__(self, lowercase:bool=True): super().__init__(lowercase=True)   # it always lowercases
+    def tokenize(self, text:str) -> list[str]: return _rouge_tokens(text)
+    def batch(self, texts:Iterable[str]) -> list[list[str]]: return list(map(_rouge_tokens, map(str.lower, texts)))
+
+# %% ../nbs/00_text.ipynb #3bc8e369
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
-              'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a}
+              'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a, 'rouge-score': RougeScoreTokenizer}
 
 def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                   lowercase:bool=False, # lowercase before tokenizing (only used with a name)
@@ -97,7 +114,7 @@ def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `
     if isinstance(tokenizer, str) and tokenizer in TOKENIZERS: return TOKENIZERS[tokenizer](lowercase=lowercase)
     raise ValueError(f"{metric}: unknown tokenizer {tokenizer!r}; expected one of {sorted(TOKENIZERS)} or a Tokenizer")
 
-# %% ../nbs/00_text.ipynb #b7ddf427
+# %% ../nbs/00_text.ipynb #bbab5522
 def ngrams(tokens:Sequence[str], # the tokens of one text
            n:int, # the n-gram order, >= 1
           ) -> Iterator[tuple[str, ...]]:
@@ -111,44 +128,51 @@ def ngram_counts(tokens:Sequence[str], # the tokens of one text
     "A multiset (`Counter`) of the n-grams of order `n` in `tokens`."
     return Counter(ngrams(tokens, n))
 
-# %% ../nbs/00_text.ipynb #4e01f9cc
+# %% ../nbs/00_text.ipynb #cfea2780
 def _ids(tok_lists:list[list[str]], vocab:dict, counter) -> tuple[np.ndarray, np.ndarray]:
     "Flat token ids (unique per token, not dense) and the length of each list."
     flat = [t for ts in tok_lists for t in ts]
     ids = np.fromiter(map(vocab.setdefault, flat, counter), np.int64, len(flat))
     return ids, np.fromiter(map(len, tok_lists), np.int64, len(tok_lists))
 
+def _unique_inverse(key:np.ndarray) -> tuple[np.ndarray, int]:
+    "Dense ids of the values of `key` (equal values, equal ids) and their number; `np.unique` without its overhead."
+    order = np.argsort(key)
+    sk = key[order]
+    new = np.empty(len(sk), bool); new[:1] = True
+    np.not_equal(sk[1:], sk[:-1], out=new[1:])
+    code = np.empty(len(key), np.int64); code[order] = np.cumsum(new) - 1
+    return code, int(new.sum())
+
 def _count_orders(m, t, tok, seg, src, left, R):
     "Fill matches `m` and totals `t` (segments x orders), order by order (see the steps above)."
     (N, orders), V = m.shape, int(tok.max(initial=0)) + 1
+    pos, code = np.arange(len(tok)), seg              # order 1 extends the pair (segment, nothing) by a token
     for n in range(1, orders + 1):
-        pos = np.flatnonzero(left >= n)                 # positions that start an n-gram inside their row
-        if n == 1: key = seg[pos] * V + tok[pos]
-        else:                                           # (segment, (n-1)-gram) id, then the n-th token
-            prev = np.zeros(len(tok), np.int64); prev[prev_pos] = code
-            key = prev[pos] * V + tok[pos + n - 1]
-        uniq, code = np.unique(key, return_inverse=True)
-        code, s, prev_pos, U = code.reshape(-1), src[pos], pos, len(uniq)
-        hyp_c = np.bincount(code[s < 0], minlength=U)
-        ref_c = np.zeros(U, np.int64)
-        for k in range(R): ref_c = np.maximum(ref_c, np.bincount(code[s == k], minlength=U))
-        code_seg = np.zeros(U, np.int64); code_seg[code] = seg[pos]
+        if n > 1:                                       # keep the positions that still start an n-gram in their row
+            keep = left >= n
+            pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
+        code, U = _unique_inverse(code * V + tok[pos + n - 1])   # id of (segment, n-gram)
+        hyp = src < 0
+        hyp_c = np.bincount(code[hyp], minlength=U)
+        ref_c = np.bincount(code[src == 0], minlength=U)
+        for k in range(1, R): ref_c = np.maximum(ref_c, np.bincount(code[src == k], minlength=U))
+        code_seg = np.empty(U, np.int64); code_seg[code] = seg
         m[:, n - 1] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
-        t[:, n - 1] = np.bincount(seg[pos][s < 0], minlength=N)
+        t[:, n - 1] = np.bincount(seg[hyp], minlength=N)
 
-# %% ../nbs/00_text.ipynb #bbab5522
-def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
-                  ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its references
-                  orders:int=4, # count orders 1..orders
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    "Clipped matches `m[i, n-1]` against the max over segment i's references, and hypothesis n-gram totals `t[i, n-1]`."
-    N = len(hyp_toks)
+# %% ../nbs/00_text.ipynb #8f86508c
+def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
+                      hlen:np.ndarray, # the length of each hypothesis
+                      rid:np.ndarray, # all references' token ids, concatenated (segment by segment)
+                      rlen:np.ndarray, # the length of each reference
+                      nref:np.ndarray, # the number of references of each segment
+                      orders:int=4, # count orders 1..orders
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    "`ngram_overlap` on integer token ids (non-negative), for callers that already have them."
+    N = len(hlen)
     m, t = np.zeros((N, orders), np.int64), np.zeros((N, orders), np.int64)
     if N == 0: return m, t
-    vocab, ctr = {}, count()
-    hid, hlen = _ids(hyp_toks, vocab, ctr)
-    nref = np.fromiter(map(len, ref_toks), np.int64, N)
-    rid, rlen = _ids([r for rs in ref_toks for r in rs], vocab, ctr)
     ref_seg, starts = np.repeat(np.arange(N), nref), np.cumsum(nref) - nref
     tok, lens = np.concatenate([hid, rid]), np.concatenate([hlen, rlen])
     row_seg = np.concatenate([np.arange(N), ref_seg])
@@ -158,7 +182,45 @@ def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
     _count_orders(m, t, tok, row_seg[row], row_src[row], left, int(nref.max(initial=0)))
     return m, t
 
-# %% ../nbs/00_text.ipynb #322ced47
+def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
+                  ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its references
+                  orders:int=4, # count orders 1..orders
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    "Clipped matches `m[i, n-1]` against the max over segment i's references, and hypothesis n-gram totals `t[i, n-1]`."
+    vocab, ctr = {}, count()
+    hid, hlen = _ids(hyp_toks, vocab, ctr)
+    rid, rlen = _ids([r for rs in ref_toks for r in rs], vocab, ctr)
+    return ngram_overlap_ids(hid, hlen, rid, rlen, np.fromiter(map(len, ref_toks), np.int64, len(hyp_toks)), orders)
+
+# %% ../nbs/00_text.ipynb #a8426c9d
+@lru_cache(maxsize=None)
+def _porter():
+    from nltk.stem.porter import PorterStemmer
+    return PorterStemmer()
+
+@lru_cache(maxsize=2**18)
+def porter_stem(word:str) -> str:
+    "nltk's Porter stem of `word` (cached)."
+    return _porter().stem(word)
+
+def stem_tokens(tokens:Sequence[str], # tokens to stem
+                min_len:int=4, # shorter tokens are kept as they are (rouge-score's rule)
+               ) -> list[str]:
+    "Porter-stem every token of at least `min_len` characters."
+    return [porter_stem(t) if len(t) >= min_len else t for t in tokens]
+
+# %% ../nbs/00_text.ipynb #95a514c1
+_SENT_END = re.compile(r'(?<=[.!?…।])\s+|(?<=[。！？])')
+
+def split_sentences(text:str, # the text
+                    rule:str='newline', # 'newline' or 'punct'
+                   ) -> list[str]:
+    "Split `text` into sentences by `rule`, dropping empty ones."
+    if rule == 'newline': return [s for s in text.split('\n') if s]
+    if rule == 'punct': return [s.strip() for line in text.split('\n') for s in _SENT_END.split(line) if s.strip()]
+    raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {rule!r}")
+
+# %% ../nbs/00_text.ipynb #ef6b757f
 def _check_str(x, what:str, metric:str) -> str:
     if not isinstance(x, str):
         raise TypeError(f"{metric}: {what} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
@@ -176,7 +238,7 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
     for i, t in enumerate(texts): _check_str(t, f"{name}[{i}]", metric)
     return texts
 
-# %% ../nbs/00_text.ipynb #9b4ad3c4
+# %% ../nbs/00_text.ipynb #06e7a31a
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
                 references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
                 metric:str='metric', # the metric's name, for error messages

@@ -52,7 +52,7 @@ def test_output_written_atomically_and_replaces(tmp_path):
 def test_help_explains_every_option():
     r = run('score', '--help')
     assert r.returncode == 0
-    for opt in ('--predictions', '--references', '--metrics', '--format', '--tokenizer', '--lowercase', '--smooth', '--output'):
+    for opt in ('--predictions', '--references', '--metrics', '--format', '--tokenizer', '--lowercase', '--smooth', '--stem', '--split', '--output'):
         assert opt in r.stdout
 
 def test_import_stays_light():
@@ -61,3 +61,19 @@ def test_import_stays_light():
             "print(heavy)")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == '[]', r.stdout + r.stderr
+
+def test_rouge_from_jsonl_with_several_references(tmp_path):
+    from cah_metrics.rouge import corpus_rouge
+    (tmp_path / 'p.jsonl').write_text('{"id": 1, "prediction": "the cat sat on the mat"}\n{"id": 2, "prediction": "кошка спит"}\n')
+    (tmp_path / 'r.jsonl').write_text('{"id": 2, "references": ["кошка спит на коврике"]}\n'
+                                      '{"id": 1, "references": ["a cat sat on a mat", "the cat is on the mat"]}\n')
+    out = tmp_path / 's.json'
+    r = run('score', '--predictions', tmp_path / 'p.jsonl', '--references', tmp_path / 'r.jsonl',
+            '--metrics', 'rouge1', 'rougeL', '--output', out)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())
+    lib = corpus_rouge(["the cat sat on the mat", "кошка спит"],
+                       [["a cat sat on a mat", "the cat is on the mat"], ["кошка спит на коврике"]], rouge_types=['rouge1', 'rougeL'])
+    for t in ('rouge1', 'rougeL'):
+        assert rep[t] == lib[t].fmeasure and rep['signatures'][t] == lib[t].signature
+    assert rep['details']['rouge1']['fmeasure_low'] <= rep['rouge1'] <= rep['details']['rouge1']['fmeasure_high']

@@ -106,3 +106,40 @@ def test_corpus_perplexity_pools_tokens(per_text):
         assert got >= 1.0
         assert math.isclose(got, math.exp(-sum(flat) / len(flat)), rel_tol=1e-12)
         assert math.isclose(got, perplexity_from_logprobs(flat), rel_tol=1e-15)
+
+# ---- ROUGE ----
+from cah_metrics.rouge import ROUGE, rouge_scores, corpus_rouge, lcs_indices, lcs_length
+
+RWORDS = st.sampled_from(['the', 'cat', 'cats', 'running', 'ran', 'on', 'mat', 'a', 'dog', 'Dogs', '2', 'x-ray', 'é', 'кот'])
+RTEXT = st.lists(st.tuples(RWORDS, st.sampled_from([' ', ' ', ', ', '. ', '\n'])), max_size=14).map(lambda ps: ''.join(w + s for w, s in ps))
+RTYPES = ['rouge1', 'rouge2', 'rougeL', 'rougeLsum']
+
+@SETTINGS
+@given(st.lists(st.tuples(RTEXT, st.lists(RTEXT, min_size=1, max_size=3)), min_size=1, max_size=6), st.booleans())
+def test_rouge_equals_rouge_score(pairs, stem):
+    from rouge_score import rouge_scorer
+    scorer = rouge_scorer.RougeScorer(RTYPES, use_stemmer=stem)
+    got = rouge_scores([c for c, _ in pairs], [rs for _, rs in pairs], rouge_types=RTYPES, tokenizer='rouge-score', stem=stem)
+    for (c, rs), g in zip(pairs, got):
+        exp = scorer.score_multi(rs, c)
+        for t in RTYPES:
+            assert max(abs(x - y) for x, y in zip(g[t], exp[t])) <= 1e-9, (t, c, rs)
+
+@SETTINGS
+@given(st.lists(st.sampled_from('abc'), max_size=25), st.lists(st.sampled_from('abc'), max_size=25))
+def test_lcs_indices_follow_rouge_score(a, b):
+    from rouge_score.rouge_scorer import lcs_ind
+    assert lcs_indices(a, b) == lcs_ind(a, b)
+    assert lcs_length(a, b) == len(lcs_indices(a, b))
+
+@SETTINGS
+@given(st.lists(st.tuples(RTEXT, RTEXT), max_size=10), st.randoms(use_true_random=False))
+def test_rouge_aggregate_is_order_free_and_shards_merge(pairs, rnd):
+    hyps, refs = [c for c, _ in pairs], [r for _, r in pairs]
+    one = corpus_rouge(hyps, refs, rouge_types=['rouge1', 'rougeLsum'], n_boot=50)
+    idx = list(range(len(pairs))); rnd.shuffle(idx); cut = rnd.randint(0, len(idx))
+    parts = [ROUGE(['rouge1', 'rougeLsum'], n_boot=50).update([hyps[i] for i in p], [refs[i] for i in p]) for p in (idx[:cut], idx[cut:])]
+    merged = parts[1].merge(parts[0]).compute()
+    assert merged == one
+    for agg in one.values():
+        assert 0 <= agg.low.fmeasure <= agg.mean.fmeasure + 1e-12 and agg.mean.fmeasure <= agg.high.fmeasure + 1e-12

@@ -1,0 +1,36 @@
+"Shared by the benchmarks: the sentence pairs and the timing helpers."
+import gc, json, random, statistics, sys, time, tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / 'shared' / 'data' / 'cah'
+
+def make_pairs(n, seed=0):
+    files = sorted(SHARED.glob('*.json'))
+    if not files: sys.exit(f"benchmark: no card packs in {SHARED} (the shared folder must sit beside the repository)")
+    cards = [c['text'] for f in files for part in ('prompts', 'answers') for c in json.loads(f.read_text())[part]]
+    words = ' '.join(cards).replace('_', ' ').split()
+    rng = random.Random(seed)
+    hyps, refs = [], []
+    for _ in range(n):
+        L = rng.randint(20, 40)
+        start = rng.randrange(len(words) - L)
+        ref = words[start:start + L]
+        hyp = [w if rng.random() > 0.25 else rng.choice(words) for w in ref]
+        if rng.random() < 0.3: del hyp[rng.randrange(len(hyp))]
+        hyps.append(' '.join(hyp)); refs.append(' '.join(ref))
+    return hyps, refs
+
+def timed(fn, repeats):
+    "Median wall time of `repeats` calls, and the last result; the garbage collector is paused while timing, as timeit does."
+    times, out = [], None
+    for _ in range(repeats):
+        out = None; gc.collect(); gc.disable()
+        try: t = time.perf_counter(); out = fn(); times.append(time.perf_counter() - t)
+        finally: gc.enable()
+    return statistics.median(times), out
+
+def peak_mib(fn):
+    "Peak memory traced while `fn` runs, in MiB."
+    tracemalloc.start(); fn(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
+    return peak / 2**20
