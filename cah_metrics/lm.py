@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 from __future__ import annotations
 import json, math
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,10 +42,12 @@ def _ngram_keys(ids:np.ndarray, lens:np.ndarray, n:int, V:int) -> np.ndarray:
     for j in range(1, n): key = key * V + ids[pos + j]
     return key
 
-def _lookup(keys:np.ndarray, values:np.ndarray, q:np.ndarray) -> np.ndarray:
-    "The values of the query keys `q` in sorted `keys` (0 where absent)."
+def _lookup(keys:np.ndarray, values:np.ndarray, q:np.ndarray, order:np.ndarray|None=None) -> np.ndarray:
+    "The values of the query keys `q` in sorted `keys` (0 where absent); `order` may give `np.argsort(q)`."
     if not len(keys): return np.zeros(len(q), np.int64)
-    i = np.searchsorted(keys, q).clip(max=len(keys) - 1)
+    o = np.argsort(q) if order is None else order       # sorted queries make the binary searches cache-friendly
+    i = np.empty(len(q), np.int64); i[o] = np.searchsorted(keys, q[o])
+    i = i.clip(max=len(keys) - 1)
     return np.where(keys[i] == q, values[i], 0)
 
 # %% ../nbs/04_lm.ipynb #443d90eb
@@ -53,7 +55,7 @@ class _Table(NamedTuple):
     "Sorted n-gram keys with their counts."
     keys: np.ndarray
     counts: np.ndarray
-    def get(self, q): return _lookup(self.keys, self.counts, q)
+    def get(self, q, order=None): return _lookup(self.keys, self.counts, q, order)
 
 def _count(keys:np.ndarray) -> _Table:
     k, c = np.unique(keys, return_counts=True)
@@ -81,9 +83,15 @@ class _LM:
     def _check(self):
         if self.vocab is None: raise RuntimeError(f"{self._name()}: the model is not trained; call fit(texts) first")
     def _tokens(self, x, what='text') -> list[str]:
-        if isinstance(x, str): return self.tokenizer(x)
-        if isinstance(x, Sequence) and all(isinstance(t, str) for t in x): return list(x)
-        raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(x).__name__}")
+        return self._token_lists([x], [what])[0]
+    def _token_lists(self, xs, names=None) -> list[list[str]]:
+        "Texts become token lists; lists of tokens are checked (all of them at once) and kept."
+        out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs]
+        if not set(map(type, out)) <= {list, tuple} or not set(map(type, chain.from_iterable(out))) <= {str}:
+            i = next(i for i, x in enumerate(out) if not isinstance(x, (list, tuple)) or not all(isinstance(t, str) for t in x))
+            what = names[i] if names else f'texts[{i}]'
+            raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(xs[i]).__name__}")
+        return out
     @property
     def signature(self) -> str:
         "Every convention that changes the numbers: estimator, padding, unknown words, tokenizer, log base."
@@ -91,7 +99,7 @@ class _LM:
     def fit(self, texts:Sequence[str|Sequence[str]]): # texts, or lists of tokens
         "Train on `texts`; returns the model."
         if isinstance(texts, str) or not isinstance(texts, Sequence): raise TypeError(f"{self._name()}: fit takes a sequence of texts")
-        sents = [self._tokens(t, f'texts[{i}]') for i, t in enumerate(texts)]
+        sents = [list(t) for t in self._token_lists(texts)]
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
         self._fit(sents)
         self._texts = sents          # kept for `save_lm`
@@ -99,12 +107,25 @@ class _LM:
 
 # %% ../nbs/04_lm.ipynb #c293d47e
 @patch
-def _history_ids(self:_LM, tokens:list[str], context:list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    seq = ([BOS] * (self.order - 1) if self.pad else []) + context[-(self.order - 1):] + tokens
-    ids = np.fromiter((self.vocab.get(t, -1) for t in seq), np.int64, len(seq))
-    ids = np.r_[np.full(2, -2), ids]                              # -2: before the beginning
-    k = len(seq) - len(tokens) + 2
-    return ids[k - 2:len(ids) - 2], ids[k - 1:len(ids) - 1], ids[k:]
+def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
+    "Ids (u, v, w) of every scored token of every text (and `eos` end symbols), with history, and the index of its text."
+    k, get = self.order - 1, self.vocab.get
+    pre = [BOS] * k if self.pad else []
+    def before(h, i): return get(h[-i], -1) if len(h) >= i else -2                   # -2: no such token
+    if contexts:                                                     # the two tokens before each text
+        h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
+    else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
+    ids = np.fromiter(map(get, chain.from_iterable(sents), repeat(-1)), np.int64)
+    lens = np.fromiter(map(len, sents), np.int64, len(sents))
+    n = lens + eos                                                  # scored tokens per text
+    text = np.repeat(np.arange(len(sents)), n)
+    off = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # position inside its text
+    w = np.full(len(off), get(EOS, -1), np.int64)
+    w[off < lens[text]] = ids
+    p = np.arange(len(w))
+    v = np.where(off >= 1, w[np.maximum(p - 1, 0)], h1[text])
+    u = np.where(off >= 2, w[np.maximum(p - 2, 0)], np.where(off == 1, h1[text], h2[text]))
+    return u, v, w, text
 
 @patch
 def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
@@ -114,7 +135,7 @@ def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
     self._check()
     toks, ctx = self._tokens(text), self._tokens(context, 'context') if context is not None else []
     if not toks: return []
-    return list(zip(toks, (-self._logp(*self._history_ids(toks, ctx))).tolist()))
+    return list(zip(toks, (-self._logp(*self._uvw([toks], [ctx])[:3])).tolist()))
 
 # %% ../nbs/04_lm.ipynb #3cde32d9
 @patch
@@ -170,7 +191,7 @@ def prob(self:_LM, word:str, # the token
         ) -> float:
     "P(word | the last two tokens of context)."
     self._check()
-    return float(np.exp(self._logp(*self._history_ids([word], list(context))))[0])
+    return float(np.exp(self._logp(*self._uvw([[word]], [list(context)])[:3]))[0])
 
 # %% ../nbs/04_lm.ipynb #99f3d00b
 NLTK_UNK = '<UNK>'
@@ -209,7 +230,10 @@ def _score_keys(self:LidstoneLM, h_keys, w, k:int):
     "P(w | h) for histories of length k given as integer keys (k = 0: no history)."
     g, V = self.gamma, self.V
     if k == 0: c, n = self.counts[0].get(w), np.full(len(w), self.total)
-    else: c, n = self.counts[k].get(h_keys * V + w), self.ctx[k].get(h_keys)
+    else:
+        q = h_keys * V + w
+        o = np.argsort(q)                                # q // V = h_keys: the same order serves both lookups
+        c, n = self.counts[k].get(q, o), self.ctx[k].get(h_keys, o)
     return (c + g) / (n + g * V)
 
 @patch
@@ -236,11 +260,9 @@ def _logp(self:LidstoneLM, u, v, w):
 def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
     self._check()
-    sents = [self._tokens(t, f'texts[{i}]') for i, t in enumerate(texts)]
-    sents = [s + [EOS] * self.n_eos for s in sents]
-    lp = [self._logp(*self._history_ids(s, [])) for s in sents if s]
-    if not lp: return math.inf
-    return math.exp(-float(np.concatenate(lp).mean()))
+    sents = [s for s in self._token_lists(texts) if s]
+    if not sents: return math.inf
+    return math.exp(-float(self._logp(*self._uvw(sents, eos=self.n_eos)[:3]).mean()))
 
 # %% ../nbs/04_lm.ipynb #ab3e6cd9
 def _discounts(c:np.ndarray) -> np.ndarray:

@@ -143,3 +143,45 @@ def test_rouge_aggregate_is_order_free_and_shards_merge(pairs, rnd):
     assert merged == one
     for agg in one.values():
         assert 0 <= agg.low.fmeasure <= agg.mean.fmeasure + 1e-12 and agg.mean.fmeasure <= agg.high.fmeasure + 1e-12
+
+# ---- language models and entropy ----
+from cah_metrics.lm import KneserNeyLM, LidstoneLM, LaplaceLM, NGramLM
+from cah_metrics.information import entropy, miller_madow_entropy
+
+LMWORDS = st.sampled_from(['a', 'b', 'c', 'the', 'cat', 'ü'])
+CORP = st.lists(st.lists(LMWORDS, min_size=0, max_size=8), min_size=1, max_size=8).filter(lambda c: any(c))
+
+@SETTINGS
+@given(CORP, st.lists(st.sampled_from(['a', 'b', 'the', 'zzz', '<s>']), max_size=3), st.integers(1, 2))
+def test_kneser_ney_distributions_sum_to_one(corpus, ctx, min_count):
+    m = KneserNeyLM(min_count=min_count).fit(corpus)
+    assert abs(math.fsum(m.distribution(ctx).values()) - 1) < 1e-9
+
+@SETTINGS
+@given(CORP, CORP, st.sampled_from([0.1, 1.0]))
+def test_lidstone_equals_nltk(train, test, gamma):
+    from nltk.lm import Lidstone
+    from nltk.lm.preprocessing import padded_everygram_pipeline, pad_both_ends
+    from nltk.util import ngrams as nl_ngrams
+    ours = LidstoneLM(gamma).fit(train)
+    tr, vocab = padded_everygram_pipeline(3, train); theirs = Lidstone(gamma, 3); theirs.fit(tr, vocab)
+    for s in test:
+        for g in nl_ngrams(pad_both_ends(s, n=3), 3):
+            assert abs(ours.score(g[-1], g[:-1]) - theirs.score(g[-1], g[:-1])) < 1e-12
+    grams = [g for s in test if s for g in nl_ngrams(pad_both_ends(s, n=3), 3)]
+    if grams:
+        assert math.isclose(ours.corpus_perplexity([s for s in test if s]), theirs.perplexity(grams), rel_tol=1e-9)
+
+@SETTINGS
+@given(CORP, st.lists(LMWORDS, max_size=6), st.lists(LMWORDS, max_size=4))
+def test_design_scores_are_finite_and_in_range(corpus, text, ctx):
+    m = NGramLM().fit(corpus)
+    s, p = m.surprisal(text, ctx), m.perplexity(text, ctx)
+    assert all(math.isfinite(x) for x in (*s, *p)) and 0 <= s.score <= 10 and 0 <= p.score <= 10 and p.raw >= 1
+
+@SETTINGS
+@given(st.lists(st.integers(0, 9), max_size=40))
+def test_entropy_bounds(xs):
+    h = entropy(xs)
+    assert 0 <= h <= math.log2(max(len(set(xs)), 1)) + 1e-12
+    assert miller_madow_entropy(xs) >= h
