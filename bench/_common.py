@@ -5,7 +5,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / 'shared' / 'data' / 'cah'
 
-def make_pairs(n, seed=0):
+def make_pairs(n, seed=0, lo=20, hi=40):
     files = sorted(SHARED.glob('*.json'))
     if not files: sys.exit(f"benchmark: no card packs in {SHARED} (the shared folder must sit beside the repository)")
     cards = [c['text'] for f in files for part in ('prompts', 'answers') for c in json.loads(f.read_text())[part]]
@@ -13,7 +13,7 @@ def make_pairs(n, seed=0):
     rng = random.Random(seed)
     hyps, refs = [], []
     for _ in range(n):
-        L = rng.randint(20, 40)
+        L = rng.randint(lo, hi)
         start = rng.randrange(len(words) - L)
         ref = words[start:start + L]
         hyp = [w if rng.random() > 0.25 else rng.choice(words) for w in ref]
@@ -34,3 +34,8 @@ def peak_mib(fn):
     "Peak memory traced while `fn` runs, in MiB."
     tracemalloc.start(); fn(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
     return peak / 2**20
+
+def make_texts(n, lo=20, hi=30, seed=1):
+    "n texts of lo-hi words cut from the CAH card text, each with about a quarter of its words replaced (seeded)."
+    hyps, _ = make_pairs(n, seed, lo, hi)
+    return hyps

@@ -185,3 +185,39 @@ def test_entropy_bounds(xs):
     h = entropy(xs)
     assert 0 <= h <= math.log2(max(len(set(xs)), 1)) + 1e-12
     assert miller_madow_entropy(xs) >= h
+
+# ---- diversity ----
+from cah_metrics.diversity import self_bleu, distinct_n, vendi_score, semantic_diversity, vocabulary_richness
+
+DWORDS = st.sampled_from(['a', 'b', 'c', 'the', 'cat', 'dog', '.', ','])
+DTEXTS = st.lists(st.lists(DWORDS, max_size=9).map(' '.join), min_size=2, max_size=7)
+
+@SETTINGS
+@given(DTEXTS, st.sampled_from(['method0', 'method1']), st.integers(1, 4))
+def test_self_bleu_equals_nltk_definition(texts, smooth, max_n):
+    from nltk.translate.bleu_score import sentence_bleu, SmoothingFunction
+    from nltk.tokenize import TreebankWordTokenizer
+    tk = TreebankWordTokenizer()
+    toks = [tk.tokenize(t.lower()) for t in texts]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try:
+            ref = sum(sentence_bleu(toks[:i] + toks[i + 1:], toks[i], weights=(1 / max_n,) * max_n,
+                                    smoothing_function=getattr(SmoothingFunction(), smooth)) for i in range(len(toks))) / len(toks)
+        except ZeroDivisionError: return          # nltk divides by zero when a hypothesis is empty and every reference too
+    assert abs(self_bleu(texts, max_n=max_n, smooth=smooth).score - ref) <= 1e-12
+
+@SETTINGS
+@given(st.integers(1, 40), st.integers(2, 6), st.integers(0, 10**6))
+def test_vendi_and_mean_similarity_bounds(n, d, seed):
+    E = np.random.default_rng(seed).normal(size=(n, d))
+    v = vendi_score(E)
+    assert 1 - 1e-9 <= v <= min(n, d) + 1e-9
+    sd = semantic_diversity(E) if n < 12 else None
+    if sd: assert -1e-9 <= sd.diversity <= 2 + 1e-9 and math.isfinite(sd.vendi)
+
+@SETTINGS
+@given(st.lists(DWORDS, max_size=60))
+def test_richness_ranges(words):
+    r = vocabulary_richness(words, window=10, draws=8)
+    assert 0 <= r.ttr <= 1 and 0 <= r.mattr <= 1 and 0 <= r.score <= 1 and r.mtld >= 0 and 0 <= r.hdd <= 1 + 1e-12
