@@ -38,17 +38,17 @@ def _text(x, fn) -> str:
     if not isinstance(x, str): raise TypeError(f"{fn}: text must be a str, got {type(x).__name__}")
     return x
 
-def char_entropy(text:str, base:float=2) -> float:
-    "Entropy of the text's characters (lowercased, whitespace removed)."
-    return entropy([c for c in _text(text, 'char_entropy').lower() if not c.isspace()], base)
+def char_entropy(text:str, base:float=2, whitespace:bool=True) -> float:
+    "Entropy of the lowercased text's characters (whitespace counted, as the design does, unless whitespace=False)."
+    return entropy([c for c in _text(text, 'char_entropy').lower() if whitespace or not c.isspace()], base)
 
-def word_entropy(text:str, base:float=2, tokenizer:str|Tokenizer='unicode') -> float:
-    "Entropy of the text's words (lowercased)."
+def word_entropy(text:str, base:float=2, tokenizer:str|Tokenizer='whitespace') -> float:
+    "Entropy of the text's words: lowercased, split on whitespace (the design's) or by `tokenizer`."
     return entropy(get_tokenizer(tokenizer, lowercase=True)(_text(text, 'word_entropy')), base)
 
-def entropy_score(text:str) -> float:
-    "The design's combined score: min(2 (0.3 char entropy + 0.7 word entropy), 10), in bits."
-    return min(2 * (0.3 * char_entropy(text) + 0.7 * word_entropy(text)), 10.0)
+def entropy_score(text:str, base:float=math.e) -> float:
+    "The design's combined score: min(2 (0.3 char entropy + 0.7 word entropy), 10), natural logs by default."
+    return min(2 * (0.3 * char_entropy(text, base) + 0.7 * word_entropy(text, base)), 10.0)
 
 # %% ../nbs/04a_information.ipynb #9967647e
 def ngram_entropy(text:str, n:int=1, base:float=2, tokenizer:str|Tokenizer='unicode') -> float:

@@ -156,12 +156,16 @@ class NGramLM(_LM):
     "The design's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
     kind = 'design'
     def __init__(self, alpha:float=0.1, # the design's smoothing constant
-                 tokenizer:str|Tokenizer='unicode'): # how texts become tokens (lowercased)
+                 tokenizer:str|Tokenizer='design', # how texts become tokens; the design's own by default
+                 bigram_rule:str='bigram-count', # back off to the bigram when c(v w) > 0 ('bigram-count') or c(v) > 0 ('context-count')
+                ):
         super().__init__(tokenizer)
         if not alpha > 0: raise ValueError(f"NGramLM: alpha must be > 0, got {alpha!r}")
-        self.alpha = alpha
+        if bigram_rule not in ('bigram-count', 'context-count'):
+            raise ValueError(f"NGramLM: bigram_rule must be 'bigram-count' or 'context-count', got {bigram_rule!r}")
+        self.alpha, self.bigram_rule = alpha, bigram_rule
     def __repr__(self): return f"NGramLM(alpha={self.alpha}, " + (f"vocab={len(self.vocab)}, tokens={self.total})" if self.vocab else "untrained)")
-    def _sig(self): return f"design-add{self.alpha:g}-backoff|pad:none|unk:count-0"
+    def _sig(self): return f"design-add{self.alpha:g}-backoff|bigram:{self.bigram_rule}|pad:none|unk:count-0"
 
     def _fit(self, sents):
         self.vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(sents)))}
@@ -181,8 +185,9 @@ def _logp(self:NGramLM, u, v, w):
     c_uvw = np.where(ok_u & ok_v & ok_w, self.tri.get(np.where(ok_u & ok_v & ok_w, (u * V + v) * V + w, -1)), 0)
     c_vw = np.where(ok_v & ok_w, self.bi.get(np.where(ok_v & ok_w, v * V + w, -1)), 0)
     c_v, c_w = np.where(ok_v, self.uni[np.maximum(v, 0)], 0), np.where(ok_w, self.uni[np.maximum(w, 0)], 0)
+    use_bigram = (c_vw if self.bigram_rule == 'bigram-count' else c_v) > 0
     p = np.where(c_uv > 0, (c_uvw + a) / (c_uv + a * S),
-        np.where(c_vw > 0, (c_vw + a) / (c_v + a * S), (c_w + a) / (self.total + a * S)))
+        np.where(use_bigram, (c_vw + a) / (c_v + a * S), (c_w + a) / (self.total + a * S)))
     return np.log(p)
 
 @patch

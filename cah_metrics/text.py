@@ -16,8 +16,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
-           'get_tokenizer', 'ngrams', 'ngram_counts', 'ngram_overlap_ids', 'ngram_overlap', 'porter_stem',
-           'stem_tokens', 'split_sentences', 'as_texts', 'check_pairs']
+           'DesignTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'ngram_overlap_ids', 'ngram_overlap',
+           'porter_stem', 'stem_tokens', 'split_sentences', 'as_texts', 'check_pairs']
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
@@ -102,8 +102,18 @@ class RougeScoreTokenizer(Tokenizer):
     def batch(self, texts:Iterable[str]) -> list[list[str]]: return list(map(_rouge_tokens, map(str.lower, texts)))
 
 # %% ../nbs/00_text.ipynb #3bc8e369
+_NOT_WORD_OR_SPACE = re.compile(r'[^\w\s]')
+
+class DesignTokenizer(Tokenizer):
+    "The design's tokenizer: lowercase, delete characters that are neither word characters nor whitespace, split."
+    name, version = 'design', '1'
+    def __init__(self, lowercase:bool=True): super().__init__(lowercase=True)   # it always lowercases
+    def tokenize(self, text:str) -> list[str]: return _NOT_WORD_OR_SPACE.sub('', text).split()
+
+# %% ../nbs/00_text.ipynb #26c14a0a
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
-              'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a, 'rouge-score': RougeScoreTokenizer}
+              'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a, 'rouge-score': RougeScoreTokenizer,
+              'design': DesignTokenizer}
 
 def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                   lowercase:bool=False, # lowercase before tokenizing (only used with a name)
@@ -114,7 +124,7 @@ def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `
     if isinstance(tokenizer, str) and tokenizer in TOKENIZERS: return TOKENIZERS[tokenizer](lowercase=lowercase)
     raise ValueError(f"{metric}: unknown tokenizer {tokenizer!r}; expected one of {sorted(TOKENIZERS)} or a Tokenizer")
 
-# %% ../nbs/00_text.ipynb #bbab5522
+# %% ../nbs/00_text.ipynb #cfea2780
 def ngrams(tokens:Sequence[str], # the tokens of one text
            n:int, # the n-gram order, >= 1
           ) -> Iterator[tuple[str, ...]]:
@@ -128,7 +138,7 @@ def ngram_counts(tokens:Sequence[str], # the tokens of one text
     "A multiset (`Counter`) of the n-grams of order `n` in `tokens`."
     return Counter(ngrams(tokens, n))
 
-# %% ../nbs/00_text.ipynb #cfea2780
+# %% ../nbs/00_text.ipynb #85613fa5
 def _ids(tok_lists:list[list[str]], vocab:dict, counter) -> tuple[np.ndarray, np.ndarray]:
     "Flat token ids (unique per token, not dense) and the length of each list."
     flat = [t for ts in tok_lists for t in ts]
@@ -161,7 +171,7 @@ def _count_orders(m, t, tok, seg, src, left, R):
         m[:, n - 1] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
         t[:, n - 1] = np.bincount(seg[hyp], minlength=N)
 
-# %% ../nbs/00_text.ipynb #8f86508c
+# %% ../nbs/00_text.ipynb #b1200ff5
 def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
                       hlen:np.ndarray, # the length of each hypothesis
                       rid:np.ndarray, # all references' token ids, concatenated (segment by segment)
@@ -192,7 +202,7 @@ def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
     rid, rlen = _ids([r for rs in ref_toks for r in rs], vocab, ctr)
     return ngram_overlap_ids(hid, hlen, rid, rlen, np.fromiter(map(len, ref_toks), np.int64, len(hyp_toks)), orders)
 
-# %% ../nbs/00_text.ipynb #a8426c9d
+# %% ../nbs/00_text.ipynb #99850ab3
 @lru_cache(maxsize=None)
 def _porter():
     from nltk.stem.porter import PorterStemmer
@@ -209,7 +219,7 @@ def stem_tokens(tokens:Sequence[str], # tokens to stem
     "Porter-stem every token of at least `min_len` characters."
     return [porter_stem(t) if len(t) >= min_len else t for t in tokens]
 
-# %% ../nbs/00_text.ipynb #95a514c1
+# %% ../nbs/00_text.ipynb #ef6b757f
 _SENT_END = re.compile(r'(?<=[.!?…।])\s+|(?<=[。！？])')
 
 def split_sentences(text:str, # the text
@@ -220,7 +230,7 @@ def split_sentences(text:str, # the text
     if rule == 'punct': return [s.strip() for line in text.split('\n') for s in _SENT_END.split(line) if s.strip()]
     raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {rule!r}")
 
-# %% ../nbs/00_text.ipynb #ef6b757f
+# %% ../nbs/00_text.ipynb #06e7a31a
 def _check_str(x, what:str, metric:str) -> str:
     if not isinstance(x, str):
         raise TypeError(f"{metric}: {what} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
@@ -238,7 +248,7 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
     for i, t in enumerate(texts): _check_str(t, f"{name}[{i}]", metric)
     return texts
 
-# %% ../nbs/00_text.ipynb #06e7a31a
+# %% ../nbs/00_text.ipynb #c3c8c29e
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
                 references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
                 metric:str='metric', # the metric's name, for error messages
