@@ -1,4 +1,4 @@
-"""`cah-metrics score`: score a file of predictions against a file of references.
+"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers with the design's humor metrics; and `cah-metrics score`: score a file of predictions against a file of references.
 
 Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
@@ -6,16 +6,16 @@ Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #35a2c1f9
 from __future__ import annotations
-import argparse, json, sys
+import argparse, io, json, random, sys
 from importlib.resources import files
 from pathlib import Path
 
 from . import __version__
-from .io import InputError, read_items, atomic_write_text
+from .io import InputError, read_items, atomic_write_text, atomic_write_bytes
 from .text import TOKENIZERS
 
 # %% auto #0
-__all__ = ['METRICS', 'score', 'main']
+__all__ = ['METRICS', 'humor', 'score', 'main']
 
 # %% ../nbs/90_cli.ipynb #e825ddfa
 def _bleu_metric(preds, refs, opts):
@@ -43,9 +43,11 @@ METRICS = {'bleu': _bleu_metric, 'sentence_bleu': _sentence_bleu_metric,
 
 # %% ../nbs/90_cli.ipynb #0edffb28
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog='cah-metrics', description="Evaluate generated text. Run 'cah-metrics score -h' for scoring options.")
+    p = argparse.ArgumentParser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
+                                "'cah-metrics score' scores predictions against references. Add -h after either for its options.")
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     sub = p.add_subparsers(dest='command', required=True)
+    _humor_parser(sub)
     s = sub.add_parser('score', help='score predictions against references',
         description="Score predictions against references and print a JSON report. Without --predictions and "
                     "--references, score the bundled example. Exit status 2 on bad input, with file and line.")
@@ -69,6 +71,75 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/90_cli.ipynb #998419c0
+def _humor_parser(sub):
+    h = sub.add_parser('humor', help="rank CAH answers with the design's humor metrics (the main job)",
+        description="Train the statistical humor evaluator, score answers against prompts, print the best answers per prompt "
+                    "and the metric breakdown, and write humor_scores.csv, humor_scores.json and humor_chart.png atomically.")
+    h.add_argument('--cards', type=Path, metavar='FILE', help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; default: the embedded main game's 500 answers)")
+    h.add_argument('--prompts', type=Path, metavar='FILE', help="prompt cards (a .json pack's prompts, or one prompt per item in the other formats; default: the embedded main game's)")
+    h.add_argument('--n-prompts', type=int, default=5, metavar='N', help="score against a seeded sample of N prompts; 0 for all (default: 5)")
+    h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS)")
+    h.add_argument('--corpus', type=Path, metavar='FILE', help="training corpus (default: every card of the embedded main game)")
+    h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm', help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or the design's co-occurrence fallback (default: minilm)")
+    h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt (default: 3)")
+    h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
+    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the CSV, JSON and PNG go (default: ./humor_scores)")
+
+def _prompt_texts(path):
+    from cah_metrics.corpora import read_card_pack
+    from cah_metrics.humor import default_pack, load_cards
+    if path is None: return [p['text'] for p in default_pack().prompts]
+    if path.suffix.lower() == '.json': return [p['text'] for p in read_card_pack(path).prompts]
+    return load_cards(path)
+
+# %% ../nbs/90_cli.ipynb #b3e9d3b1
+def _chart(df) -> bytes:
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    cols = ['surprisal_score', 'perplexity_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score', 'semantic_coherence', 'f1_score', 'pacs_score', 'overall_humor_score']
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax.boxplot([df[c] for c in cols], showfliers=False)
+    ax.set_xticks(range(1, len(cols) + 1), [c.replace('_score', '').replace('_ratio', '') for c in cols], rotation=30, ha='right')
+    ax.set_ylabel('score (0-10)'); ax.set_title(f"Humor metrics of {df['answer'].nunique()} answers x {df['prompt'].nunique()} prompts")
+    fig.tight_layout(); buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
+    return buf.getvalue()
+
+def humor(opts) -> int:
+    "Run the main job for parsed `humor` options."
+    import pandas as pd
+    from cah_metrics.humor import HumorEvaluator, default_pack, load_cards
+    cards = load_cards(opts.cards) if opts.cards else [a['text'] for a in default_pack().answers]
+    prompts = _prompt_texts(opts.prompts)
+    if not cards or not prompts: raise ValueError("humor: no answer cards or no prompts to score")
+    if opts.n_prompts and opts.n_prompts < len(prompts): prompts = random.Random(opts.seed).sample(prompts, opts.n_prompts)
+    profile = load_cards(opts.profile) if opts.profile else None
+    corpus = load_cards(opts.corpus) if opts.corpus else None
+    ev = HumorEvaluator(corpus, encoder='cooccurrence' if opts.encoder == 'cooccurrence' else None)
+    print(ev.training_summary(), file=sys.stderr)
+    from tqdm.auto import tqdm
+    parts = []
+    for p in tqdm(prompts, desc='prompts', disable=len(cards) * len(prompts) < 1000, file=sys.stderr):
+        parts.append(ev.evaluate_batch(cards, [p] * len(cards), profile).assign(prompt=p, answer=cards))
+    df = pd.concat(parts, ignore_index=True)
+    df = df[['prompt', 'answer'] + [c for c in df.columns if c not in ('prompt', 'answer')]]
+    _report(df, opts.top)
+    out = opts.output_dir; out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / 'humor_scores.csv', df.to_csv(index=False))
+    atomic_write_text(out / 'humor_scores.json', df.to_json(orient='records', force_ascii=False, indent=1))
+    atomic_write_bytes(out / 'humor_chart.png', _chart(df))
+    print(f"wrote {out / 'humor_scores.csv'}, {out / 'humor_scores.json'} and {out / 'humor_chart.png'}")
+    return 0
+
+def _report(df, top):
+    for p, g in df.groupby('prompt', sort=False):
+        print(f"\n{p}")
+        for _, r in g.nlargest(top, 'overall_humor_score').iterrows():
+            print(f"  {r.overall_humor_score:5.2f}  {r.answer}")
+    cols = ['surprisal_score', 'perplexity_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score', 'semantic_coherence', 'f1_score', 'pacs_score', 'overall_humor_score']
+    print("\nmetric breakdown (mean, std over all pairs):")
+    for c in cols: print(f"  {c:22s} {df[c].mean():6.2f} {df[c].std():6.2f}")
+
+# %% ../nbs/90_cli.ipynb #88229e49
 def _bundled() -> tuple[Path, Path]:
     d = files('cah_metrics') / 'data'
     return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
@@ -91,7 +162,7 @@ def _load(opts) -> tuple[list[str], list[list[str]]]:
         for r, t in zip(refs, rtexts): r.extend(t)
     return [p[0] for p in preds], refs
 
-# %% ../nbs/90_cli.ipynb #b3e9d3b1
+# %% ../nbs/90_cli.ipynb #c8f38be2
 def score(opts) -> dict:
     "Compute the report for parsed `score` options."
     unknown = [m for m in opts.metrics if m not in METRICS]
@@ -106,7 +177,9 @@ def score(opts) -> dict:
 def main(argv:list[str]|None=None) -> int:
     "Entry point of `cah-metrics`; returns the exit status."
     opts = _parser().parse_args(argv)
-    try: report = score(opts)
+    try:
+        if opts.command == 'humor': return humor(opts)
+        report = score(opts)
     except (InputError, ValueError, TypeError) as e:
         print(f"cah-metrics: error: {e}", file=sys.stderr); return 2
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"

@@ -10,7 +10,7 @@ import json, os, tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'atomic_write_text']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'atomic_write_bytes', 'atomic_write_text']
 
 # %% ../nbs/80_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -69,17 +69,27 @@ def read_items(path:str|Path, # the file to read
     return ids, texts
 
 # %% ../nbs/80_io.ipynb #611cc71c
-def atomic_write_text(path:str|Path, # destination
-                      text:str, # the whole content
-                     ) -> Path:
-    "Write `text` to `path` (UTF-8) so that readers see the old file or the new one, never a partial one."
+def _umask() -> int:
+    m = os.umask(0); os.umask(m); return m
+
+def atomic_write_bytes(path:str|Path, # destination
+                       data:bytes, # the whole content
+                      ) -> Path:
+    "Write `data` to `path` so that readers see the old file or the new one, never a partial one."
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as f:
-            f.write(text); f.flush(); os.fsync(f.fileno())
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data); f.flush(); os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())              # mkstemp makes the file private; give it the usual mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+def atomic_write_text(path:str|Path, # destination
+                      text:str, # the whole content
+                     ) -> Path:
+    "Write `text` (UTF-8) atomically; text that cannot be encoded fails before anything is written."
+    return atomic_write_bytes(path, text.encode('utf-8'))

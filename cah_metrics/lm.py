@@ -152,6 +152,22 @@ def perplexity(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=
     return LMScore(math.exp(raw), min(raw, 10.0))
 
 # %% ../nbs/04_lm.ipynb #e20d5f82
+@patch
+def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or token lists)
+                    contexts:Sequence[str|Sequence[str]]|None=None, # one context per text, or None
+                   ) -> np.ndarray:
+    "The raw surprisal (mean -ln P per token) of each text after its context; 0.0 for a text with no tokens."
+    self._check()
+    toks = self._token_lists(texts)
+    ctx = self._token_lists(contexts, [f'contexts[{i}]' for i in range(len(contexts))]) if contexts is not None else None
+    if ctx is not None and len(ctx) != len(toks): raise ValueError(f"{self._name()}: got {len(toks)} texts but {len(ctx)} contexts")
+    if not toks: return np.zeros(0)
+    u, v, w, text = self._uvw(toks, ctx)
+    n = np.bincount(text, minlength=len(toks))
+    total = np.bincount(text, weights=-self._logp(u, v, w), minlength=len(toks))
+    return np.divide(total, n, out=np.zeros(len(toks)), where=n > 0)
+
+# %% ../nbs/04_lm.ipynb #9d81f539
 class NGramLM(_LM):
     "The design's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
     kind = 'design'
@@ -176,7 +192,7 @@ class NGramLM(_LM):
         self.total = int(ids.size)
         self.bi, self.tri = _count(_ngram_keys(ids, lens, 2, V)), _count(_ngram_keys(ids, lens, 3, V))
 
-# %% ../nbs/04_lm.ipynb #9ac662f2
+# %% ../nbs/04_lm.ipynb #fa28ce5d
 @patch
 def _logp(self:NGramLM, u, v, w):
     a, S, V = self.alpha, self.V + 1, self.V
@@ -198,7 +214,7 @@ def prob(self:_LM, word:str, # the token
     self._check()
     return float(np.exp(self._logp(*self._uvw([[word]], [list(context)])[:3]))[0])
 
-# %% ../nbs/04_lm.ipynb #99f3d00b
+# %% ../nbs/04_lm.ipynb #82ace7c5
 NLTK_UNK = '<UNK>'
 
 class LidstoneLM(_LM):
@@ -229,7 +245,7 @@ class LaplaceLM(LidstoneLM):
     kind = 'laplace'
     def __init__(self, order:int=3, tokenizer:str|Tokenizer='unicode'): super().__init__(1.0, order, tokenizer)
 
-# %% ../nbs/04_lm.ipynb #e528e6a8
+# %% ../nbs/04_lm.ipynb #296d630f
 @patch
 def _score_keys(self:LidstoneLM, h_keys, w, k:int):
     "P(w | h) for histories of length k given as integer keys (k = 0: no history)."
@@ -260,7 +276,7 @@ def _logp(self:LidstoneLM, u, v, w):
     h = {0: np.zeros(len(w), np.int64), 1: v, 2: u * self.V + v}[k]
     return np.log(self._score_keys(h, w, k))
 
-# %% ../nbs/04_lm.ipynb #296d630f
+# %% ../nbs/04_lm.ipynb #4b257687
 @patch
 def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
@@ -269,7 +285,7 @@ def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     if not sents: return math.inf
     return math.exp(-float(self._logp(*self._uvw(sents, eos=self.n_eos)[:3]).mean()))
 
-# %% ../nbs/04_lm.ipynb #ab3e6cd9
+# %% ../nbs/04_lm.ipynb #821d068e
 def _discounts(c:np.ndarray) -> np.ndarray:
     "Modified Kneser-Ney discounts D_0..D_3 (D_0 = 0) from the counts of one order."
     n = [int((c == k).sum()) for k in (1, 2, 3, 4)]
@@ -292,7 +308,7 @@ def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
     freed = _group(keys, D[np.minimum(counts, 3)], V)          # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
     return _Level(_Table(keys, counts), ctx, _Table(freed.keys, freed.counts), D)
 
-# %% ../nbs/04_lm.ipynb #1dff63f2
+# %% ../nbs/04_lm.ipynb #83a75b58
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
     kind, pad, n_eos = 'kneser-ney', True, 1
@@ -304,7 +320,7 @@ class KneserNeyLM(_LM):
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return f"kn3-modified-interpolated|pad:<s>x2,</s>x1|unk:<unk>,min_count={self.min_count}"
 
-# %% ../nbs/04_lm.ipynb #821d068e
+# %% ../nbs/04_lm.ipynb #532dd67d
 @patch
 def _fit(self:KneserNeyLM, sents):
     freq = {}
@@ -321,7 +337,7 @@ def _fit(self:KneserNeyLM, sents):
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
 
-# %% ../nbs/04_lm.ipynb #83a75b58
+# %% ../nbs/04_lm.ipynb #8f73234f
 @patch
 def _p1(self:KneserNeyLM, w):
     c = self.uni_cont[w]
@@ -341,7 +357,7 @@ def _logp(self:KneserNeyLM, u, v, w):
     p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
     return np.log(_interpolate(self.levels[0], u * V + v, (u * V + v) * V + w, p2))
 
-# %% ../nbs/04_lm.ipynb #8f73234f
+# %% ../nbs/04_lm.ipynb #aa865104
 @patch
 def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]:
     "P(w | last two tokens of context) for every predictable token w."
@@ -351,7 +367,7 @@ def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]
     p = np.exp(self._logp(u, v, np.arange(self.n_words)))
     return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
 
-# %% ../nbs/04_lm.ipynb #eaf083e2
+# %% ../nbs/04_lm.ipynb #7128be5b
 LM_FORMAT, LM_VERSION = 'cah_metrics.ngram-lm', 1
 _KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM, 'kneser-ney': KneserNeyLM}
 
@@ -368,7 +384,7 @@ def save_lm(model:_LM, path:str|Path) -> Path:
             'texts': model._texts, 'library': __version__}
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
-# %% ../nbs/04_lm.ipynb #7128be5b
+# %% ../nbs/04_lm.ipynb #b5a45337
 def load_lm(path:str|Path) -> _LM:
     "Load a model saved by `save_lm`."
     path = Path(path)

@@ -77,3 +77,18 @@ def test_rouge_from_jsonl_with_several_references(tmp_path):
     for t in ('rouge1', 'rougeL'):
         assert rep[t] == lib[t].fmeasure and rep['signatures'][t] == lib[t].signature
     assert rep['details']['rouge1']['fmeasure_low'] <= rep['rouge1'] <= rep['details']['rouge1']['fmeasure_high']
+
+def test_humor_main_job_small(tmp_path):
+    r = run('humor', '--n-prompts', '1', '--encoder', 'cooccurrence', '--top', '1', '--output-dir', tmp_path / 'out')
+    assert r.returncode == 0, r.stderr
+    assert 'metric breakdown' in r.stdout
+    for f in ('humor_scores.csv', 'humor_scores.json', 'humor_chart.png'): assert (tmp_path / 'out' / f).stat().st_size > 0
+    rows = json.loads((tmp_path / 'out' / 'humor_scores.json').read_text())
+    assert len(rows) == 500 and all(0 <= r['overall_humor_score'] <= 10 for r in rows)
+
+def test_humor_bad_card_file(tmp_path):
+    (tmp_path / 'cards.csv').write_text('id,card\n1,hello\n')
+    r = run('humor', '--cards', tmp_path / 'cards.csv', '--output-dir', tmp_path / 'out')
+    assert r.returncode == 2 and "cards.csv:1: no column 'text'" in r.stderr and not (tmp_path / 'out').exists()
+    h = run('humor', '--help')
+    for opt in ('--cards', '--prompts', '--n-prompts', '--profile', '--corpus', '--encoder', '--top', '--seed', '--output-dir'): assert opt in h.stdout
