@@ -83,11 +83,15 @@ def greedy_match(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
                  R:np.ndarray, # reference word-piece vectors (unit), n_r x d
                  wh:np.ndarray, # candidate weights
                  wr:np.ndarray, # reference weights
+                 floor_p:bool=False, floor_r:bool=False, # raise negative best matches to 0 (bert-score's padding; see below)
                 ) -> tuple[float, float, float]:
     "BERTScore P, R, F1 of one pair; 0 for an empty side (no weight)."
     if wh.sum() == 0 or wr.sum() == 0: return 0.0, 0.0, 0.0
     S = (H.astype(np.float64) @ R.astype(np.float64).T)
-    p = float(S.max(axis=1) @ wh / wh.sum()); r = float(S.max(axis=0) @ wr / wr.sum())
+    bp, br = S.max(axis=1), S.max(axis=0)
+    if floor_p: bp = np.maximum(bp, 0)
+    if floor_r: br = np.maximum(br, 0)
+    p = float(bp @ wh / wh.sum()); r = float(br @ wr / wr.sum())
     return p, r, (2 * p * r / (p + r) if p + r != 0 else 0.0)
 
 # %% ../nbs/07_bertscore.ipynb #6f5f5e27
@@ -118,8 +122,12 @@ class BERTScore:
                  idf:bool=False, # weight word pieces by their idf over the references
                  baseline:Sequence[float]|str|Path|None=None, # (P, R, F) baseline numbers or a bert-score baseline file
                  multi:str='max', # several references: 'max' (bert-score's: max of P, R, F separately) or 'best-f'
-                 batch_size:int=64, use_gpu:bool=False, progress:bool|None=None):
+                 batch_size:int=64, use_gpu:bool=False, progress:bool|None=None,
+                 compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
+                ):
         if multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {multi!r}")
+        if compat not in (None, 'bert-score'): raise ValueError(f"bertscore: compat must be None or 'bert-score', got {compat!r}")
+        self.compat = compat
         import torch
         self.device = 'cuda' if use_gpu and torch.cuda.is_available() else 'cpu'
         self.tok, self.mdl, self.layer = _load(model, layer, self.device)
@@ -130,10 +138,19 @@ class BERTScore:
     def signature(self) -> str:
         name = 'all-MiniLM-L6-v2' if self.model in ('all-MiniLM-L6-v2', 'default') else Path(self.model).name
         b = 'none' if self.baseline is None else ','.join(f"{x:.4f}" for x in self.baseline)
-        return f"bertscore|model:{name}|layer:{self.layer}|idf:{'yes' if self.idf else 'no'}|baseline:{b}|multi:{self.multi}|version:{__version__}"
+        return (f"bertscore|model:{name}|layer:{self.layer}|idf:{'yes' if self.idf else 'no'}|baseline:{b}|multi:{self.multi}|"
+                f"compat:{self.compat or 'none'}|version:{__version__}")
 
 # %% ../nbs/07_bertscore.ipynb #b73572a2
 from fastcore.basics import patch
+
+def _padded_in_batch(cands, refs, ids, size=64):
+    "For bert-score's batches of `size` pairs: is each pair's reference (candidate) shorter than its batch's longest?"
+    lc, lr = np.array([len(ids[c]) for c in cands], int), np.array([len(ids[r]) for r in refs], int)
+    if not len(lc): return np.zeros(0, bool), np.zeros(0, bool)
+    starts, b = np.arange(0, len(lc), size), np.arange(len(lc)) // size
+    mc, mr = np.maximum.reduceat(lc, starts), np.maximum.reduceat(lr, starts)
+    return lr < mr[b], lc < mc[b]
 
 @patch
 def score(self:BERTScore, candidates:str|Sequence[str], references:str|Sequence[str|Sequence[str]]) -> BERTScoreResult:
@@ -147,7 +164,9 @@ def score(self:BERTScore, candidates:str|Sequence[str], references:str|Sequence[
     if self.idf: idf, unseen = idf_weights([ids[r] for r in flat], special)
     weight = (lambda t: np.array([idf.get(i, unseen) for i in ids[t]])) if self.idf else \
              (lambda t: np.array([0.0 if i in special else 1.0 for i in ids[t]]))
-    prf = np.array([greedy_match(emb[c], emb[r], weight(c), weight(r)) for c, r in zip(pairs_c, flat)]).reshape(-1, 3)
+    fp, fr = _padded_in_batch(pairs_c, flat, ids) if self.compat else (np.zeros(len(flat), bool),) * 2
+    prf = np.array([greedy_match(emb[c], emb[r], weight(c), weight(r), a, b)
+                    for c, r, a, b in zip(pairs_c, flat, fp, fr)]).reshape(-1, 3)
     out, k = [], 0
     for rs in refs:
         g = prf[k:k + len(rs)]; k += len(rs)

@@ -1,0 +1,40 @@
+"""BERTScore on 500 real pairs: cah_metrics vs the bert-score package (0.3.13), on the CPU, in one run.
+
+Pairs: CAH prompts filled with two different answer cards (candidate and reference). Both sides use the bundled
+all-MiniLM-L6-v2 folder, its last layer, no idf (ours with compat='bert-score', which reproduces its padded batches); both score objects are built before timing (bert-score's
+BERTScorer, our BERTScore), so the model load is not timed. The F1 of every pair must agree to 1e-5.
+
+    python bench/bench_bertscore.py [--repeats 3]
+"""
+import argparse, random, sys, warnings
+from pathlib import Path
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import timed
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0]); ap.add_argument('--repeats', type=int, default=3)
+    a = ap.parse_args()
+    from bert_score import BERTScorer
+    from cah_metrics.bertscore import BERTScore, _default_model_path
+    from cah_metrics.humor import default_pack, fill_prompt
+    pk, rng = default_pack(), random.Random(0)
+    prompts = [p['template'] for p in pk.prompts if p['slots'] == 1]
+    def f(t): return fill_prompt(t, rng.choice(pk.answers)['text'])
+    cands, refs = zip(*[(f(t), f(t)) for t in (rng.choice(prompts) for _ in range(500))])
+    cands, refs = list(cands), list(refs)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        theirs = BERTScorer(model_type=_default_model_path(), num_layers=6, lang='en')
+        ours = BERTScore(progress=False, compat='bert-score')
+        theirs.score(cands[:8], refs[:8]); ours.score(cands[:8], refs[:8])      # warm up both
+        t_theirs, (P, R, F) = timed(lambda: theirs.score(cands, refs), a.repeats)
+        t_ours, res = timed(lambda: ours.score(cands, refs), a.repeats)
+    diff = float(np.abs(res.f1 - F.numpy()).max())
+    ok = diff <= 1e-5
+    print(f"BERTScore, 500 pairs, all-MiniLM-L6-v2 layer 6, CPU: cah_metrics {t_ours:.3f} s, bert-score {t_theirs:.3f} s "
+          f"-> {t_theirs / t_ours:.2f}x; max |F1 difference| {diff:.1e} ({'agree to 1e-5' if ok else 'DISAGREE'})")
+    return 0 if ok else 1
+
+if __name__ == '__main__': sys.exit(main())
