@@ -7,41 +7,60 @@ Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 # %% ../nbs/90_cli.ipynb #35a2c1f9
 from __future__ import annotations
 import argparse, io, json, random, sys
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 
 from . import __version__
-from .io import InputError, read_items, atomic_write_text, atomic_write_bytes
+from .io import InputError, read_items, read_sources, atomic_write_text, atomic_write_bytes
 from .text import TOKENIZERS
 
 # %% auto #0
-__all__ = ['METRICS', 'humor', 'score', 'main']
+__all__ = ['METRICS', 'DEFAULT_METRICS', 'humor', 'score', 'evaluate_datasets', 'main']
 
 # %% ../nbs/90_cli.ipynb #e825ddfa
-def _bleu_metric(preds, refs, opts):
+def _bleu_metric(preds, refs, srcs, opts):
     from cah_metrics.bleu import corpus_bleu
     s = corpus_bleu(preds, refs, tokenizer=opts.tokenizer or '13a', lowercase=opts.lowercase, smooth=opts.smooth)
-    return s.score, s.signature, None
+    return {'bleu': s.score}, s.signature, None, None
 
-def _sentence_bleu_metric(preds, refs, opts):
+def _sentence_bleu_metric(preds, refs, srcs, opts):
     from cah_metrics.bleu import BLEU, stats_from_rows
     m = BLEU(tokenizer=opts.tokenizer or '13a', lowercase=opts.lowercase, smooth=opts.smooth, effective_order=True)
-    rows = m.segment_stats(preds, refs)
-    scores = [m.score_stats(stats_from_rows(r[None])).score for r in rows]
-    return (sum(scores) / len(scores) if scores else 0.0), "mean|" + m.signature(), None
+    scores = [m.score_stats(stats_from_rows(r[None])).score for r in m.segment_stats(preds, refs)]
+    return {'sentence_bleu': sum(scores) / len(scores) if scores else 0.0}, "mean|" + m.signature(), None, {'sentence_bleu': scores}
 
 def _rouge_metric(rouge_type):
-    def f(preds, refs, opts):
-        from cah_metrics.rouge import corpus_rouge
-        a = corpus_rouge(preds, refs, rouge_types=[rouge_type], tokenizer=opts.tokenizer or 'unicode', stem=opts.stem, split=opts.split)[rouge_type]
+    def f(preds, refs, srcs, opts):
+        from cah_metrics.rouge import ROUGE, prf_arrays
+        r = ROUGE([rouge_type], tokenizer=opts.tokenizer or 'unicode', stem=opts.stem, split=opts.split).update(preds, refs)
+        a = r.compute()[rouge_type]
         details = {**a.mean._asdict(), 'fmeasure_low': a.low.fmeasure, 'fmeasure_high': a.high.fmeasure}
-        return a.fmeasure, a.signature, details
+        return {rouge_type: a.fmeasure}, a.signature, details, {rouge_type: prf_arrays(r.stats[rouge_type])[:, 2].tolist()}
     return f
 
-METRICS = {'bleu': _bleu_metric, 'sentence_bleu': _sentence_bleu_metric,
-           **{t: _rouge_metric(t) for t in ('rouge1', 'rouge2', 'rougeL', 'rougeLsum')}}
+# %% ../nbs/90_cli.ipynb #a7f0aafa
+def _bertscore_metric(preds, refs, srcs, opts):
+    from cah_metrics.bertscore import BERTScore
+    res = BERTScore(model=opts.bert_model, idf=opts.idf).score(preds, refs)
+    m = res.mean()
+    return ({f'bertscore_{k}': v for k, v in m.items()}, res.signature, None, {'bertscore_f1': res.f1.tolist()})
 
-# %% ../nbs/90_cli.ipynb #0edffb28
+def _cmc_metric(preds, refs, srcs, opts):
+    from cah_metrics.cmc import code_mixing_coverage, LangdetectDetector, ScriptDetector
+    if srcs is None or any(s is None for s in srcs):
+        return {}, None, None, None                      # reported as a note by `score`
+    det = LangdetectDetector() if opts.detector == 'langdetect' else ScriptDetector()
+    cmc = [code_mixing_coverage(p, s, det) for p, s in zip(preds, srcs)]
+    sig = f"cmc|detector:{det.name}{'(seed=0)' if det.name == 'langdetect' else ''}|min_len:3|neutral:0.5|version:{__version__}"
+    return {'code_mixing_coverage': sum(cmc) / len(cmc) if cmc else 0.0}, sig, None, {'code_mixing_coverage': cmc}
+
+METRICS = {'bleu': _bleu_metric, 'sentence_bleu': _sentence_bleu_metric,
+           **{t: _rouge_metric(t) for t in ('rouge1', 'rouge2', 'rougeL', 'rougeLsum')},
+           'bertscore': _bertscore_metric, 'code_mixing_coverage': _cmc_metric}
+DEFAULT_METRICS = ['rougeL', 'bertscore', 'code_mixing_coverage']     # the design's summary-scoring command
+
+# %% ../nbs/90_cli.ipynb #c6f5c68c
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
                                 "'cah-metrics score' scores predictions against references. Add -h after either for its options.")
@@ -52,12 +71,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Score predictions against references and print a JSON report. Without --predictions and "
                     "--references, score the bundled example. Exit status 2 on bad input, with file and line.")
     s.add_argument('--predictions', type=Path, metavar='FILE', help="one prediction per line: plain text, or JSON Lines "
-                   "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', 'hypothesis' or 'text' field")
+                   "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', 'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
     s.add_argument('--references', type=Path, metavar='FILE', action='append', help="references, line by line with the "
                    "predictions: plain text, or JSON Lines of strings, lists of strings, or objects with 'references', "
-                   "'reference' or 'text'; repeat the option for several reference files (one reference each per line)")
-    s.add_argument('--metrics', nargs='+', default=['bleu'], metavar='NAME',
-                   help=f"metrics to compute, from: {', '.join(METRICS)} (default: bleu)")
+                   "'reference', 'summary' or 'text' (and an optional 'id', matched to the predictions' ids); repeat the option for several reference files")
+    s.add_argument('--metrics', nargs='+', default=DEFAULT_METRICS, metavar='NAME',
+                   help=f"metrics to compute, from: {', '.join(METRICS)} (default: {' '.join(DEFAULT_METRICS)})")
+    s.add_argument('--sources', type=Path, metavar='FILE', help="source conversations for code_mixing_coverage, line by line: plain text, "
+                   "or JSON Lines objects with 'thread', 'messages' (strings or objects with 'text') or 'source' (default: those fields of the references file)")
+    s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines, atomically")
+    s.add_argument('--bert-model', default='all-MiniLM-L6-v2', metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
+    s.add_argument('--idf', action='store_true', help="BERTScore: weight word pieces by idf over the references")
+    s.add_argument('--detector', choices=['langdetect', 'script'], default='langdetect', help="code-mixing coverage language identification (default: langdetect, seeded)")
     s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
                    help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else plain text (default: auto)")
     s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
@@ -70,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically")
     return p
 
-# %% ../nbs/90_cli.ipynb #998419c0
+# %% ../nbs/90_cli.ipynb #b3e9d3b1
 def _humor_parser(sub):
     h = sub.add_parser('humor', help="rank CAH answers with the design's humor metrics (the main job)",
         description="Train the statistical humor evaluator, score answers against prompts, print the best answers per prompt "
@@ -92,7 +117,7 @@ def _prompt_texts(path):
     if path.suffix.lower() == '.json': return [p['text'] for p in read_card_pack(path).prompts]
     return load_cards(path)
 
-# %% ../nbs/90_cli.ipynb #b3e9d3b1
+# %% ../nbs/90_cli.ipynb #47802847
 def _chart(df) -> bytes:
     import matplotlib; matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -139,12 +164,12 @@ def _report(df, top):
     print("\nmetric breakdown (mean, std over all pairs):")
     for c in cols: print(f"  {c:22s} {df[c].mean():6.2f} {df[c].std():6.2f}")
 
-# %% ../nbs/90_cli.ipynb #88229e49
+# %% ../nbs/90_cli.ipynb #c8f38be2
 def _bundled() -> tuple[Path, Path]:
     d = files('cah_metrics') / 'data'
     return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
 
-def _load(opts) -> tuple[list[str], list[list[str]]]:
+def _load(opts) -> tuple[list[str], list[list[str]], list|None, list]:
     if opts.predictions is None and not opts.references: opts.predictions, rp = _bundled(); opts.references = [rp]
     elif opts.predictions is None or not opts.references:
         raise InputError('--predictions' if opts.predictions is None else '--references', None, "give both --predictions and --references, or neither")
@@ -160,19 +185,68 @@ def _load(opts) -> tuple[list[str], list[list[str]]]:
             if missing: raise InputError(rf, None, f"no reference with id {missing[0]!r}")
             rtexts = [rtexts[where[k]] for k in pids]
         for r, t in zip(refs, rtexts): r.extend(t)
-    return [p[0] for p in preds], refs
+    sources = _load_sources(opts, pids, len(preds))
+    return [p[0] for p in preds], refs, sources, pids
 
-# %% ../nbs/90_cli.ipynb #c8f38be2
+def _load_sources(opts, pids, n):
+    "Source conversations from --sources, else from the first references file; None when there are none."
+    path = opts.sources or opts.references[0]
+    sids, srcs = read_sources(path, opts.fmt)
+    if opts.sources is None and all(s is None for s in srcs): return None
+    if len(srcs) != n: raise InputError(path, None, f"has {len(srcs)} sources but {opts.predictions} has {n} predictions")
+    if all(i is not None for i in pids + sids):
+        where = {k: j for j, k in enumerate(sids)}
+        missing = [k for k in pids if k not in where]
+        if missing: raise InputError(path, None, f"no source with id {missing[0]!r}")
+        srcs = [srcs[where[k]] for k in pids]
+    return srcs
+
+# %% ../nbs/90_cli.ipynb #2f067da2
 def score(opts) -> dict:
     "Compute the report for parsed `score` options."
     unknown = [m for m in opts.metrics if m not in METRICS]
     if unknown: raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRICS)}")
-    preds, refs = _load(opts)
-    report, sigs, details = {}, {}, {}
+    preds, refs, srcs, ids = _load(opts)
+    report, sigs, details, per, notes = {}, {}, {}, {}, []
     for m in opts.metrics:
-        report[m], sigs[m], d = METRICS[m](preds, refs, opts)
+        vals, sig, d, pe = METRICS[m](preds, refs, srcs, opts)
+        if sig is None: notes.append(f"{m}: no source conversations (give --sources, or thread/messages/source fields in the references file)"); continue
+        report.update(vals); sigs[m] = sig
         if d: details[m] = d
-    return {**report, 'n_examples': len(preds), 'signatures': sigs, **({'details': details} if details else {})}
+        if pe: per.update(pe)
+    if opts.per_example:
+        rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in per.items()}} for i in range(len(preds))]
+        atomic_write_text(opts.per_example, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
+    return {**report, 'n_examples': len(preds), 'signatures': sigs, **({'details': details} if details else {}), **({'notes': notes} if notes else {})}
+
+def evaluate_datasets(datasets:dict[str, dict], # name -> {'predictions': [...], 'references': [...], 'sources': [...] (optional)}
+                      metrics:Sequence[str]=tuple(DEFAULT_METRICS), # metric names, as for `score`
+                      output_dir:str|Path|None=None, # if given: write multi_dataset_results.json and detailed_results.json here
+                      **options, # `score` options by their argument names (tokenizer, stem, idf, detector, ...)
+                     ) -> tuple[dict, dict]:
+    "Score several datasets; returns (summary, details), the two files the design saves."
+    from cah_metrics.text import check_pairs
+    opts = _parser().parse_args(['score'])
+    for k, v in options.items():
+        if not hasattr(opts, k): raise ValueError(f"evaluate_datasets: unknown option {k!r}")
+        setattr(opts, k, v)
+    summary, details = {}, {}
+    for name, d in datasets.items():
+        preds, refs = check_pairs(d['predictions'], d['references'], metric=f'dataset {name!r}')
+        srcs = d.get('sources')
+        if srcs is not None and len(srcs) != len(preds): raise ValueError(f"dataset {name!r}: {len(srcs)} sources for {len(preds)} predictions")
+        res, sigs, per = {}, {}, {}
+        for m in metrics:
+            vals, sig, _, pe = METRICS[m](preds, refs, srcs, opts)
+            if sig: res.update(vals); sigs[m] = sig; per.update(pe or {})
+        summary[name] = {**res, 'n_examples': len(preds)}
+        details[name] = {'signatures': sigs, 'examples': [{'prediction': p, 'references': r, **{k: v[i] for k, v in per.items()}}
+                                                          for i, (p, r) in enumerate(zip(preds, refs))]}
+    if output_dir is not None:
+        out = Path(output_dir); out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / 'multi_dataset_results.json', json.dumps(summary, indent=2, ensure_ascii=False) + '\n')
+        atomic_write_text(out / 'detailed_results.json', json.dumps(details, indent=1, ensure_ascii=False) + '\n')
+    return summary, details
 
 def main(argv:list[str]|None=None) -> int:
     "Entry point of `cah-metrics`; returns the exit status."

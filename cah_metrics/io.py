@@ -10,7 +10,7 @@ import json, os, tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'atomic_write_bytes', 'atomic_write_text']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'read_sources', 'atomic_write_bytes', 'atomic_write_text']
 
 # %% ../nbs/80_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -19,7 +19,7 @@ class InputError(ValueError):
         self.path, self.line = str(path), line
         super().__init__(f"{path}:{line}: {msg}" if line else f"{path}: {msg}")
 
-PRED_FIELDS, REF_FIELDS = ('prediction', 'hypothesis', 'text'), ('references', 'reference', 'text')
+PRED_FIELDS, REF_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text'), ('references', 'reference', 'summary', 'text')
 
 def _decode(path:Path) -> list[str]:
     data = path.read_bytes()
@@ -69,6 +69,30 @@ def read_items(path:str|Path, # the file to read
     return ids, texts
 
 # %% ../nbs/80_io.ipynb #611cc71c
+def _source(v, path, i):
+    if not isinstance(v, dict): return None
+    if isinstance(v.get('thread'), str): return v['thread']
+    if isinstance(v.get('messages'), list):
+        parts = [m if isinstance(m, str) else m.get('text', '') if isinstance(m, dict) else None for m in v['messages']]
+        if any(p is None or not isinstance(p, str) for p in parts): raise InputError(path, i, "messages must be strings or objects with a 'text' string")
+        return ' '.join(parts)
+    return v['source'] if isinstance(v.get('source'), str) else None
+
+def read_sources(path:str|Path, fmt:str='auto') -> tuple[list, list[str|None]]:
+    "`(ids, sources)`: the source conversation of each line (None where a JSON Lines object has none)."
+    path = Path(path)
+    if not path.is_file(): raise InputError(path, None, "no such file")
+    if fmt == 'auto': fmt = 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
+    lines = _decode(path)
+    if fmt == 'text': return [None] * len(lines), lines
+    ids, out = [], []
+    for i, line in enumerate(lines, 1):
+        try: v = json.loads(line)
+        except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+        ids.append(v.get('id') if isinstance(v, dict) else None); out.append(_source(v, path, i))
+    return ids, out
+
+# %% ../nbs/80_io.ipynb #40a9ed2e
 def _umask() -> int:
     m = os.umask(0); os.umask(m); return m
 

@@ -17,12 +17,12 @@ def test_bundled_example_matches_sacrebleu(tmp_path):
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report['n_examples'] == 8 and set(report['signatures']) == {'bleu', 'sentence_bleu'}
-    assert json.loads(run('score', '--predictions', pred_file, '--references', ref_file).stdout)['bleu'] == report['bleu']
+    assert json.loads(run('score', '--predictions', pred_file, '--references', ref_file, '--metrics', 'bleu').stdout)['bleu'] == report['bleu']
     # sacrebleu wants the same number of references per segment: compare on the first reference of each
     preds = [json.loads(l)['prediction'] for l in pred_file.read_text().splitlines()]
     first = [json.loads(l)['references'][0] for l in ref_file.read_text().splitlines()]
     (tmp_path / 'p.txt').write_text('\n'.join(preds) + '\n'); (tmp_path / 'r.txt').write_text('\n'.join(first) + '\n')
-    got = json.loads(run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt').stdout)['bleu']
+    got = json.loads(run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt', '--metrics', 'bleu').stdout)['bleu']
     assert abs(got - sacrebleu.corpus_bleu(preds, [first]).score / 100) <= 1e-9
 
 def test_malformed_line_exit_2_and_no_output(tmp_path):
@@ -52,7 +52,8 @@ def test_output_written_atomically_and_replaces(tmp_path):
 def test_help_explains_every_option():
     r = run('score', '--help')
     assert r.returncode == 0
-    for opt in ('--predictions', '--references', '--metrics', '--format', '--tokenizer', '--lowercase', '--smooth', '--stem', '--split', '--output'):
+    for opt in ('--predictions', '--references', '--metrics', '--format', '--tokenizer', '--lowercase', '--smooth', '--stem', '--split', '--output',
+                '--sources', '--per-example', '--bert-model', '--idf', '--detector'):
         assert opt in r.stdout
 
 def test_import_stays_light():
@@ -92,3 +93,16 @@ def test_humor_bad_card_file(tmp_path):
     assert r.returncode == 2 and "cards.csv:1: no column 'text'" in r.stderr and not (tmp_path / 'out').exists()
     h = run('humor', '--help')
     for opt in ('--cards', '--prompts', '--n-prompts', '--profile', '--corpus', '--encoder', '--top', '--seed', '--output-dir'): assert opt in h.stdout
+
+
+def test_design_summary_command(tmp_path):
+    (tmp_path / 'predictions.jsonl').write_text('{"id": 1, "summary": "They will meet tomorrow."}\n')
+    (tmp_path / 'references.jsonl').write_text('{"id": 1, "summary": "They meet tomorrow.", "thread": "kal milte hain, see you tomorrow"}\n')
+    out = tmp_path / 'scores.json'
+    r = run('score', '--predictions', tmp_path / 'predictions.jsonl', '--references', tmp_path / 'references.jsonl', '--output', out)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())
+    assert {'rougeL', 'bertscore_f1', 'code_mixing_coverage'} <= set(rep) and set(rep['signatures']) == {'rougeL', 'bertscore', 'code_mixing_coverage'}
+    (tmp_path / 'refs_bad_id.jsonl').write_text('{"id": 2, "summary": "x", "thread": "y"}\n')
+    r = run('score', '--predictions', tmp_path / 'predictions.jsonl', '--references', tmp_path / 'refs_bad_id.jsonl', '--output', tmp_path / 'no.json')
+    assert r.returncode == 2 and "no reference with id 1" in r.stderr and not (tmp_path / 'no.json').exists()
