@@ -38,7 +38,7 @@ def main():
     E = (centers[rng.integers(0, 8, 100_000)] + rng.normal(scale=1.5, size=(100_000, 384))).astype(np.float32)
     t, sd = timed(lambda: semantic_diversity(E), 1)
     print(f"semantic diversity of 100,000 x 384 embeddings: {t:.2f} s (k={sd.k}, silhouette {sd.silhouette:.3f}, "
-          f"1 - mean sim {sd.diversity:.4f}, Vendi {sd.vendi:.2f})")
+          f"1 - mean sim {1 - sd.mean_similarity:.4f}, design overall {sd.overall_diversity:.4f}, Vendi {sd.vendi:.2f})")
     t, v = timed(lambda: vendi_score(E), 3)
     print(f"Vendi score alone: {t:.3f} s")
     print(f"peak traced memory of semantic diversity: {peak_mib(lambda: semantic_diversity(E)):.0f} MiB; "

@@ -24,6 +24,12 @@ __all__ = ['Distinct', 'distinct_n', 'SelfBLEU', 'self_bleu', 'lexicalrichness_t
            'vendi_score', 'SemanticDiversity', 'semantic_diversity']
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
+@lru_cache(maxsize=1)
+def _treebank():
+    "nltk's Treebank word tokenizer (no data download needed)."
+    from nltk.tokenize import TreebankWordTokenizer
+    return TreebankWordTokenizer()
+
 class Distinct(NamedTuple):
     "Distinct-n of a set of texts: the corpus ratio, the mean per-text ratio, and the counts behind them."
     corpus: float
@@ -33,12 +39,13 @@ class Distinct(NamedTuple):
     n_texts: int
 
 def _token_lists(texts, tokenizer, metric):
-    tok = get_tokenizer(tokenizer, lowercase=True, metric=metric)
-    return tok.batch(as_texts(texts, 'texts', metric))
+    texts = as_texts(texts, 'texts', metric)
+    if tokenizer == 'treebank': return [_treebank().tokenize(t.lower()) for t in texts]    # the design's tokens
+    return get_tokenizer(tokenizer, lowercase=True, metric=metric).batch(texts)
 
 def distinct_n(texts:str|Sequence[str], # the texts
                n:int=1, # n-gram order
-               tokenizer:str|Tokenizer='unicode', # lowercased
+               tokenizer:str|Tokenizer='unicode', # lowercased; 'treebank' for nltk's Treebank tokens, as the design
               ) -> Distinct:
     "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
     if not isinstance(n, int) or n < 1: raise ValueError(f"distinct_n: n must be an int >= 1, got {n!r}")
@@ -49,11 +56,6 @@ def distinct_n(texts:str|Sequence[str], # the texts
     return Distinct(len(allc) / total if total else 0.0, math.fsum(per) / len(per) if per else 0.0, len(allc), total, len(counts))
 
 # %% ../nbs/05a_diversity.ipynb #cf52e906
-@lru_cache(maxsize=1)
-def _treebank():
-    from nltk.tokenize import TreebankWordTokenizer
-    return TreebankWordTokenizer()
-
 def _self_bleu_tokens(texts, tokenizer) -> list[list[str]]:
     texts = as_texts(texts, 'texts', 'self_bleu')
     if tokenizer == 'treebank': return [_treebank().tokenize(t.lower()) for t in texts]
@@ -203,61 +205,83 @@ def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside)
     return float(np.exp(np.log(np.sum(lam ** q)) / (1 - q)))
 
 def _unit(E) -> np.ndarray:
-    E = np.asarray(E, dtype=np.float64)
+    E = np.asarray(E, dtype=np.float64) if np.asarray(E).dtype != np.float32 else np.asarray(E)
     if E.ndim != 2: raise ValueError(f"semantic diversity: embeddings must be a 2-D array (texts x dimensions), got shape {E.shape}")
     n = np.linalg.norm(E, axis=1, keepdims=True)
     return np.divide(E, n, out=np.zeros_like(E), where=n > 0)
 
 # %% ../nbs/05a_diversity.ipynb #a478ff70
 class SemanticDiversity(NamedTuple):
-    "The design's semantic diversity of a set of texts, with the framework's 1 - mean similarity and Vendi."
+    "Semantic diversity of a set of texts: the design's fields, the exact mean similarity and the Vendi score."
     n: int
     mean_similarity: float
-    diversity: float
+    overall_diversity: float
     k: int
     silhouette: float
     intra_cluster_diversity: float
     inter_cluster_diversity: float
     cluster_coherence: float
+    semantic_spread: float
     vendi: float
     labels: np.ndarray
 
+def _pair_sum(E:np.ndarray) -> float:
+    "Sum of e_i . e_j over ordered pairs i != j, from the sum of the vectors (accumulated in float64)."
+    s = E.sum(axis=0, dtype=np.float64)
+    return float(s @ s - np.einsum('ij,ij->', E, E, dtype=np.float64))
+
 def _mean_pair_sim(E:np.ndarray) -> float:
-    "Mean cosine over pairs i != j of unit vectors, from their sum (no N x N matrix); 1.0 for one vector."
+    "Mean cosine over pairs i != j of unit vectors (no N x N matrix); 1.0 for one vector."
     n = len(E)
-    if n < 2: return 1.0
-    s = E.sum(axis=0)
-    return float((s @ s - np.einsum('ij,ij->', E, E)) / (n * (n - 1)))
+    return 1.0 if n < 2 else _pair_sum(E) / (n * (n - 1))
 
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
-def _cluster(E:np.ndarray, seed:int=42) -> tuple[int, float, np.ndarray]:
-    "The design's KMeans with k chosen by silhouette over 2..min(5, N // 2)."
+def _cluster(X:np.ndarray, seed:int=42) -> tuple[int, float, np.ndarray|None]:
+    "The design's KMeans: k from 2 to min(5, N // 2) by the best Euclidean silhouette (the first best)."
     from sklearn.cluster import KMeans, MiniBatchKMeans
     from sklearn.metrics import silhouette_score
-    N = len(E)
-    ks = range(2, min(5, N // 2) + 1)
-    best = (1, 0.0, np.zeros(N, np.int64))
-    for k in ks:
-        km = (MiniBatchKMeans(k, random_state=seed, n_init=3, batch_size=4096) if N > 10_000 else KMeans(k, random_state=seed, n_init=10))
-        lab = km.fit_predict(E)
+    N = len(X)
+    best = (1, -1.0, None)
+    for k in range(2, min(5, max(1, N // 2)) + 1):
+        km = MiniBatchKMeans(k, random_state=seed, n_init=3, batch_size=4096) if N > 10_000 else KMeans(k, random_state=seed, n_init=10)
+        lab = km.fit_predict(X)
         if len(set(lab)) < 2: continue
-        s = silhouette_score(E, lab, metric='cosine', sample_size=5000 if N > 5000 else None, random_state=seed)
-        if best[0] == 1 or s > best[1]: best = (k, float(s), lab)
+        s = float(silhouette_score(X, lab, sample_size=5000 if N > 5000 else None, random_state=seed))
+        if s > best[1]: best = (k, s, lab)
     return best
 
+def _spread(X:np.ndarray, seed:int) -> float:
+    "The design's semantic spread: mean pairwise Euclidean distance / sqrt(d) / 2, capped at 1 (sampled pairs above 5,000 texts)."
+    N, d = X.shape
+    if N > 5000:
+        rng = np.random.default_rng(seed); i, j = rng.integers(0, N, (2, 50_000)); keep = i != j
+        dist = np.linalg.norm((X[i[keep]] - X[j[keep]]).astype(np.float64), axis=1)
+    else:
+        iu = np.triu_indices(N, 1); G = X @ X.T; sq = np.diag(G)
+        dist = np.sqrt(np.maximum(sq[iu[0]] + sq[iu[1]] - 2 * G[iu], 0))
+    return float(min(1.0, dist.mean() / math.sqrt(d) / 2))
+
 # %% ../nbs/05a_diversity.ipynb #7a761016
-def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings (normalised inside)
+def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings
                        q:float=1.0, # Vendi order
                        seed:int=42, # the design's random_state
                       ) -> SemanticDiversity:
-    "Semantic diversity of embedded texts, without any N x N matrix; documented values for N < 2."
-    E = _unit(E); N = len(E)
-    if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 1.0 if N else 0.0, float(N), np.zeros(N, np.int64))
-    msim = _mean_pair_sim(E)
-    k, sil, lab = _cluster(E, seed)
-    groups = [E[lab == c] for c in range(k)]
-    intra = [1 - _mean_pair_sim(g) for g in groups if len(g) > 1]
-    cents = _unit(np.array([g.mean(axis=0) for g in groups]))
-    inter = 1 - _mean_pair_sim(cents) if k > 1 else 0.0
-    coher = float(np.mean(np.einsum('ij,ij->i', E, cents[lab])))
-    return SemanticDiversity(N, msim, 1 - msim, k, sil, float(np.mean(intra)) if intra else 0.0, float(inter), coher, vendi_score(E, q), lab)
+    "The design's semantic diversity measures, the exact mean similarity and Vendi, without an N x N similarity matrix."
+    E = np.asarray(E)
+    if E.ndim != 2: raise ValueError(f"semantic diversity: embeddings must be a 2-D array (texts x dimensions), got shape {E.shape}")
+    X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)    # float32 for very large inputs: half the memory
+    U = _unit(X).astype(X.dtype); N = len(U)
+    if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 0.0, 0.0, float(N), np.zeros(N, np.int64))
+    total = _pair_sum(U)
+    overall = max(0.0, min(1.0, 1 - total / N ** 2))           # the design's mean over all N^2 entries, diagonal zeroed
+    k, sil, lab = _cluster(X, seed)
+    intra = inter = coher = 0.0
+    if lab is not None:
+        within = [(_pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
+        w_sum, w_n = sum(s for s, m in within if m > 1), sum(m * (m - 1) for _, m in within)
+        intra = 1 - w_sum / w_n if w_n else 0.0
+        b_n = N * (N - 1) - w_n
+        inter = 1 - (total - w_sum) / b_n if b_n else 0.0
+        coher = max(0.0, sil)
+    else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
+    return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter), coher, _spread(X, seed), vendi_score(U, q), lab)

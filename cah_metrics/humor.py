@@ -178,13 +178,13 @@ class StatisticalHumorScores:
     semantic_coherence: float
     distinct_1: float                 # of the batch, 0-1
     distinct_2: float                 # of the batch, 0-1
-    self_bleu: float                  # of the batch, 0-1
+    self_bleu: float                  # Self-BLEU-1 of the batch (the design's), 0-1
     mauve_score: float                # not computed (MAUVE needs a reference distribution and a large model): 0.0, as the design's fallback
     vocabulary_richness: float        # the design's combined TTR score of the batch, 0-1
-    overall_semantic_diversity: float # 1 - mean cosine similarity of the batch
+    overall_semantic_diversity: float # the design's 1 - mean of the zero-diagonal cosine matrix
     intra_cluster_diversity: float
     inter_cluster_diversity: float
-    semantic_spread: float            # mean cosine distance of the batch's texts to their centroid
+    semantic_spread: float            # the design's mean pairwise distance / sqrt(d) / 2
     cluster_coherence: float
     overall_humor_score: float
     pacs_score: float                 # 0-10
@@ -242,19 +242,17 @@ def batch_diversity(self:HumorEvaluator, texts:Sequence[str]) -> dict:
 
 @patch
 def _batch_diversity(self:HumorEvaluator, texts:Sequence[str]) -> dict:
-    from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
-    d = {'distinct_1': distinct_n(texts, 1, tokenizer='whitespace').corpus, 'distinct_2': distinct_n(texts, 2, tokenizer='whitespace').corpus,
-         'self_bleu': self_bleu(texts, smooth='method1').score if len(texts) > 1 else 0.0, 'mauve_score': 0.0,
-         'vocabulary_richness': vocabulary_richness(' '.join(texts), tokenizer='whitespace').score}
+    from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity, _treebank
+    d = {'distinct_1': distinct_n(texts, 1, tokenizer='treebank').corpus, 'distinct_2': distinct_n(texts, 2, tokenizer='treebank').corpus,
+         'self_bleu': self_bleu(texts, max_n=1, smooth='method1').score, 'mauve_score': 0.0,
+         'vocabulary_richness': vocabulary_richness(_treebank().tokenize(' '.join(texts))).score}
     E = self.embed(list(texts))
     if E is None or len(texts) < 2:
         return {**d, 'overall_semantic_diversity': 0.0, 'intra_cluster_diversity': 0.0, 'inter_cluster_diversity': 0.0,
                 'semantic_spread': 0.0, 'cluster_coherence': 0.0}
     sd = semantic_diversity(E)
-    c = E.mean(axis=0); c = c / (np.linalg.norm(c) or 1)
-    return {**d, 'overall_semantic_diversity': sd.diversity, 'intra_cluster_diversity': sd.intra_cluster_diversity,
-            'inter_cluster_diversity': sd.inter_cluster_diversity, 'semantic_spread': float(np.mean(1 - E @ c)),
-            'cluster_coherence': sd.cluster_coherence}
+    return {**d, 'overall_semantic_diversity': sd.overall_diversity, 'intra_cluster_diversity': sd.intra_cluster_diversity,
+            'inter_cluster_diversity': sd.inter_cluster_diversity, 'semantic_spread': sd.semantic_spread, 'cluster_coherence': sd.cluster_coherence}
 
 # %% ../nbs/06_humor.ipynb #01a91452
 @patch
