@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from fastcore.basics import patch
 
 from . import __version__
 from .text import check_pairs
@@ -142,8 +143,6 @@ class BERTScore:
                 f"compat:{self.compat or 'none'}|version:{__version__}")
 
 # %% ../nbs/07_bertscore.ipynb #b73572a2
-from fastcore.basics import patch
-
 def _padded_in_batch(cands, refs, ids, size=64):
     "For bert-score's batches of `size` pairs: is each pair's reference (candidate) shorter than its batch's longest?"
     lc, lr = np.array([len(ids[c]) for c in cands], int), np.array([len(ids[r]) for r in refs], int)

@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/cmc.html.md"""
 from __future__ import annotations
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 
 from .text import as_texts

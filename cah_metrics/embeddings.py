@@ -6,10 +6,9 @@ Docs: https://cah-metrics.github.io/cah_metrics/embeddings.html.md"""
 
 # %% ../nbs/05_embeddings.ipynb #eda8bc9c
 from __future__ import annotations
-import os, warnings
+import warnings
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
@@ -78,7 +77,7 @@ def get_encoder(model:str=DEFAULT_MODEL, # a sentence-transformers name in the l
     if backend not in ('auto', 'sentence-transformers', 'tfidf'):
         raise ValueError(f"embeddings: backend must be 'auto', 'sentence-transformers' or 'tfidf', got {backend!r}")
     if backend == 'auto':
-        try: import sentence_transformers  # noqa: F401
+        try: import sentence_transformers  # noqa: F401  (only to see whether it is installed)
         except ImportError:
             warnings.warn("embeddings: sentence-transformers is not installed; using the TF-IDF fallback"); backend = 'tfidf'
         else: backend = 'sentence-transformers'

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
 # %% ../nbs/06_humor.ipynb #2728d66c
 from __future__ import annotations
-import csv, io, json, math, random
+import csv, io
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, asdict, fields
@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from fastcore.basics import patch
+
 from .corpora import CardPack, read_card_pack
-from .io import InputError, atomic_write_text
+from .io import InputError
 from .lm import NGramLM
 from .information import entropy_score as _entropy_score
 from .text import as_texts
@@ -100,8 +101,6 @@ class Semantics:
         return self
 
 # %% ../nbs/06_humor.ipynb #f533f89b
-from fastcore.basics import patch
-
 @patch
 def similarity_matrix(self:Semantics, a:Sequence[str], b:Sequence[str]) -> np.ndarray:
     "The design's word similarity for every pair (a_i, b_j): cosine of context vectors, 1 if equal, 0 if a vector is missing."

@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/information.html.md"""
 from __future__ import annotations
 import math, re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 

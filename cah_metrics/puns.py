@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+from fastcore.basics import patch
 
 from .text import get_tokenizer
 
@@ -63,8 +64,6 @@ class PunModel:
     def signature(self) -> str: return f"kao2016|q:{self.q:g}|beta:{self.beta:g}|rel:{getattr(self.encoder, 'signature', 'encoder')}|V:{len(self.vocab)}"
 
 # %% ../nbs/06a_puns.ipynb #ac396622
-from fastcore.basics import patch
-
 @patch
 def p_related(self:PunModel, words:Sequence[str], m:str) -> np.ndarray:
     support = list(dict.fromkeys(self.vocab + list(words)))

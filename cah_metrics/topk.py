@@ -6,7 +6,6 @@ Docs: https://cah-metrics.github.io/cah_metrics/topk.html.md"""
 
 # %% ../nbs/02_topk.ipynb #8203ee3c
 from __future__ import annotations
-import math
 import numpy as np
 
 # %% auto #0
