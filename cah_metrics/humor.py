@@ -255,8 +255,7 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str]) -> dict:
 
 # %% ../nbs/06_humor.ipynb #01a91452
 @patch
-def evaluate_batch(self:HumorEvaluator, texts:Sequence[str], contexts:Sequence[str], user_profile:Sequence[str]|None=None,
-                   progress:bool=False):
+def evaluate_batch(self:HumorEvaluator, texts:Sequence[str], contexts:Sequence[str], user_profile:Sequence[str]|None=None):
     "Score every (text, context) pair; batch diversity is computed once. Returns a pandas DataFrame."
     import pandas as pd
     texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
@@ -269,15 +268,15 @@ def evaluate_batch(self:HumorEvaluator, texts:Sequence[str], contexts:Sequence[s
     surprisal = np.minimum(self.lm.mean_surprisals(texts, contexts) / 2, 10.0)
     dist = np.array([self.sem.distinctiveness(t, c) for t, c in zip(texts, contexts)])
     coh = self.coherence(texts, contexts)
-    raw_p = np.zeros(len(texts))
+    raw_p, n_prof = np.zeros(len(texts)), 0              # without embeddings PaCS stays neutral
     if profile and self.embed(profile) is not None:
-        proto = self.embed(profile).mean(axis=0)
+        proto, n_prof = self.embed(profile).mean(axis=0), len(profile)
         raw_p = self.embed(texts) @ proto / (np.linalg.norm(proto) or 1)
     div = self.batch_diversity(texts)
     creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'], div['vocabulary_richness'], div['overall_semantic_diversity'])
     rows = []
     for i, t in enumerate(texts):
-        b, p = pacs_boost(float(raw_p[i]), len(profile))
+        _, p = pacs_boost(float(raw_p[i]), n_prof)
         rows.append(StatisticalHumorScores(
             float(surprisal[i]), amb[t], float(dist[i]), ent[t], float(ppl[t]), float(coh[i]), **div,
             overall_humor_score=overall_score(surprisal[i], amb[t], dist[i], ent[t], ppl[t], coh[i], creat),
