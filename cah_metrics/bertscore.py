@@ -135,6 +135,7 @@ class BERTScore:
         self.model, self.idf, self.multi, self.batch_size, self.progress = model, idf, multi, batch_size, progress
         if baseline is not None and not isinstance(baseline, (str, Path)): baseline = tuple(float(x) for x in baseline)
         self.baseline = read_baseline(baseline, self.layer) if isinstance(baseline, (str, Path)) else baseline
+    def __repr__(self): return f"BERTScore({self.signature})"
     @property
     def signature(self) -> str:
         name = 'all-MiniLM-L6-v2' if self.model in ('all-MiniLM-L6-v2', 'default') else Path(self.model).name

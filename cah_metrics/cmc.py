@@ -21,6 +21,7 @@ class LangdetectDetector:
     "The design's word-level detector: langdetect's most likely language, seeded and cached."
     name = 'langdetect'
     def __init__(self, seed:int=0): self.seed = seed
+    def __repr__(self): return f"LangdetectDetector(seed={self.seed})"
     def __call__(self, word:str) -> str|None: return _langdetect(word, self.seed)
 
 @lru_cache(maxsize=2**16)
@@ -35,6 +36,7 @@ def _langdetect(word:str, seed:int) -> str|None:
 class ScriptDetector:
     "Language by Unicode script: Devanagari -> 'hi', Latin -> 'en', other scripts by name; None without letters."
     name = 'script'
+    def __repr__(self): return "ScriptDetector()"
     def __call__(self, word:str) -> str|None:
         scripts = Counter(unicodedata.name(c, 'UNKNOWN').split()[0] for c in word if c.isalpha())
         if not scripts: return None

@@ -81,6 +81,7 @@ def fill_prompt(template:str, # a prompt template with `{}` slots
 class Semantics:
     "The design's distributional model: co-occurrence context vectors (window 3) and document frequencies."
     window = 3
+    def __repr__(self): return f"Semantics({len(getattr(self, 'index', {}))} words, window {self.window})"
     def fit(self, texts:Sequence[str]):
         from scipy.sparse import coo_matrix
         docs = [t.lower().split() for t in as_texts(texts, 'texts', 'Semantics')]
@@ -202,6 +203,7 @@ class HumorEvaluator:
         self.sem = Semantics().fit(corpus)
         self.encoder, self._emb, self._div = encoder, {}, {}
         self.n_texts = len(corpus)
+    def __repr__(self): return f"HumorEvaluator({self.n_texts} training texts, encoder={'co-occurrence' if self.encoder == 'cooccurrence' else self.encoder or 'MiniLM (on first use)'})"
     def training_summary(self) -> str:
         "The design's training summary."
         return (f"trained on {self.n_texts} texts: vocabulary {self.lm.V:,} words, {self.lm.total:,} tokens, "

@@ -60,6 +60,7 @@ class PunModel:
         new = [w for w in dict.fromkeys(words) if w not in self._vecs]
         if new: self._vecs.update(zip(new, self.encoder.encode(new, progress=False)))
         return np.array([self._vecs[w] for w in words])
+    def __repr__(self): return f"PunModel({self.signature})"
     @property
     def signature(self) -> str: return f"kao2016|q:{self.q:g}|beta:{self.beta:g}|rel:{getattr(self.encoder, 'signature', 'encoder')}|V:{len(self.vocab)}"
 
