@@ -129,6 +129,7 @@ def _chart(df) -> bytes:
     fig.tight_layout(); buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
     return buf.getvalue()
 
+# %% ../nbs/90_cli.ipynb #c8f38be2
 def humor(opts) -> int:
     "Run the main job for parsed `humor` options."
     import pandas as pd
@@ -164,11 +165,12 @@ def _report(df, top):
     print("\nmetric breakdown (mean, std over all pairs):")
     for c in cols: print(f"  {c:22s} {df[c].mean():6.2f} {df[c].std():6.2f}")
 
-# %% ../nbs/90_cli.ipynb #c8f38be2
+# %% ../nbs/90_cli.ipynb #36dceb5e
 def _bundled() -> tuple[Path, Path]:
     d = files('cah_metrics') / 'data'
     return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
 
+# %% ../nbs/90_cli.ipynb #b9af2ec4
 def _load(opts) -> tuple[list[str], list[list[str]], list|None, list]:
     if opts.predictions is None and not opts.references: opts.predictions, rp = _bundled(); opts.references = [rp]
     elif opts.predictions is None or not opts.references:
@@ -201,7 +203,7 @@ def _load_sources(opts, pids, n):
         srcs = [srcs[where[k]] for k in pids]
     return srcs
 
-# %% ../nbs/90_cli.ipynb #2f067da2
+# %% ../nbs/90_cli.ipynb #87829ec7
 def score(opts) -> dict:
     "Compute the report for parsed `score` options."
     unknown = [m for m in opts.metrics if m not in METRICS]
@@ -219,6 +221,7 @@ def score(opts) -> dict:
         atomic_write_text(opts.per_example, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
     return {**report, 'n_examples': len(preds), 'signatures': sigs, **({'details': details} if details else {}), **({'notes': notes} if notes else {})}
 
+# %% ../nbs/90_cli.ipynb #10c0995d
 def evaluate_datasets(datasets:dict[str, dict], # name -> {'predictions': [...], 'references': [...], 'sources': [...] (optional)}
                       metrics:Sequence[str]=tuple(DEFAULT_METRICS), # metric names, as for `score`
                       output_dir:str|Path|None=None, # if given: write multi_dataset_results.json and detailed_results.json here
@@ -248,6 +251,7 @@ def evaluate_datasets(datasets:dict[str, dict], # name -> {'predictions': [...],
         atomic_write_text(out / 'detailed_results.json', json.dumps(details, indent=1, ensure_ascii=False) + '\n')
     return summary, details
 
+# %% ../nbs/90_cli.ipynb #18e5103d
 def main(argv:list[str]|None=None) -> int:
     "Entry point of `cah-metrics`; returns the exit status."
     opts = _parser().parse_args(argv)

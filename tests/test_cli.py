@@ -57,9 +57,10 @@ def test_help_explains_every_option():
         assert opt in r.stdout
 
 def test_import_stays_light():
-    code = ("import sys, cah_metrics, cah_metrics.bleu, cah_metrics.topk, cah_metrics.perplexity, cah_metrics.cli; "
-            "heavy = [m for m in ('torch', 'sklearn', 'sentence_transformers', 'transformers', 'matplotlib', 'nltk') if m in sys.modules]; "
-            "print(heavy)")
+    mods = "text bleu rouge topk perplexity corpora lm information embeddings diversity humor puns bertscore cmc io cli".split()
+    code = ("import sys, cah_metrics, " + ", ".join(f"cah_metrics.{m}" for m in mods) + "; "
+            "heavy = [m for m in ('torch', 'sklearn', 'sentence_transformers', 'transformers', 'matplotlib', 'nltk', 'pandas', "
+            "'scipy', 'langdetect', 'pronouncing', 'rapidfuzz') if m in sys.modules]; print(heavy)")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == '[]', r.stdout + r.stderr
 
