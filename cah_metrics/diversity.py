@@ -56,12 +56,6 @@ def distinct_n(texts:str|Sequence[str], # the texts
     return Distinct(len(allc) / total if total else 0.0, math.fsum(per) / len(per) if per else 0.0, len(allc), total, len(counts))
 
 # %% ../nbs/05a_diversity.ipynb #cf52e906
-def _self_bleu_tokens(texts, tokenizer) -> list[list[str]]:
-    texts = as_texts(texts, 'texts', 'self_bleu')
-    if tokenizer == 'treebank': return [_treebank().tokenize(t.lower()) for t in texts]
-    return get_tokenizer(tokenizer, lowercase=True, metric='self_bleu').batch(texts)
-
-# %% ../nbs/05a_diversity.ipynb #cc291c90
 def _others_max(toks:list[list[str]], n:int) -> tuple[np.ndarray, np.ndarray]:
     "Per text: the clipped n-gram matches against all other texts, and its number of n-grams."
     vocab, rows, grams, counts = {}, [], [], []
@@ -82,7 +76,7 @@ def _others_max(toks:list[list[str]], n:int) -> tuple[np.ndarray, np.ndarray]:
     matches = np.bincount(r[o], weights=np.minimum(cs, others), minlength=N).astype(np.int64)
     return matches, np.bincount(r, weights=c, minlength=N).astype(np.int64)
 
-# %% ../nbs/05a_diversity.ipynb #78d4e875
+# %% ../nbs/05a_diversity.ipynb #cc291c90
 def _closest_other_len(L:np.ndarray) -> np.ndarray:
     "For each length, the nearest length among the *other* entries (the shorter on a tie)."
     u, cnt = np.unique(L, return_counts=True)
@@ -93,7 +87,7 @@ def _closest_other_len(L:np.ndarray) -> np.ndarray:
     near = np.where(np.abs(L - lo) <= np.abs(hi - L), lo, hi)
     return np.where(dup, L, near)
 
-# %% ../nbs/05a_diversity.ipynb #b2bbd1e3
+# %% ../nbs/05a_diversity.ipynb #becb5fec
 @dataclass(frozen=True)
 class SelfBLEU:
     "Self-BLEU: the mean over texts of BLEU against all the others, with per-text scores, N and a signature."
@@ -112,7 +106,7 @@ def self_bleu(texts:Sequence[str], # at least two texts
     "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
     w = _weights(max_n, None)
     if smooth not in SMOOTHING: raise ValueError(f"self_bleu: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
-    toks = _self_bleu_tokens(texts, tokenizer)
+    toks = _token_lists(texts, tokenizer, 'self_bleu')
     N, orders = len(toks), max_n + (smooth in ('method5', 'method7'))
     tok_sig = tokenizer if isinstance(tokenizer, str) else tokenizer.signature
     sig = f"self-bleu|n:{max_n}|smooth:{smooth}|tok:{tok_sig}|case:lc|N:{N}|version:{__version__}"
@@ -128,7 +122,7 @@ def self_bleu(texts:Sequence[str], # at least two texts
         per[i] = 0.0 if lm == -math.inf else brevity_penalty(int(L[i]), int(R[i])) * math.exp(lm)
     return SelfBLEU(math.fsum(per) / N, N, per, sig)
 
-# %% ../nbs/05a_diversity.ipynb #dd56bd70
+# %% ../nbs/05a_diversity.ipynb #143639de
 def lexicalrichness_tokenize(text:str) -> list[str]:
     "lexicalrichness's default tokens: lowercase, drop digits and dashes, ASCII punctuation to spaces, split."
     text = re.sub(r"[0-9]+", "", text.lower()).replace("–", "").replace("—", "").replace("-", "")
@@ -146,7 +140,7 @@ class Richness(NamedTuple):
     mtld: float
     hdd: float
 
-# %% ../nbs/05a_diversity.ipynb #eef80391
+# %% ../nbs/05a_diversity.ipynb #dd56bd70
 def _mattr(w:list, window:int) -> float:
     if len(w) <= window: return len(set(w)) / len(w)
     counts, distinct, total = Counter(w[:window]), len(set(w[:window])), 0
@@ -171,7 +165,7 @@ def _hdd(w:list, draws:int) -> float:
     N, n = len(w), min(draws, len(w))
     return math.fsum((1 - math.comb(N - f, n) / math.comb(N, n)) / n for f in Counter(w).values())
 
-# %% ../nbs/05a_diversity.ipynb #b5ccff3c
+# %% ../nbs/05a_diversity.ipynb #eef80391
 def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens
                         tokenizer:str|Tokenizer='unicode', # 'lexicalrichness' for that package's tokens, or a text-core tokenizer
                         window:int=100, # MATTR window (words)
@@ -190,7 +184,7 @@ def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens
     mtld = (_mtld_pass(w, threshold, t) + _mtld_pass(w[::-1], threshold, t)) / 2
     return Richness(n, t, ttr, rttr, cttr, score, _mattr(w, window), mtld, _hdd(w, draws))
 
-# %% ../nbs/05a_diversity.ipynb #8be1bdd6
+# %% ../nbs/05a_diversity.ipynb #98a4c9d8
 def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside)
                 q:float=1.0, # order of the Rényi entropy (q = 1: Shannon; q = inf: 1 / largest eigenvalue)
                ) -> float:
@@ -210,7 +204,7 @@ def _unit(E) -> np.ndarray:
     n = np.linalg.norm(E, axis=1, keepdims=True)
     return np.divide(E, n, out=np.zeros_like(E), where=n > 0)
 
-# %% ../nbs/05a_diversity.ipynb #a478ff70
+# %% ../nbs/05a_diversity.ipynb #04483864
 class SemanticDiversity(NamedTuple):
     "Semantic diversity of a set of texts: the design's fields, the exact mean similarity and the Vendi score."
     n: int
@@ -235,7 +229,7 @@ def _mean_pair_sim(E:np.ndarray) -> float:
     n = len(E)
     return 1.0 if n < 2 else _pair_sum(E) / (n * (n - 1))
 
-# %% ../nbs/05a_diversity.ipynb #ef54dcb6
+# %% ../nbs/05a_diversity.ipynb #a478ff70
 def _cluster(X:np.ndarray, seed:int=42) -> tuple[int, float, np.ndarray|None]:
     "The design's KMeans: k from 2 to min(5, N // 2) by the best Euclidean silhouette (the first best)."
     from sklearn.cluster import KMeans, MiniBatchKMeans
@@ -261,7 +255,7 @@ def _spread(X:np.ndarray, seed:int) -> float:
         dist = np.sqrt(np.maximum(sq[iu[0]] + sq[iu[1]] - 2 * G[iu], 0))
     return float(min(1.0, dist.mean() / math.sqrt(d) / 2))
 
-# %% ../nbs/05a_diversity.ipynb #7a761016
+# %% ../nbs/05a_diversity.ipynb #ef54dcb6
 def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings
                        q:float=1.0, # Vendi order
                        seed:int=42, # the design's random_state
