@@ -42,20 +42,41 @@ def _ngram_keys(ids:np.ndarray, lens:np.ndarray, n:int, V:int) -> np.ndarray:
     for j in range(1, n): key = key * V + ids[pos + j]
     return key
 
-def _lookup(keys:np.ndarray, values:np.ndarray, q:np.ndarray, order:np.ndarray|None=None) -> np.ndarray:
-    "The values of the query keys `q` in sorted `keys` (0 where absent); `order` may give `np.argsort(q)`."
-    if not len(keys): return np.zeros(len(q), np.int64)
-    o = np.argsort(q) if order is None else order       # sorted queries make the binary searches cache-friendly
-    i = np.empty(len(q), np.int64); i[o] = np.searchsorted(keys, q[o])
-    i = i.clip(max=len(keys) - 1)
-    return np.where(keys[i] == q, values[i], 0)
+_FREE = np.iinfo(np.int64).min                    # an empty slot; n-gram keys are >= 0
+_FIB = np.uint64(0x9E3779B97F4A7C15)               # 2^64 / golden ratio, odd: Fibonacci hashing
 
 # %% ../nbs/04_lm.ipynb #443d90eb
-class _Table(NamedTuple):
-    "Sorted n-gram keys with their counts."
-    keys: np.ndarray
-    counts: np.ndarray
-    def get(self, q, order=None): return _lookup(self.keys, self.counts, q, order)
+class _Table:
+    "Sorted n-gram keys (unique, >= 0) with their counts, and a hash index (open addressing) to look counts up."
+    def __init__(self, keys:np.ndarray, counts:np.ndarray):
+        self.keys, self.counts = keys, counts
+        bits = max(3, (2 * len(keys)).bit_length())      # 2^bits slots: two to four per key
+        self._shift, self._mask = np.uint64(64 - bits), (1 << bits) - 1
+        self._k, self._c = np.full(1 << bits, _FREE, np.int64), np.zeros(1 << bits, counts.dtype)
+        slot, todo = self._home(keys), np.arange(len(keys))
+        while len(todo):                                   # every key still unplaced tries its current slot
+            s = slot[todo]
+            free = self._k[s] == _FREE
+            s, cand = s[free], todo[free]
+            self._k[s] = keys[cand]                        # keys that share a free slot: one of them lands
+            won = self._k[s] == keys[cand]
+            self._c[s[won]] = counts[cand[won]]
+            left = np.ones(len(keys), bool); left[cand[won]] = False
+            todo = todo[left[todo]]
+            slot[todo] = (slot[todo] + 1) & self._mask    # the others move on to the next slot
+    def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
+    def get(self, q:np.ndarray) -> np.ndarray:
+        "The counts of int64 keys `q` (0 for a key not in the table)."
+        slot = self._home(q); k = self._k[slot]
+        out = np.where(k == q, self._c[slot], 0)
+        todo = np.flatnonzero((k != q) & (k != _FREE))     # another key sits there: probe on
+        while len(todo):
+            s = slot[todo] = (slot[todo] + 1) & self._mask
+            k = self._k[s]; hit = k == q[todo]
+            out[todo[hit]] = self._c[s[hit]]
+            todo = todo[~hit & (k != _FREE)]
+        return out
+    def __repr__(self): return f"_Table({len(self.keys)} keys, {len(self._k)} slots)"
 
 def _count(keys:np.ndarray) -> _Table:
     k, c = np.unique(keys, return_counts=True)
@@ -68,7 +89,7 @@ def _group(keys:np.ndarray, values:np.ndarray, V:int) -> _Table:
     first = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]])
     return _Table(ctx[first], np.add.reduceat(values, first))
 
-# %% ../nbs/04_lm.ipynb #41fdf479
+# %% ../nbs/04_lm.ipynb #c293d47e
 class LMScore(NamedTuple):
     "A value as computed (`raw`) and on the design's 0-10 scale (`score`)."
     raw: float
@@ -77,6 +98,7 @@ class LMScore(NamedTuple):
 class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
     order, pad, n_eos = 3, False, 0                    # padded models start with order-1 <s> and end with n_eos </s>
+    unk_id = -1                                        # the id of a token never seen in training
     def __init__(self, tokenizer:str|Tokenizer='unicode'):
         self.tokenizer, self.vocab = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__), None
     def _name(self): return type(self).__name__
@@ -105,27 +127,26 @@ class _LM:
         self._texts = sents          # kept for `save_lm`
         return self
 
-# %% ../nbs/04_lm.ipynb #c293d47e
+# %% ../nbs/04_lm.ipynb #3cde32d9
 @patch
 def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
-    "Ids (u, v, w) of every scored token of every text (and `eos` end symbols), with history, and the index of its text."
-    k, get = self.order - 1, self.vocab.get
+    "Ids (u, v, w) of every scored token of every text (and `eos` end symbols) with its history; scored tokens per text."
+    k, get, unk = self.order - 1, self.vocab.get, self.unk_id
     pre = [BOS] * k if self.pad else []
-    def before(h, i): return get(h[-i], -1) if len(h) >= i else -2                   # -2: no such token
+    def before(h, i): return get(h[-i], unk) if len(h) >= i else -2                  # -2: no such token
     if contexts:                                                     # the two tokens before each text
         h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
     else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
-    ids = np.fromiter(map(get, chain.from_iterable(sents), repeat(-1)), np.int64)
     lens = np.fromiter(map(len, sents), np.int64, len(sents))
+    ids = np.fromiter(map(get, chain.from_iterable(sents), repeat(unk)), np.int64, int(lens.sum()))
     n = lens + eos                                                  # scored tokens per text
-    text = np.repeat(np.arange(len(sents)), n)
-    off = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # position inside its text
-    w = np.full(len(off), get(EOS, -1), np.int64)
-    w[off < lens[text]] = ids
-    p = np.arange(len(w))
-    v = np.where(off >= 1, w[np.maximum(p - 1, 0)], h1[text])
-    u = np.where(off >= 2, w[np.maximum(p - 2, 0)], np.where(off == 1, h1[text], h2[text]))
-    return u, v, w, text
+    w = np.full(int(n.sum()), get(EOS, unk), np.int64)
+    if eos: w[np.arange(len(ids)) + eos * np.repeat(np.arange(len(sents)), lens)] = ids   # each text's end symbols follow it
+    else: w[:] = ids
+    start, has = np.cumsum(n) - n, n > 0                            # where each (non-empty) text begins
+    v = np.empty_like(w); v[1:] = w[:-1]; v[start[has]] = h1[has]   # the previous token, or the history
+    u = np.empty_like(w); u[1:] = v[:-1]; u[start[has]] = h2[has]
+    return u, v, w, n
 
 @patch
 def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
@@ -137,7 +158,7 @@ def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
     if not toks: return []
     return list(zip(toks, (-self._logp(*self._uvw([toks], [ctx])[:3])).tolist()))
 
-# %% ../nbs/04_lm.ipynb #3cde32d9
+# %% ../nbs/04_lm.ipynb #e20d5f82
 @patch
 def surprisal(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=None) -> LMScore:
     "The design's surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
@@ -151,7 +172,7 @@ def perplexity(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=
     raw = self.surprisal(text, context).raw
     return LMScore(math.exp(raw), min(raw, 10.0))
 
-# %% ../nbs/04_lm.ipynb #e20d5f82
+# %% ../nbs/04_lm.ipynb #9d81f539
 @patch
 def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or token lists)
                     contexts:Sequence[str|Sequence[str]]|None=None, # one context per text, or None
@@ -162,12 +183,12 @@ def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or tok
     ctx = self._token_lists(contexts, [f'contexts[{i}]' for i in range(len(contexts))]) if contexts is not None else None
     if ctx is not None and len(ctx) != len(toks): raise ValueError(f"{self._name()}: got {len(toks)} texts but {len(ctx)} contexts")
     if not toks: return np.zeros(0)
-    u, v, w, text = self._uvw(toks, ctx)
-    n = np.bincount(text, minlength=len(toks))
+    u, v, w, n = self._uvw(toks, ctx)
+    text = np.repeat(np.arange(len(toks)), n)
     total = np.bincount(text, weights=-self._logp(u, v, w), minlength=len(toks))
     return np.divide(total, n, out=np.zeros(len(toks)), where=n > 0)
 
-# %% ../nbs/04_lm.ipynb #9d81f539
+# %% ../nbs/04_lm.ipynb #3123e5c2
 class NGramLM(_LM):
     "The design's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
     kind = 'design'
@@ -192,7 +213,7 @@ class NGramLM(_LM):
         self.total = int(ids.size)
         self.bi, self.tri = _count(_ngram_keys(ids, lens, 2, V)), _count(_ngram_keys(ids, lens, 3, V))
 
-# %% ../nbs/04_lm.ipynb #fa28ce5d
+# %% ../nbs/04_lm.ipynb #3959f447
 @patch
 def _logp(self:NGramLM, u, v, w):
     a, S, V = self.alpha, self.V + 1, self.V
@@ -214,7 +235,7 @@ def prob(self:_LM, word:str, # the token
     self._check()
     return float(np.exp(self._logp(*self._uvw([[word]], [list(context)])[:3]))[0])
 
-# %% ../nbs/04_lm.ipynb #82ace7c5
+# %% ../nbs/04_lm.ipynb #ac96d936
 NLTK_UNK = '<UNK>'
 
 class LidstoneLM(_LM):
@@ -235,6 +256,7 @@ class LidstoneLM(_LM):
         sents = self._padded(sents)
         self.vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(sents)))}
         V = self.V = len(self.vocab) + 1                  # + nltk's <UNK>, which gets the last id
+        self.unk_id = V - 1                               # nltk looks unknown tokens up as <UNK>
         ids, lens = _flat_ids(sents, self.vocab)
         self.counts = [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
         self.ctx = [None] + [_group(t.keys, t.counts, V) for t in self.counts[1:]]  # c(h .) for |h| = 1..n-1
@@ -245,17 +267,15 @@ class LaplaceLM(LidstoneLM):
     kind = 'laplace'
     def __init__(self, order:int=3, tokenizer:str|Tokenizer='unicode'): super().__init__(1.0, order, tokenizer)
 
-# %% ../nbs/04_lm.ipynb #296d630f
+# %% ../nbs/04_lm.ipynb #4b257687
 @patch
 def _score_keys(self:LidstoneLM, h_keys, w, k:int):
     "P(w | h) for histories of length k given as integer keys (k = 0: no history)."
     g, V = self.gamma, self.V
-    if k == 0: c, n = self.counts[0].get(w), np.full(len(w), self.total)
-    else:
-        q = h_keys * V + w
-        o = np.argsort(q)                                # q // V = h_keys: the same order serves both lookups
-        c, n = self.counts[k].get(q, o), self.ctx[k].get(h_keys, o)
-    return (c + g) / (n + g * V)
+    if k == 0: c, n = self.counts[0].get(w).astype(float), float(self.total)
+    else: c, n = self.counts[k].get(h_keys * V + w).astype(float), self.ctx[k].get(h_keys).astype(float)
+    c += g; n += g * V
+    return np.divide(c, n, out=c)
 
 @patch
 def score(self:LidstoneLM, word:str, context:Sequence[str]=()) -> float:
@@ -270,13 +290,12 @@ def score(self:LidstoneLM, word:str, context:Sequence[str]=()) -> float:
 
 @patch
 def _logp(self:LidstoneLM, u, v, w):
-    unk = self.V - 1
-    u, v, w = (np.where(x == -1, unk, x) for x in (u, v, w))  # nltk looks unknown tokens up as <UNK>
     k = self.order - 1
-    h = {0: np.zeros(len(w), np.int64), 1: v, 2: u * self.V + v}[k]
-    return np.log(self._score_keys(h, w, k))
+    h = None if k == 0 else v if k == 1 else u * self.V + v
+    p = self._score_keys(h, w, k)
+    return np.log(p, out=p)
 
-# %% ../nbs/04_lm.ipynb #4b257687
+# %% ../nbs/04_lm.ipynb #d0d3dc59
 @patch
 def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
@@ -285,7 +304,7 @@ def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     if not sents: return math.inf
     return math.exp(-float(self._logp(*self._uvw(sents, eos=self.n_eos)[:3]).mean()))
 
-# %% ../nbs/04_lm.ipynb #821d068e
+# %% ../nbs/04_lm.ipynb #532dd67d
 def _discounts(c:np.ndarray) -> np.ndarray:
     "Modified Kneser-Ney discounts D_0..D_3 (D_0 = 0) from the counts of one order."
     n = [int((c == k).sum()) for k in (1, 2, 3, 4)]
@@ -308,7 +327,7 @@ def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
     freed = _group(keys, D[np.minimum(counts, 3)], V)          # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
     return _Level(_Table(keys, counts), ctx, _Table(freed.keys, freed.counts), D)
 
-# %% ../nbs/04_lm.ipynb #83a75b58
+# %% ../nbs/04_lm.ipynb #8f73234f
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
     kind, pad, n_eos = 'kneser-ney', True, 1
@@ -320,7 +339,7 @@ class KneserNeyLM(_LM):
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return f"kn3-modified-interpolated|pad:<s>x2,</s>x1|unk:<unk>,min_count={self.min_count}"
 
-# %% ../nbs/04_lm.ipynb #532dd67d
+# %% ../nbs/04_lm.ipynb #71a0b116
 @patch
 def _fit(self:KneserNeyLM, sents):
     freq = {}
@@ -328,6 +347,7 @@ def _fit(self:KneserNeyLM, sents):
     words = [t for t, c in freq.items() if c >= self.min_count and t not in (BOS, EOS, UNK)]
     self.vocab = {t: i for i, t in enumerate(words + [EOS, UNK, BOS])}   # <s> last: a history, never predicted
     V = self.V = len(self.vocab); self.n_words = V - 1
+    self.unk_id = self.vocab[UNK]
     ids, lens = _flat_ids([[BOS, BOS] + s + [EOS] for s in sents], self.vocab, unk=self.vocab[UNK])
     tri = _count(_ngram_keys(ids, lens, 3, V))
     bi_keys, bi_cont = np.unique(tri.keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
@@ -337,7 +357,7 @@ def _fit(self:KneserNeyLM, sents):
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
 
-# %% ../nbs/04_lm.ipynb #8f73234f
+# %% ../nbs/04_lm.ipynb #aa865104
 @patch
 def _p1(self:KneserNeyLM, w):
     c = self.uni_cont[w]
@@ -352,12 +372,11 @@ def _interpolate(level:_Level, h, key, lower):
 
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
-    unk, V = self.vocab[UNK], self.V
-    u, v, w = (np.where(x < 0, unk, x) for x in (u, v, w))   # history always exists: padded
+    V = self.V                                               # unseen tokens come as <unk>; history always exists: padded
     p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
     return np.log(_interpolate(self.levels[0], u * V + v, (u * V + v) * V + w, p2))
 
-# %% ../nbs/04_lm.ipynb #aa865104
+# %% ../nbs/04_lm.ipynb #9b9f7d1f
 @patch
 def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]:
     "P(w | last two tokens of context) for every predictable token w."
@@ -367,7 +386,7 @@ def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]
     p = np.exp(self._logp(u, v, np.arange(self.n_words)))
     return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
 
-# %% ../nbs/04_lm.ipynb #7128be5b
+# %% ../nbs/04_lm.ipynb #b5a45337
 LM_FORMAT, LM_VERSION = 'cah_metrics.ngram-lm', 1
 _KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM, 'kneser-ney': KneserNeyLM}
 
@@ -384,7 +403,7 @@ def save_lm(model:_LM, path:str|Path) -> Path:
             'texts': model._texts, 'library': __version__}
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
-# %% ../nbs/04_lm.ipynb #b5a45337
+# %% ../nbs/04_lm.ipynb #4fcf1756
 def load_lm(path:str|Path) -> _LM:
     "Load a model saved by `save_lm`."
     path = Path(path)
