@@ -47,12 +47,13 @@ def _bertscore_metric(preds, refs, srcs, opts):
     return ({f'bertscore_{k}': v for k, v in m.items()}, res.signature, None, {'bertscore_f1': res.f1.tolist()})
 
 def _cmc_metric(preds, refs, srcs, opts):
-    from cah_metrics.cmc import code_mixing_coverage, LangdetectDetector, ScriptDetector
+    from cah_metrics import cmc as C
     if srcs is None or any(s is None for s in srcs):
         return {}, None, None, None                      # reported as a note by `score`
-    det = LangdetectDetector() if opts.detector == 'langdetect' else ScriptDetector()
-    cmc = [code_mixing_coverage(p, s, det) for p, s in zip(preds, srcs)]
-    sig = f"cmc|detector:{det.name}{'(seed=0)' if det.name == 'langdetect' else ''}|min_len:3|neutral:0.5|version:{__version__}"
+    det = {'hinglish': C.HinglishDetector, 'langdetect': C.LangdetectDetector, 'script': C.ScriptDetector}[opts.detector]()
+    cmc = [C.code_mixing_coverage(p, s, det) for p, s in zip(preds, srcs)]
+    how = {'langdetect': '(seed=0)', 'hinglish': '(char-4gram-v1,threshold=0)'}.get(det.name, '')
+    sig = f"cmc|detector:{det.name}{how}|min_len:3|neutral:0.5|version:{__version__}"
     return {'code_mixing_coverage': sum(cmc) / len(cmc) if cmc else 0.0}, sig, None, {'code_mixing_coverage': cmc}
 
 METRICS = {'bleu': _bleu_metric, 'sentence_bleu': _sentence_bleu_metric,
@@ -82,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines, atomically")
     s.add_argument('--bert-model', default='all-MiniLM-L6-v2', metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
     s.add_argument('--idf', action='store_true', help="BERTScore: weight word pieces by idf over the references")
-    s.add_argument('--detector', choices=['langdetect', 'script'], default='langdetect', help="code-mixing coverage language identification (default: langdetect, seeded)")
+    s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default='hinglish', help="code-mixing coverage language identification: script rule + romanised-Hindi model (default), the design's langdetect (seeded), or the script rule alone")
     s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
                    help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else plain text (default: auto)")
     s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,

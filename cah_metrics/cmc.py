@@ -6,15 +6,16 @@ Docs: https://cah-metrics.github.io/cah_metrics/cmc.html.md"""
 
 # %% ../nbs/07a_cmc.ipynb #b38f2dea
 from __future__ import annotations
-import unicodedata
+import json, math, unicodedata
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from importlib import resources
 
 from .text import as_texts
 
 # %% auto #0
-__all__ = ['LangdetectDetector', 'ScriptDetector', 'language_ratios', 'code_mixing_coverage']
+__all__ = ['LangdetectDetector', 'ScriptDetector', 'HinglishDetector', 'language_ratios', 'code_mixing_coverage']
 
 # %% ../nbs/07a_cmc.ipynb #2c35c017
 class LangdetectDetector:
@@ -43,13 +44,41 @@ class ScriptDetector:
         s = scripts.most_common(1)[0][0]
         return {'DEVANAGARI': 'hi', 'LATIN': 'en'}.get(s, s.lower())
 
-# %% ../nbs/07a_cmc.ipynb #bd93f65c
+# %% ../nbs/07a_cmc.ipynb #5f1ef4ee
+_LID_FORMAT = 'cah_metrics.hinglish-lid'
+
+@lru_cache(maxsize=1)
+def _hinglish_model() -> tuple[dict, float, int]:
+    d = json.loads((resources.files('cah_metrics') / 'data' / 'hinglish_lid.json').read_text(encoding='ascii'))
+    if d.get('format') != _LID_FORMAT or d.get('version') != 1: raise ValueError("HinglishDetector: hinglish_lid.json is not a version-1 model file")
+    return d['llr'], d['unseen'], d['n']
+
+@lru_cache(maxsize=2**16)
+def _hinglish_llr(word:str) -> float:
+    llr, unseen, n = _hinglish_model()
+    w = '^' + ''.join(c for c in word.lower() if 'a' <= c <= 'z') + '$'
+    return math.fsum(llr.get(w[i:i + k], unseen) for k in range(1, n + 1) for i in range(len(w) - k + 1))
+
+class HinglishDetector:
+    "Hindi or English per word: Devanagari is 'hi'; Latin letters are romanised Hindi ('hi') or English ('en') by a character n-gram model."
+    name = 'hinglish'
+    def __init__(self, threshold:float=0.0): self.threshold = threshold   # log-odds above which a Latin word is Hindi
+    def __repr__(self): return f"HinglishDetector(threshold={self.threshold})"
+    def score(self, word:str) -> float:
+        "Log-likelihood ratio ln P(word | romanised Hindi) - ln P(word | English) of the word's ASCII letters."
+        return _hinglish_llr(word.lower())
+    def __call__(self, word:str) -> str|None:
+        script = ScriptDetector()(word)
+        if script != 'en': return script                       # Devanagari 'hi', other scripts by name, None without letters
+        return 'hi' if self.score(word) > self.threshold else 'en'
+
+# %% ../nbs/07a_cmc.ipynb #9f22e95b
 def language_ratios(text:str, # a text
-                    detector:Callable[[str], str|None]|None=None, # word -> language (default: langdetect, seeded)
+                    detector:Callable[[str], str|None]|None=None, # word -> language (default: `HinglishDetector()`)
                     min_len:int=3, # shorter words are skipped (the design's rule)
                    ) -> dict[str, float]:
     "Share of each language among the text's identifiable words (whitespace-split, at least `min_len` characters)."
-    detector = detector or LangdetectDetector()
+    detector = detector or HinglishDetector()
     langs = Counter(l for l in (detector(w) for w in as_texts(text, 'text', 'code_mixing_coverage')[0].split() if len(w) >= min_len) if l)
     n = sum(langs.values())
     return {l: c / n for l, c in langs.items()} if n else {}
