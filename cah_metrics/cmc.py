@@ -53,11 +53,16 @@ def _hinglish_model() -> tuple[dict, float, int]:
     if d.get('format') != _LID_FORMAT or d.get('version') != 1: raise ValueError("HinglishDetector: hinglish_lid.json is not a version-1 model file")
     return d['llr'], d['unseen'], d['n']
 
+def _char_ngrams(word:str, n:int) -> list[str]:
+    "The character 1- to n-grams of `^word$` (the model's features; the build script uses this too)."
+    w = f'^{word}$'
+    return [w[i:i + k] for k in range(1, n + 1) for i in range(len(w) - k + 1)]
+
 @lru_cache(maxsize=2**16)
 def _hinglish_llr(word:str) -> float:
+    "The log-likelihood ratio of a lowercased word's ASCII letters."
     llr, unseen, n = _hinglish_model()
-    w = '^' + ''.join(c for c in word.lower() if 'a' <= c <= 'z') + '$'
-    return math.fsum(llr.get(w[i:i + k], unseen) for k in range(1, n + 1) for i in range(len(w) - k + 1))
+    return math.fsum(llr.get(g, unseen) for g in _char_ngrams(''.join(c for c in word if 'a' <= c <= 'z'), n))
 
 class HinglishDetector:
     "Hindi or English per word: Devanagari is 'hi'; Latin letters are romanised Hindi ('hi') or English ('en') by a character n-gram model."

@@ -218,9 +218,9 @@ class NGramLM(_LM):
 def _logp(self:NGramLM, u, v, w):
     a, S, V = self.alpha, self.V + 1, self.V
     ok_u, ok_v, ok_w = u >= 0, v >= 0, w >= 0
-    c_uv = np.where(ok_u & ok_v, self.bi.get(np.where(ok_u & ok_v, u * V + v, -1)), 0)
-    c_uvw = np.where(ok_u & ok_v & ok_w, self.tri.get(np.where(ok_u & ok_v & ok_w, (u * V + v) * V + w, -1)), 0)
-    c_vw = np.where(ok_v & ok_w, self.bi.get(np.where(ok_v & ok_w, v * V + w, -1)), 0)
+    uv = np.where(ok_u & ok_v, u * V + v, -1)                 # -1: no such n-gram (a table holds keys >= 0 only)
+    c_uv, c_uvw = self.bi.get(uv), self.tri.get(np.where(ok_w & (uv >= 0), uv * V + w, -1))
+    c_vw = self.bi.get(np.where(ok_v & ok_w, v * V + w, -1))
     c_v, c_w = np.where(ok_v, self.uni[np.maximum(v, 0)], 0), np.where(ok_w, self.uni[np.maximum(w, 0)], 0)
     use_bigram = (c_vw if self.bigram_rule == 'bigram-count' else c_v) > 0
     p = np.where(c_uv > 0, (c_uvw + a) / (c_uv + a * S),
@@ -283,7 +283,7 @@ def score(self:LidstoneLM, word:str, context:Sequence[str]=()) -> float:
     self._check()
     context = list(context)
     if len(context) > self.order - 1: raise ValueError(f"{self._name()}: context has {len(context)} tokens, at most {self.order - 1} for order {self.order}")
-    ids = [self.vocab.get(t, self.V - 1) for t in context + [word]]
+    ids = [self.vocab.get(t, self.unk_id) for t in context + [word]]
     h = 0
     for i in ids[:-1]: h = h * self.V + i
     return float(self._score_keys(np.array([h]), np.array([ids[-1]]), len(context))[0])
@@ -325,7 +325,7 @@ def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
     D = _discounts(counts)
     ctx = _group(keys, counts, V)
     freed = _group(keys, D[np.minimum(counts, 3)], V)          # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
-    return _Level(_Table(keys, counts), ctx, _Table(freed.keys, freed.counts), D)
+    return _Level(_Table(keys, counts), ctx, freed, D)
 
 # %% ../nbs/04_lm.ipynb #8f73234f
 class KneserNeyLM(_LM):
@@ -348,7 +348,7 @@ def _fit(self:KneserNeyLM, sents):
     self.vocab = {t: i for i, t in enumerate(words + [EOS, UNK, BOS])}   # <s> last: a history, never predicted
     V = self.V = len(self.vocab); self.n_words = V - 1
     self.unk_id = self.vocab[UNK]
-    ids, lens = _flat_ids([[BOS, BOS] + s + [EOS] for s in sents], self.vocab, unk=self.vocab[UNK])
+    ids, lens = _flat_ids([[BOS, BOS] + s + [EOS] for s in sents], self.vocab, unk=self.unk_id)
     tri = _count(_ngram_keys(ids, lens, 3, V))
     bi_keys, bi_cont = np.unique(tri.keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
     uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)       # N1+(. w): distinct v
@@ -372,9 +372,9 @@ def _interpolate(level:_Level, h, key, lower):
 
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
-    V = self.V                                               # unseen tokens come as <unk>; history always exists: padded
+    V, uv = self.V, u * self.V + v                           # unseen tokens come as <unk>; history always exists: padded
     p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
-    return np.log(_interpolate(self.levels[0], u * V + v, (u * V + v) * V + w, p2))
+    return np.log(_interpolate(self.levels[0], uv, uv * V + w, p2))
 
 # %% ../nbs/04_lm.ipynb #9b9f7d1f
 @patch
@@ -382,7 +382,7 @@ def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]
     "P(w | last two tokens of context) for every predictable token w."
     self._check()
     ctx = ([BOS, BOS] + list(context))[-2:]
-    u, v = (np.full(self.n_words, self.vocab.get(t, self.vocab[UNK])) for t in ctx)
+    u, v = (np.full(self.n_words, self.vocab.get(t, self.unk_id)) for t in ctx)
     p = np.exp(self._logp(u, v, np.arange(self.n_words)))
     return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
 

@@ -15,12 +15,10 @@ from collections import Counter
 from importlib import resources
 from pathlib import Path
 
+from cah_metrics.cmc import _char_ngrams       # the detector's own feature function
+
 OUT = Path(__file__).resolve().parent.parent / 'cah_metrics' / 'data' / 'hinglish_lid.json'
 N, MIN_COUNT = 4, 3
-
-def grams(w):
-    w = f'^{w}$'
-    return [w[i:i + k] for k in range(1, N + 1) for i in range(len(w) - k + 1)]
 
 def word_lists():
     try: path = resources.files('dhvani') / 'lexicon' / 'correction_map.json'
@@ -33,7 +31,7 @@ def word_lists():
 
 def build() -> str:
     hindi, english = word_lists()
-    ch, ce = Counter(g for w in hindi for g in grams(w)), Counter(g for w in english for g in grams(w))
+    ch, ce = (Counter(g for w in ws for g in _char_ngrams(w, N)) for ws in (hindi, english))
     nh, ne, V = sum(ch.values()), sum(ce.values()), len(ch.keys() | ce.keys())
     def llr(a, b): return round(math.log((a + 1) / (nh + V)) - math.log((b + 1) / (ne + V)), 4)
     model = {'format': 'cah_metrics.hinglish-lid', 'version': 1, 'n': N, 'min_count': MIN_COUNT,
