@@ -30,6 +30,15 @@ def timed(fn, repeats):
         finally: gc.enable()
     return statistics.median(times), out
 
+def timed_warm(fn, repeats):
+    "Median wall time of `repeats` back-to-back calls after an untimed one, with no collection in between (timeit's way): caches warm."
+    fn(); gc.collect(); gc.disable()
+    try:
+        times = []
+        for _ in range(repeats): t = time.perf_counter(); fn(); times.append(time.perf_counter() - t)
+    finally: gc.enable()
+    return statistics.median(times)
+
 def peak_mib(fn):
     "Peak memory traced while `fn` runs, in MiB."
     tracemalloc.start(); fn(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()

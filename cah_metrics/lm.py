@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 from __future__ import annotations
 import json, math
 from collections.abc import Sequence
-from itertools import chain, repeat
+from itertools import chain, count, repeat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,52 +42,68 @@ def _ngram_keys(ids:np.ndarray, lens:np.ndarray, n:int, V:int) -> np.ndarray:
     for j in range(1, n): key = key * V + ids[pos + j]
     return key
 
+class _Vocab(dict):
+    "Token -> id. A str never seen in training gets `unk_id`; anything but a str is refused, so a lookup checks its token too."
+    unk_id = -1
+    def __missing__(self, token):
+        if isinstance(token, str): return self.unk_id
+        raise TypeError(f"a token must be a str, got {type(token).__name__}")
+
 _FREE = np.iinfo(np.int64).min                    # an empty slot; n-gram keys are >= 0
 _FIB = np.uint64(0x9E3779B97F4A7C15)               # 2^64 / golden ratio, odd: Fibonacci hashing
 
 # %% ../nbs/04_lm.ipynb #443d90eb
 class _Table:
-    "Sorted n-gram keys (unique, >= 0) with their counts, and a hash index (open addressing) to look counts up."
-    def __init__(self, keys:np.ndarray, counts:np.ndarray):
+    "Sorted n-gram keys (unique, >= 0) with their counts, and a hash index (open addressing) from each key to a value."
+    def __init__(self, keys:np.ndarray, counts:np.ndarray,
+                 values:np.ndarray|None=None, # what `get` returns for each key (8-byte ints or floats); the counts by default
+                 default=0): # what `get` returns for a key not in the table
         self.keys, self.counts = keys, counts
+        values = np.asarray(counts if values is None else values)
+        values = values.astype(np.float64 if values.dtype.kind == 'f' else np.int64, copy=False)   # a slot holds 8 bytes
+        self._dtype, self._default = values.dtype, np.array(default, values.dtype).view(np.int64)
         bits = max(3, (2 * len(keys)).bit_length())      # 2^bits slots: two to four per key
         self._shift, self._mask = np.uint64(64 - bits), (1 << bits) - 1
-        self._k, self._c = np.full(1 << bits, _FREE, np.int64), np.zeros(1 << bits, counts.dtype)
-        slot, todo = self._home(keys), np.arange(len(keys))
+        slots = np.zeros((1 << bits, 2), np.int64); slots[:, 0] = _FREE   # each slot: key, value (its bits)
+        slot, todo, bits_of = self._home(keys), np.arange(len(keys)), values.view(np.int64)
         while len(todo):                                   # every key still unplaced tries its current slot
             s = slot[todo]
-            free = self._k[s] == _FREE
+            free = slots[s, 0] == _FREE
             s, cand = s[free], todo[free]
-            self._k[s] = keys[cand]                        # keys that share a free slot: one of them lands
-            won = self._k[s] == keys[cand]
-            self._c[s[won]] = counts[cand[won]]
+            slots[s, 0] = keys[cand]                       # keys that share a free slot: one of them lands
+            won = slots[s, 0] == keys[cand]
+            slots[s[won], 1] = bits_of[cand[won]]
             left = np.ones(len(keys), bool); left[cand[won]] = False
             todo = todo[left[todo]]
             slot[todo] = (slot[todo] + 1) & self._mask    # the others move on to the next slot
+        self._slots = slots.view(np.complex128)[:, 0]     # one 16-byte item per slot, so one gather fetches key and value
     def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
+    def _read(self, slot): return self._slots.take(slot).view(np.int64).reshape(-1, 2)   # keys, value bits
     def get(self, q:np.ndarray) -> np.ndarray:
-        "The counts of int64 keys `q` (0 for a key not in the table)."
-        slot = self._home(q); k = self._k[slot]
-        out = np.where(k == q, self._c[slot], 0)
-        todo = np.flatnonzero((k != q) & (k != _FREE))     # another key sits there: probe on
+        "The values of int64 keys `q` (the default for a key not in the table)."
+        slot = self._home(q); kv = self._read(slot)
+        hit = kv[:, 0] == q
+        out = np.where(hit, kv[:, 1], self._default)
+        todo = np.flatnonzero(~hit & (kv[:, 0] != _FREE))  # another key sits there: probe on
         while len(todo):
             s = slot[todo] = (slot[todo] + 1) & self._mask
-            k = self._k[s]; hit = k == q[todo]
-            out[todo[hit]] = self._c[s[hit]]
-            todo = todo[~hit & (k != _FREE)]
-        return out
-    def __repr__(self): return f"_Table({len(self.keys)} keys, {len(self._k)} slots)"
+            kv = self._read(s); hit = kv[:, 0] == q[todo]
+            out[todo[hit]] = kv[hit, 1]
+            todo = todo[~hit & (kv[:, 0] != _FREE)]
+        return out.view(self._dtype)
+    def __repr__(self): return f"_Table({len(self.keys)} keys, {len(self._slots)} slots)"
 
-def _count(keys:np.ndarray) -> _Table:
+def _count(keys:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct keys, sorted, and how often each occurs."
     k, c = np.unique(keys, return_counts=True)
-    return _Table(k, c.astype(np.int64))
+    return k, c.astype(np.int64)
 
-def _group(keys:np.ndarray, values:np.ndarray, V:int) -> _Table:
-    "Sum `values` over the prefixes `keys // V` of sorted `keys` (the context of each n-gram)."
-    if not len(keys): return _Table(np.zeros(0, np.int64), np.zeros(0, np.int64))
+def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray]:
+    "Sum `values` over the prefixes `keys // V` of sorted `keys` (the context of each n-gram): the contexts and their sums."
+    if not len(keys): return np.zeros(0, np.int64), np.zeros(0, values.dtype)
     ctx = keys // V
     first = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]])
-    return _Table(ctx[first], np.add.reduceat(values, first))
+    return ctx[first], np.add.reduceat(values, first)
 
 # %% ../nbs/04_lm.ipynb #c293d47e
 class LMScore(NamedTuple):
@@ -106,10 +122,10 @@ class _LM:
         if self.vocab is None: raise RuntimeError(f"{self._name()}: the model is not trained; call fit(texts) first")
     def _tokens(self, x, what='text') -> list[str]:
         return self._token_lists([x], [what])[0]
-    def _token_lists(self, xs, names=None) -> list[list[str]]:
-        "Texts become token lists; lists of tokens are checked (all of them at once) and kept."
+    def _token_lists(self, xs, names=None, check_tokens=True) -> list[list[str]]:
+        "Texts become token lists; lists of tokens are kept, and their tokens checked here or (`check_tokens=False`) by `_uvw`."
         out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs]
-        if not set(map(type, out)) <= {list, tuple} or not set(map(type, chain.from_iterable(out))) <= {str}:
+        if not set(map(type, out)) <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
             i = next(i for i, x in enumerate(out) if not isinstance(x, (list, tuple)) or not all(isinstance(t, str) for t in x))
             what = names[i] if names else f'texts[{i}]'
             raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(xs[i]).__name__}")
@@ -124,13 +140,14 @@ class _LM:
         sents = [list(t) for t in self._token_lists(texts)]
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
         self._fit(sents)
+        self.vocab.unk_id = self.unk_id
         self._texts = sents          # kept for `save_lm`
         return self
 
 # %% ../nbs/04_lm.ipynb #3cde32d9
 @patch
 def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
-    "Ids (u, v, w) of every scored token of every text (and `eos` end symbols) with its history; scored tokens per text."
+    "Ids (u, v, w) of every scored token of every text (and `eos` end symbols after each non-empty one) with its history; scored tokens per text."
     k, get, unk = self.order - 1, self.vocab.get, self.unk_id
     pre = [BOS] * k if self.pad else []
     def before(h, i): return get(h[-i], unk) if len(h) >= i else -2                  # -2: no such token
@@ -138,10 +155,12 @@ def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eo
         h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
     else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
     lens = np.fromiter(map(len, sents), np.int64, len(sents))
-    ids = np.fromiter(map(get, chain.from_iterable(sents), repeat(unk)), np.int64, int(lens.sum()))
-    n = lens + eos                                                  # scored tokens per text
+    try: ids = np.fromiter(map(self.vocab.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))
+    except TypeError: self._token_lists(sents); raise                # a token that is not a str: name its text
+    e = eos * (lens > 0)
+    n = lens + e                                                    # scored tokens per text
     w = np.full(int(n.sum()), get(EOS, unk), np.int64)
-    if eos: w[np.arange(len(ids)) + eos * np.repeat(np.arange(len(sents)), lens)] = ids   # each text's end symbols follow it
+    if eos: w[np.arange(len(ids)) + np.repeat(np.cumsum(e) - e, lens)] = ids   # each text's end symbols follow it
     else: w[:] = ids
     start, has = np.cumsum(n) - n, n > 0                            # where each (non-empty) text begins
     v = np.empty_like(w); v[1:] = w[:-1]; v[start[has]] = h1[has]   # the previous token, or the history
@@ -179,7 +198,7 @@ def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or tok
                    ) -> np.ndarray:
     "The raw surprisal (mean -ln P per token) of each text after its context; 0.0 for a text with no tokens."
     self._check()
-    toks = self._token_lists(texts)
+    toks = self._token_lists(texts, check_tokens=False)
     ctx = self._token_lists(contexts, [f'contexts[{i}]' for i in range(len(contexts))]) if contexts is not None else None
     if ctx is not None and len(ctx) != len(toks): raise ValueError(f"{self._name()}: got {len(toks)} texts but {len(ctx)} contexts")
     if not toks: return np.zeros(0)
@@ -205,13 +224,13 @@ class NGramLM(_LM):
     def _sig(self): return f"design-add{self.alpha:g}-backoff|bigram:{self.bigram_rule}|pad:none|unk:count-0"
 
     def _fit(self, sents):
-        self.vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(sents)))}
+        self.vocab = _Vocab(zip(dict.fromkeys(chain.from_iterable(sents)), count()))
         V = self.V = len(self.vocab)
         if V ** 3 >= 2 ** 63: raise ValueError(f"NGramLM: a vocabulary of {V} tokens is too large for 64-bit trigram keys")
         ids, lens = _flat_ids(sents, self.vocab)
         self.uni = np.bincount(ids, minlength=V).astype(np.int64)
         self.total = int(ids.size)
-        self.bi, self.tri = _count(_ngram_keys(ids, lens, 2, V)), _count(_ngram_keys(ids, lens, 3, V))
+        self.bi, self.tri = (_Table(*_count(_ngram_keys(ids, lens, n, V))) for n in (2, 3))
 
 # %% ../nbs/04_lm.ipynb #3959f447
 @patch
@@ -254,13 +273,16 @@ class LidstoneLM(_LM):
 
     def _fit(self, sents):
         sents = self._padded(sents)
-        self.vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(sents)))}
+        self.vocab = _Vocab(zip(dict.fromkeys(chain.from_iterable(sents)), count()))
         V = self.V = len(self.vocab) + 1                  # + nltk's <UNK>, which gets the last id
         self.unk_id = V - 1                               # nltk looks unknown tokens up as <UNK>
         ids, lens = _flat_ids(sents, self.vocab)
-        self.counts = [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
-        self.ctx = [None] + [_group(t.keys, t.counts, V) for t in self.counts[1:]]  # c(h .) for |h| = 1..n-1
+        g, grams = self.gamma, [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
+        self.counts = [_Table(k, c, np.log(c + g), math.log(g)) for k, c in grams]     # looked up: ln(c + gamma)
+        self.ctx = [None] + [_Table(h, n, np.log(n + g * V), math.log(g * V))        # ln(c(h .) + gamma V), |h| = 1..n-1
+                             for h, n in (_group(k, c, V) for k, c in grams[1:])]
         self.total = int(ids.size)
+        self._ln_total = math.log(self.total + g * V)
 
 class LaplaceLM(LidstoneLM):
     "nltk.lm.Laplace(order): Lidstone with gamma = 1."
@@ -269,13 +291,10 @@ class LaplaceLM(LidstoneLM):
 
 # %% ../nbs/04_lm.ipynb #4b257687
 @patch
-def _score_keys(self:LidstoneLM, h_keys, w, k:int):
-    "P(w | h) for histories of length k given as integer keys (k = 0: no history)."
-    g, V = self.gamma, self.V
-    if k == 0: c, n = self.counts[0].get(w).astype(float), float(self.total)
-    else: c, n = self.counts[k].get(h_keys * V + w).astype(float), self.ctx[k].get(h_keys).astype(float)
-    c += g; n += g * V
-    return np.divide(c, n, out=c)
+def _logp_keys(self:LidstoneLM, h_keys, w, k:int):
+    "ln P(w | h) for histories of length k given as integer keys (k = 0: no history)."
+    if k == 0: return self.counts[0].get(w) - self._ln_total
+    return self.counts[k].get(h_keys * self.V + w) - self.ctx[k].get(h_keys)
 
 @patch
 def score(self:LidstoneLM, word:str, context:Sequence[str]=()) -> float:
@@ -286,25 +305,23 @@ def score(self:LidstoneLM, word:str, context:Sequence[str]=()) -> float:
     ids = [self.vocab.get(t, self.unk_id) for t in context + [word]]
     h = 0
     for i in ids[:-1]: h = h * self.V + i
-    return float(self._score_keys(np.array([h]), np.array([ids[-1]]), len(context))[0])
+    return math.exp(self._logp_keys(np.array([h]), np.array([ids[-1]]), len(context))[0])
 
 @patch
 def _logp(self:LidstoneLM, u, v, w):
     k = self.order - 1
     h = None if k == 0 else v if k == 1 else u * self.V + v
-    p = self._score_keys(h, w, k)
-    return np.log(p, out=p)
+    return self._logp_keys(h, w, k)
 
 # %% ../nbs/04_lm.ipynb #d0d3dc59
 @patch
 def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
     self._check()
-    sents = [s for s in self._token_lists(texts) if s]
-    if not sents: return math.inf
-    return math.exp(-float(self._logp(*self._uvw(sents, eos=self.n_eos)[:3]).mean()))
+    u, v, w, _ = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)   # empty texts add nothing
+    return math.exp(-float(self._logp(u, v, w).mean())) if len(w) else math.inf
 
-# %% ../nbs/04_lm.ipynb #532dd67d
+# %% ../nbs/04_lm.ipynb #71a0b116
 def _discounts(c:np.ndarray) -> np.ndarray:
     "Modified Kneser-Ney discounts D_0..D_3 (D_0 = 0) from the counts of one order."
     n = [int((c == k).sum()) for k in (1, 2, 3, 4)]
@@ -323,11 +340,11 @@ class _Level(NamedTuple):
 
 def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
     D = _discounts(counts)
-    ctx = _group(keys, counts, V)
-    freed = _group(keys, D[np.minimum(counts, 3)], V)          # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
+    ctx = _Table(*_group(keys, counts, V))
+    freed = _Table(*_group(keys, D[np.minimum(counts, 3)], V))  # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
     return _Level(_Table(keys, counts), ctx, freed, D)
 
-# %% ../nbs/04_lm.ipynb #8f73234f
+# %% ../nbs/04_lm.ipynb #aa865104
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
     kind, pad, n_eos = 'kneser-ney', True, 1
@@ -339,25 +356,25 @@ class KneserNeyLM(_LM):
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return f"kn3-modified-interpolated|pad:<s>x2,</s>x1|unk:<unk>,min_count={self.min_count}"
 
-# %% ../nbs/04_lm.ipynb #71a0b116
+# %% ../nbs/04_lm.ipynb #029f19ff
 @patch
 def _fit(self:KneserNeyLM, sents):
     freq = {}
     for t in chain.from_iterable(sents): freq[t] = freq.get(t, 0) + 1
     words = [t for t, c in freq.items() if c >= self.min_count and t not in (BOS, EOS, UNK)]
-    self.vocab = {t: i for i, t in enumerate(words + [EOS, UNK, BOS])}   # <s> last: a history, never predicted
+    self.vocab = _Vocab(zip(words + [EOS, UNK, BOS], count()))   # <s> last: a history, never predicted
     V = self.V = len(self.vocab); self.n_words = V - 1
     self.unk_id = self.vocab[UNK]
     ids, lens = _flat_ids([[BOS, BOS] + s + [EOS] for s in sents], self.vocab, unk=self.unk_id)
-    tri = _count(_ngram_keys(ids, lens, 3, V))
-    bi_keys, bi_cont = np.unique(tri.keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
+    tri_keys, tri_counts = _count(_ngram_keys(ids, lens, 3, V))
+    bi_keys, bi_cont = np.unique(tri_keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
     uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)       # N1+(. w): distinct v
-    self.levels = [_level(tri.keys, tri.counts, V), _level(bi_keys, bi_cont.astype(np.int64), V)]
+    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont.astype(np.int64), V)]
     self.uni_D = _discounts(uni_cont[:self.n_words])
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
 
-# %% ../nbs/04_lm.ipynb #aa865104
+# %% ../nbs/04_lm.ipynb #9b9f7d1f
 @patch
 def _p1(self:KneserNeyLM, w):
     c = self.uni_cont[w]
@@ -376,7 +393,7 @@ def _logp(self:KneserNeyLM, u, v, w):
     p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
     return np.log(_interpolate(self.levels[0], uv, uv * V + w, p2))
 
-# %% ../nbs/04_lm.ipynb #9b9f7d1f
+# %% ../nbs/04_lm.ipynb #5c576ecd
 @patch
 def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]:
     "P(w | last two tokens of context) for every predictable token w."
@@ -386,7 +403,7 @@ def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]
     p = np.exp(self._logp(u, v, np.arange(self.n_words)))
     return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
 
-# %% ../nbs/04_lm.ipynb #b5a45337
+# %% ../nbs/04_lm.ipynb #4fcf1756
 LM_FORMAT, LM_VERSION = 'cah_metrics.ngram-lm', 1
 _KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM, 'kneser-ney': KneserNeyLM}
 
@@ -403,7 +420,7 @@ def save_lm(model:_LM, path:str|Path) -> Path:
             'texts': model._texts, 'library': __version__}
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
-# %% ../nbs/04_lm.ipynb #4fcf1756
+# %% ../nbs/04_lm.ipynb #096fb0ac
 def load_lm(path:str|Path) -> _LM:
     "Load a model saved by `save_lm`."
     path = Path(path)
