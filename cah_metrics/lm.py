@@ -79,20 +79,24 @@ class _Table:
         self._slots = slots.view(np.complex128)[:, 0]     # one 16-byte item per slot, so one gather fetches key and value
     def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
     def _read(self, slot): return self._slots.take(slot).view(np.int64).reshape(-1, 2)   # keys, value bits
-    def get(self, q:np.ndarray) -> np.ndarray:
-        "The values of int64 keys `q` (the default for a key not in the table)."
-        slot = self._home(q); kv = self._read(slot)
-        hit = kv[:, 0] == q
-        out = np.where(hit, kv[:, 1], self._default)
-        todo = np.flatnonzero(~hit & (kv[:, 0] != _FREE))  # another key sits there: probe on
-        while len(todo):
-            s = slot[todo] = (slot[todo] + 1) & self._mask
-            kv = self._read(s); hit = kv[:, 0] == q[todo]
-            out[todo[hit]] = kv[hit, 1]
-            todo = todo[~hit & (kv[:, 0] != _FREE)]
-        return out.view(self._dtype)
     def __repr__(self): return f"_Table({len(self.keys)} keys, {len(self._slots)} slots)"
 
+# %% ../nbs/04_lm.ipynb #68f5e887
+@patch
+def get(self:_Table, q:np.ndarray) -> np.ndarray:
+    "The values of int64 keys `q` (the default for a key not in the table)."
+    slot = self._home(q); kv = self._read(slot)
+    hit = kv[:, 0] == q
+    out = np.where(hit, kv[:, 1], self._default)
+    todo = np.flatnonzero(~hit & (kv[:, 0] != _FREE))  # another key sits there: probe on
+    while len(todo):
+        s = slot[todo] = (slot[todo] + 1) & self._mask
+        kv = self._read(s); hit = kv[:, 0] == q[todo]
+        out[todo[hit]] = kv[hit, 1]
+        todo = todo[~hit & (kv[:, 0] != _FREE)]
+    return out.view(self._dtype)
+
+# %% ../nbs/04_lm.ipynb #7d12d2d0
 def _count(keys:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "The distinct keys, sorted, and how often each occurs."
     k, c = np.unique(keys, return_counts=True)
@@ -105,7 +109,7 @@ def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.nd
     first = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]])
     return ctx[first], np.add.reduceat(values, first)
 
-# %% ../nbs/04_lm.ipynb #c293d47e
+# %% ../nbs/04_lm.ipynb #e20d5f82
 class LMScore(NamedTuple):
     "A value as computed (`raw`) and on the design's 0-10 scale (`score`)."
     raw: float
@@ -144,7 +148,7 @@ class _LM:
         self._texts = sents          # kept for `save_lm`
         return self
 
-# %% ../nbs/04_lm.ipynb #3cde32d9
+# %% ../nbs/04_lm.ipynb #9d81f539
 @patch
 def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
     "Ids (u, v, w) of every scored token of every text (and `eos` end symbols after each non-empty one) with its history; scored tokens per text."
@@ -177,7 +181,7 @@ def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
     if not toks: return []
     return list(zip(toks, (-self._logp(*self._uvw([toks], [ctx])[:3])).tolist()))
 
-# %% ../nbs/04_lm.ipynb #e20d5f82
+# %% ../nbs/04_lm.ipynb #3123e5c2
 @patch
 def surprisal(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=None) -> LMScore:
     "The design's surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
@@ -191,7 +195,7 @@ def perplexity(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=
     raw = self.surprisal(text, context).raw
     return LMScore(math.exp(raw), min(raw, 10.0))
 
-# %% ../nbs/04_lm.ipynb #9d81f539
+# %% ../nbs/04_lm.ipynb #df6458e7
 @patch
 def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or token lists)
                     contexts:Sequence[str|Sequence[str]]|None=None, # one context per text, or None
@@ -207,7 +211,7 @@ def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or tok
     total = np.bincount(text, weights=-self._logp(u, v, w), minlength=len(toks))
     return np.divide(total, n, out=np.zeros(len(toks)), where=n > 0)
 
-# %% ../nbs/04_lm.ipynb #3123e5c2
+# %% ../nbs/04_lm.ipynb #712b921a
 class NGramLM(_LM):
     "The design's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
     kind = 'design'
@@ -232,7 +236,7 @@ class NGramLM(_LM):
         self.total = int(ids.size)
         self.bi, self.tri = (_Table(*_count(_ngram_keys(ids, lens, n, V))) for n in (2, 3))
 
-# %% ../nbs/04_lm.ipynb #3959f447
+# %% ../nbs/04_lm.ipynb #99f3d00b
 @patch
 def _logp(self:NGramLM, u, v, w):
     a, S, V = self.alpha, self.V + 1, self.V
@@ -254,7 +258,7 @@ def prob(self:_LM, word:str, # the token
     self._check()
     return float(np.exp(self._logp(*self._uvw([[word]], [list(context)])[:3]))[0])
 
-# %% ../nbs/04_lm.ipynb #ac96d936
+# %% ../nbs/04_lm.ipynb #ab3e6cd9
 NLTK_UNK = '<UNK>'
 
 class LidstoneLM(_LM):
@@ -289,7 +293,7 @@ class LaplaceLM(LidstoneLM):
     kind = 'laplace'
     def __init__(self, order:int=3, tokenizer:str|Tokenizer='unicode'): super().__init__(1.0, order, tokenizer)
 
-# %% ../nbs/04_lm.ipynb #4b257687
+# %% ../nbs/04_lm.ipynb #1dff63f2
 @patch
 def _logp_keys(self:LidstoneLM, h_keys, w, k:int):
     "ln P(w | h) for histories of length k given as integer keys (k = 0: no history)."
@@ -313,7 +317,7 @@ def _logp(self:LidstoneLM, u, v, w):
     h = None if k == 0 else v if k == 1 else u * self.V + v
     return self._logp_keys(h, w, k)
 
-# %% ../nbs/04_lm.ipynb #d0d3dc59
+# %% ../nbs/04_lm.ipynb #83a75b58
 @patch
 def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
@@ -321,7 +325,7 @@ def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
     u, v, w, _ = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)   # empty texts add nothing
     return math.exp(-float(self._logp(u, v, w).mean())) if len(w) else math.inf
 
-# %% ../nbs/04_lm.ipynb #71a0b116
+# %% ../nbs/04_lm.ipynb #e5dac356
 def _discounts(c:np.ndarray) -> np.ndarray:
     "Modified Kneser-Ney discounts D_0..D_3 (D_0 = 0) from the counts of one order."
     n = [int((c == k).sum()) for k in (1, 2, 3, 4)]
@@ -344,7 +348,7 @@ def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
     freed = _Table(*_group(keys, D[np.minimum(counts, 3)], V))  # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
     return _Level(_Table(keys, counts), ctx, freed, D)
 
-# %% ../nbs/04_lm.ipynb #aa865104
+# %% ../nbs/04_lm.ipynb #5c576ecd
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
     kind, pad, n_eos = 'kneser-ney', True, 1
@@ -356,7 +360,7 @@ class KneserNeyLM(_LM):
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return f"kn3-modified-interpolated|pad:<s>x2,</s>x1|unk:<unk>,min_count={self.min_count}"
 
-# %% ../nbs/04_lm.ipynb #029f19ff
+# %% ../nbs/04_lm.ipynb #f1b7f7e9
 @patch
 def _fit(self:KneserNeyLM, sents):
     freq = {}
@@ -374,7 +378,7 @@ def _fit(self:KneserNeyLM, sents):
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
 
-# %% ../nbs/04_lm.ipynb #9b9f7d1f
+# %% ../nbs/04_lm.ipynb #eaf083e2
 @patch
 def _p1(self:KneserNeyLM, w):
     c = self.uni_cont[w]
@@ -393,7 +397,7 @@ def _logp(self:KneserNeyLM, u, v, w):
     p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
     return np.log(_interpolate(self.levels[0], uv, uv * V + w, p2))
 
-# %% ../nbs/04_lm.ipynb #5c576ecd
+# %% ../nbs/04_lm.ipynb #7128be5b
 @patch
 def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]:
     "P(w | last two tokens of context) for every predictable token w."
@@ -403,7 +407,7 @@ def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]
     p = np.exp(self._logp(u, v, np.arange(self.n_words)))
     return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
 
-# %% ../nbs/04_lm.ipynb #4fcf1756
+# %% ../nbs/04_lm.ipynb #3a80c5ec
 LM_FORMAT, LM_VERSION = 'cah_metrics.ngram-lm', 1
 _KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM, 'kneser-ney': KneserNeyLM}
 
@@ -420,7 +424,7 @@ def save_lm(model:_LM, path:str|Path) -> Path:
             'texts': model._texts, 'library': __version__}
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
-# %% ../nbs/04_lm.ipynb #096fb0ac
+# %% ../nbs/04_lm.ipynb #efc260fb
 def load_lm(path:str|Path) -> _LM:
     "Load a model saved by `save_lm`."
     path = Path(path)
