@@ -118,10 +118,11 @@ class LMScore(NamedTuple):
 class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
     order, pad, n_eos = 3, False, 0                    # padded models start with order-1 <s> and end with n_eos </s>
-    unk_id = -1                                        # the id of a token never seen in training
     def __init__(self, tokenizer:str|Tokenizer='unicode'):
         self.tokenizer, self.vocab = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__), None
     def _name(self): return type(self).__name__
+    @property
+    def unk_id(self) -> int: return self.vocab.unk_id   # the id of a token never seen in training: the vocabulary's
     def _check(self):
         if self.vocab is None: raise RuntimeError(f"{self._name()}: the model is not trained; call fit(texts) first")
     def _tokens(self, x, what='text') -> list[str]:
@@ -144,7 +145,6 @@ class _LM:
         sents = [list(t) for t in self._token_lists(texts)]
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
         self._fit(sents)
-        self.vocab.unk_id = self.unk_id
         self._texts = sents          # kept for `save_lm`
         return self
 
@@ -152,18 +152,18 @@ class _LM:
 @patch
 def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
     "Ids (u, v, w) of every scored token of every text (and `eos` end symbols after each non-empty one) with its history; scored tokens per text."
-    k, get, unk = self.order - 1, self.vocab.get, self.unk_id
+    k, voc = self.order - 1, self.vocab                              # an unseen str looks up as unk_id
     pre = [BOS] * k if self.pad else []
-    def before(h, i): return get(h[-i], unk) if len(h) >= i else -2                  # -2: no such token
+    def before(h, i): return voc[h[-i]] if len(h) >= i else -2                       # -2: no such token
     if contexts:                                                     # the two tokens before each text
         h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
     else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
     lens = np.fromiter(map(len, sents), np.int64, len(sents))
-    try: ids = np.fromiter(map(self.vocab.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))
+    try: ids = np.fromiter(map(voc.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))
     except TypeError: self._token_lists(sents); raise                # a token that is not a str: name its text
     e = eos * (lens > 0)
     n = lens + e                                                    # scored tokens per text
-    w = np.full(int(n.sum()), get(EOS, unk), np.int64)
+    w = np.full(int(n.sum()), voc[EOS], np.int64)
     if eos: w[np.arange(len(ids)) + np.repeat(np.cumsum(e) - e, lens)] = ids   # each text's end symbols follow it
     else: w[:] = ids
     start, has = np.cumsum(n) - n, n > 0                            # where each (non-empty) text begins
@@ -279,7 +279,7 @@ class LidstoneLM(_LM):
         sents = self._padded(sents)
         self.vocab = _Vocab(zip(dict.fromkeys(chain.from_iterable(sents)), count()))
         V = self.V = len(self.vocab) + 1                  # + nltk's <UNK>, which gets the last id
-        self.unk_id = V - 1                               # nltk looks unknown tokens up as <UNK>
+        self.vocab.unk_id = V - 1                         # nltk looks unknown tokens up as <UNK>
         ids, lens = _flat_ids(sents, self.vocab)
         g, grams = self.gamma, [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
         self.counts = [_Table(k, c, np.log(c + g), math.log(g)) for k, c in grams]     # looked up: ln(c + gamma)
@@ -368,7 +368,7 @@ def _fit(self:KneserNeyLM, sents):
     words = [t for t, c in freq.items() if c >= self.min_count and t not in (BOS, EOS, UNK)]
     self.vocab = _Vocab(zip(words + [EOS, UNK, BOS], count()))   # <s> last: a history, never predicted
     V = self.V = len(self.vocab); self.n_words = V - 1
-    self.unk_id = self.vocab[UNK]
+    self.vocab.unk_id = self.vocab[UNK]
     ids, lens = _flat_ids([[BOS, BOS] + s + [EOS] for s in sents], self.vocab, unk=self.unk_id)
     tri_keys, tri_counts = _count(_ngram_keys(ids, lens, 3, V))
     bi_keys, bi_cont = np.unique(tri_keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
