@@ -10,19 +10,21 @@ import re, unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from itertools import count
+from itertools import chain, count
 
 import numpy as np
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
-           'DesignTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'ngram_overlap_ids', 'ngram_overlap',
-           'porter_stem', 'stem_tokens', 'split_sentences', 'as_texts', 'check_pairs']
+           'DesignTokenizer', 'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab',
+           'ngram_overlap_ids', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences', 'as_texts',
+           'check_pairs', 'as_array', 'check_base']
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
     "Base class: a named, versioned callable from a string to a list of tokens."
-    name, version = 'base', '1'
+    name, version, norm = 'base', '1', 'none'     # norm: the Unicode normalisation applied before tokenizing
     def __init__(self, lowercase:bool=False): # lowercase the text before tokenizing?
         self.lowercase = lowercase
     def tokenize(self, text:str) -> list[str]: raise NotImplementedError
@@ -34,6 +36,11 @@ class Tokenizer:
         return [self(t) for t in texts]
     @property
     def signature(self) -> str: return f"{self.name}-v{self.version}"
+    @property
+    def case(self) -> str: return 'lc' if self.lowercase else 'mixed'
+    def signature_options(self) -> dict[str, str]:
+        "What this tokenizer contributes to a metric's signature: its name and version, its casing, its normalisation."
+        return {'tok': self.signature, 'case': self.case, 'norm': self.norm}
     def __repr__(self): return f"{type(self).__name__}(lowercase={self.lowercase})"
     def __eq__(self, other): return type(self) is type(other) and self.lowercase == other.lowercase
     def __hash__(self): return hash((type(self).__name__, self.lowercase))
@@ -58,7 +65,7 @@ def _unicode_word_re():
 
 class UnicodeWordTokenizer(Tokenizer):
     "Words of letters/digits of any script (with combining marks), and emoji, after NFC normalisation."
-    name, version = 'unicode', '1'
+    name, version, norm = 'unicode', '1', 'nfc'
     def tokenize(self, text:str) -> list[str]:
         return _unicode_word_re().findall(unicodedata.normalize('NFC', text))
 
@@ -111,9 +118,19 @@ class DesignTokenizer(Tokenizer):
     def tokenize(self, text:str) -> list[str]: return _NOT_WORD_OR_SPACE.sub('', text).split()
 
 # %% ../nbs/00_text.ipynb #26c14a0a
+@lru_cache(maxsize=1)
+def _treebank():
+    from nltk.tokenize import TreebankWordTokenizer   # needs no nltk data download
+    return TreebankWordTokenizer()
+
+class TreebankTokenizer(Tokenizer):
+    "nltk's Penn Treebank word tokenizer (the design's diversity metrics use it, lowercased)."
+    name, version = 'treebank', '1'
+    def tokenize(self, text:str) -> list[str]: return _treebank().tokenize(text)
+
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
               'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a, 'rouge-score': RougeScoreTokenizer,
-              'design': DesignTokenizer}
+              'design': DesignTokenizer, 'treebank': TreebankTokenizer}
 
 def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                   lowercase:bool=False, # lowercase before tokenizing (only used with a name)
@@ -138,13 +155,31 @@ def ngram_counts(tokens:Sequence[str], # the tokens of one text
     "A multiset (`Counter`) of the n-grams of order `n` in `tokens`."
     return Counter(ngrams(tokens, n))
 
-# %% ../nbs/00_text.ipynb #85613fa5
-def _ids(tok_lists:list[list[str]], vocab:dict, counter) -> tuple[np.ndarray, np.ndarray]:
-    "Flat token ids (unique per token, not dense) and the length of each list."
-    flat = [t for ts in tok_lists for t in ts]
-    ids = np.fromiter(map(vocab.setdefault, flat, counter), np.int64, len(flat))
-    return ids, np.fromiter(map(len, tok_lists), np.int64, len(tok_lists))
+# %% ../nbs/00_text.ipynb #b339820e
+class Vocab(dict):
+    "Token -> integer id: growing (new tokens get new ids) when `unk_id` is None, else fixed (unseen str -> `unk_id`)."
+    def __init__(self, tokens:Iterable=(), # initial tokens; the first occurrence of each gets ids 0, 1, 2, ...
+                 unk_id:int|None=None, # the id of an unseen token in a fixed vocabulary; None: the vocabulary grows
+                ):
+        super().__init__(zip(dict.fromkeys(tokens), count()))
+        self.unk_id, self._next = unk_id, count(len(self))
+    def __missing__(self, token):
+        if self.unk_id is None: raise KeyError(token)
+        if isinstance(token, str): return self.unk_id
+        raise TypeError(f"a token must be a str, got {type(token).__name__}")
+    def __repr__(self): return f"Vocab({len(self)} tokens, " + ("growing)" if self.unk_id is None else f"unk_id={self.unk_id})")
 
+# %% ../nbs/00_text.ipynb #b6f814eb
+@patch
+def encode(self:Vocab, token_lists:Iterable[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+    "The ids of all tokens of all lists, concatenated, and the length of each list."
+    token_lists = token_lists if isinstance(token_lists, list) else list(token_lists)
+    lens = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
+    flat = chain.from_iterable(token_lists)
+    if self.unk_id is None: return np.fromiter(map(self.setdefault, flat, self._next), np.int64, int(lens.sum())), lens
+    return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
+
+# %% ../nbs/00_text.ipynb #85613fa5
 def _unique_inverse(key:np.ndarray) -> tuple[np.ndarray, int]:
     "Dense ids of the values of `key` (equal values, equal ids) and their number; `np.unique` without its overhead."
     order = np.argsort(key)
@@ -197,9 +232,9 @@ def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
                   orders:int=4, # count orders 1..orders
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Clipped matches `m[i, n-1]` against the max over segment i's references, and hypothesis n-gram totals `t[i, n-1]`."
-    vocab, ctr = {}, count()
-    hid, hlen = _ids(hyp_toks, vocab, ctr)
-    rid, rlen = _ids([r for rs in ref_toks for r in rs], vocab, ctr)
+    vocab = Vocab()
+    hid, hlen = vocab.encode(hyp_toks)
+    rid, rlen = vocab.encode([r for rs in ref_toks for r in rs])
     return ngram_overlap_ids(hid, hlen, rid, rlen, np.fromiter(map(len, ref_toks), np.int64, len(hyp_toks)), orders)
 
 # %% ../nbs/00_text.ipynb #99850ab3
@@ -252,19 +287,42 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
                 references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
                 metric:str='metric', # the metric's name, for error messages
+                name:str='hypotheses', # what the caller calls the first argument ('predictions' in the `Metric` API)
                ) -> tuple[list[str], list[list[str]]]:
     "Validate hypothesis/reference pairs; return `(hyps, refs)` with `refs[i]` a list of strings."
     single = isinstance(hypotheses, str)
-    hyps = as_texts(hypotheses, 'hypotheses', metric)
+    hyps = as_texts(hypotheses, name, metric)
     if single: references = [references]       # the references of the one hypothesis
     elif isinstance(references, str):
-        raise TypeError(f"{metric}: references is a single str but hypotheses is a sequence; "
+        raise TypeError(f"{metric}: references is a single str but {name} is a sequence; "
                         "give one reference (or list of references) per hypothesis")
     if references is None or not isinstance(references, Iterable) or isinstance(references, (bytes, dict)):
         raise TypeError(f"{metric}: references must be a sequence, got {type(references).__name__}")
     references = list(references)
     if len(references) != len(hyps):
-        raise ValueError(f"{metric}: got {len(hyps)} hypotheses but {len(references)} references; "
-                         "they must be the same length (one entry of references per hypothesis)")
+        raise ValueError(f"{metric}: got {len(hyps)} {name} but {len(references)} references; "
+                         f"they must be the same length (one entry of references per item of {name})")
     refs = [as_texts(r, f"references[{i}]", metric) or [''] for i, r in enumerate(references)]
     return hyps, refs
+
+# %% ../nbs/00_text.ipynb #dc21a50d
+def as_array(x, # a list, an array or a tensor (torch tensors are detached and moved to the CPU)
+             name:str, # the argument's name, for error messages
+             metric:str, # the metric's name, for error messages
+             numeric:bool=True, # require numbers (bool, int or float)
+            ) -> np.ndarray:
+    "A NumPy array from a list, an array or a tensor."
+    if hasattr(x, 'detach') and hasattr(x, 'cpu'): x = x.detach().cpu().numpy()
+    try: a = np.asarray(x)
+    except (ValueError, TypeError) as e: raise ValueError(f"{metric}: {name} is not a rectangular array of numbers ({e})") from None
+    if numeric and (a.dtype == object or a.dtype.kind not in 'biuf'):
+        raise TypeError(f"{metric}: {name} must hold numbers, got dtype {a.dtype}")
+    return a
+
+def check_base(base, # a logarithm base
+               metric:str, # the metric's name, for error messages
+              ) -> float:
+    "`base` if it is a real number > 1 (2 for bits, e for nats), else a `ValueError`."
+    if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)) or not base > 1 or base == float('inf'):
+        raise ValueError(f"{metric}: base must be a finite number > 1, got {base!r}")
+    return float(base)
