@@ -197,6 +197,15 @@ def _stats_template(self:Metric) -> dict:
     return self._stats([], [] if 'references' in self.inputs else None,
                        **{k: [] for k in self.inputs if k not in ('predictions', 'references')})
 
+# %% ../nbs/00b_core.ipynb #c01ceaf8
+@patch
+def _per_item(self:Metric, items:dict) -> dict: raise NotImplementedError(f"{self.name}: has no per-item values")
+
+@patch
+def per_item(self:Metric) -> dict:
+    "Each item's own values, by key (needs keep_items=True)."
+    return self._per_item(self.item_stats())
+
 # %% ../nbs/00b_core.ipynb #1024210f
 @patch
 def _check_same(self:Metric, other, what:str='merge'):
