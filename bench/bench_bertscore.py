@@ -17,8 +17,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0]); ap.add_argument('--repeats', type=int, default=3)
     a = ap.parse_args()
     from bert_score import BERTScorer
-    from cah_metrics.bertscore import BERTScore, _default_model_path
-    from cah_metrics.humor import default_pack, fill_prompt
+    from cah_metrics.bertscore import BERTScore
+    from cah_metrics.embeddings import model_path
+    from cah_metrics.corpora import default_pack
+    from cah_metrics.humor import fill_prompt
     pk, rng = default_pack(), random.Random(0)
     prompts = [p['template'] for p in pk.prompts if p['slots'] == 1]
     def f(t): return fill_prompt(t, rng.choice(pk.answers)['text'])
@@ -26,7 +28,7 @@ def main():
     cands, refs = list(cands), list(refs)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        theirs = BERTScorer(model_type=_default_model_path(), num_layers=6, lang='en')
+        theirs = BERTScorer(model_type=model_path(), num_layers=6, lang='en')
         ours = BERTScore(progress=False, compat='bert-score')
         theirs.score(cands[:8], refs[:8]); ours.score(cands[:8], refs[:8])      # warm up both
         t_theirs, (P, R, F) = timed(lambda: theirs.score(cands, refs), a.repeats)

@@ -17,10 +17,11 @@ from _common import make_texts, timed, peak_mib
 
 def main():
     from nltk.translate.bleu_score import sentence_bleu
-    from cah_metrics.diversity import self_bleu, semantic_diversity, vendi_score, _treebank
+    from cah_metrics.diversity import self_bleu, semantic_diversity, vendi_score
+    from cah_metrics.text import get_tokenizer
     texts = make_texts(100_000)
     small = texts[:500]
-    toks = [_treebank().tokenize(t.lower()) for t in small]
+    toks = get_tokenizer("treebank", lowercase=True).batch(small)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         t0 = time.perf_counter()

@@ -10,7 +10,8 @@ import sys, time
 import numpy as np
 
 def main():
-    from cah_metrics.humor import HumorEvaluator, default_pack
+    from cah_metrics.corpora import default_pack
+    from cah_metrics.humor import HumorEvaluator
     pack = default_pack()
     answers, prompts = [a['text'] for a in pack.answers], [p['text'] for p in pack.prompts]
     profile = ["Old-people smell.", "A sausage festival."]

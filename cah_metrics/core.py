@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from . import __version__
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'Signature', 'Score', 'Metric', 'register', 'load', 'MetricInfo', 'list_metrics']
+__all__ = ['STATE_FORMAT', 'Signature', 'Score', 'Metric', 'register', 'load', 'metric_class', 'MetricInfo', 'list_metrics']
 
 # %% ../nbs/00b_core.ipynb #b05ef074
 def _sig_value(v) -> str:
@@ -296,10 +296,14 @@ def load(name:str, # a registry name, see `list_metrics()`
          **options, # the metric's options
         ) -> Metric:
     "A new metric by its registry name."
+    cls, defaults = metric_class(name)
+    return cls(**{**defaults, **options})
+
+def metric_class(name:str) -> tuple[type, dict]:
+    "The class a registry name stands for, and the options the name fixes."
     if name not in _REGISTRY: _import_metrics()
     if name not in _REGISTRY: raise ValueError(f"unknown metric {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
-    cls, defaults = _REGISTRY[name]
-    return cls(**{**defaults, **options})
+    return _REGISTRY[name]
 
 class MetricInfo(NamedTuple):
     "What `list_metrics` says of one metric."

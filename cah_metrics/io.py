@@ -7,10 +7,13 @@ Docs: https://cah-metrics.github.io/cah_metrics/io.html.md"""
 # %% ../nbs/00a_io.ipynb #a8a1166a
 from __future__ import annotations
 import json, os, tempfile
+from collections.abc import Sequence
+from importlib.resources import files
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'read_sources', 'atomic_write_bytes', 'atomic_write_text']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'read_sources', 'read_dataset', 'bundled_example',
+           'atomic_write_bytes', 'atomic_write_text']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -91,6 +94,39 @@ def read_sources(path:str|Path, fmt:str='auto') -> tuple[list, list[str|None]]:
         except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
         ids.append(v.get('id') if isinstance(v, dict) else None); out.append(_source(v, path, i))
     return ids, out
+
+# %% ../nbs/00a_io.ipynb #4b4f8904
+def _align(path, ids, items, pids, what):
+    "Reorder `items` (read from `path` with `ids`) to the predictions' ids, when every line of both has an id."
+    if len(items) != len(pids): raise InputError(path, None, f"has {len(items)} {what} but the predictions have {len(pids)}")
+    if not all(i is not None for i in pids + ids): return items
+    where = {k: j for j, k in enumerate(ids)}
+    missing = [k for k in pids if k not in where]
+    if missing: raise InputError(path, None, f"no {what[:-1]} with id {missing[0]!r}")
+    return [items[where[k]] for k in pids]
+
+# %% ../nbs/00a_io.ipynb #b865b450
+def read_dataset(predictions:str|Path, # the predictions file
+                 references:Sequence[str|Path], # one or more references files (their references are pooled per item)
+                 sources:str|Path|None=None, # source conversations; default: the fields of the first references file
+                 fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
+                ) -> tuple[list[str], list[list[str]], list|None, list]:
+    "`(predictions, references, sources, ids)` read from files, paired by id when ids are present (sources None if none)."
+    pids, preds = read_items(predictions, 'predictions', fmt)
+    refs = [[] for _ in preds]
+    for rf in references:
+        rids, rtexts = read_items(rf, 'references', fmt)
+        for r, t in zip(refs, _align(rf, rids, rtexts, pids, 'references')): r.extend(t)
+    spath = sources or references[0]
+    sids, srcs = read_sources(spath, fmt)
+    if sources is None and all(s is None for s in srcs): srcs = None
+    else: srcs = _align(spath, sids, srcs, pids, 'sources')
+    return [p[0] for p in preds], refs, srcs, pids
+
+def bundled_example() -> tuple[Path, Path]:
+    "The paths of the example predictions and references shipped in the package."
+    d = files('cah_metrics') / 'data'
+    return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
 
 # %% ../nbs/00a_io.ipynb #40a9ed2e
 def _umask() -> int:
