@@ -28,6 +28,7 @@ def _sig_value(v) -> str:
     if isinstance(v, (list, tuple)): return ','.join(map(_sig_value, v))
     return str(v).replace('|', '/')
 
+# %% ../nbs/00b_core.ipynb #e905b749
 class Signature(str):
     "`metric|key:value|...|version:V`: every option that changes a metric's number, in one format for all metrics."
     def __new__(cls, metric:str, # the metric's registry name
@@ -42,7 +43,8 @@ class Signature(str):
 
 # %% ../nbs/00b_core.ipynb #50fdb400
 @patch(cls_method=True)
-def parse(cls:Signature, text:str) -> Signature:
+def parse(cls:Signature, text:str, # a signature's text
+         ) -> Signature:
     "The `Signature` whose text is `text`."
     parts = str(text).split('|')
     if len(parts) < 2 or not parts[-1].startswith('version:') or any(':' not in p for p in parts[1:]):
@@ -51,7 +53,8 @@ def parse(cls:Signature, text:str) -> Signature:
     return cls(parts[0], opts, parts[-1][len('version:'):])
 
 @patch
-def diff(self:Signature, other:Signature) -> list[str]:
+def diff(self:Signature, other:Signature, # another signature (or its text)
+        ) -> list[str]:
     "The option names (and 'metric' or 'version') whose values differ between two signatures."
     other = other if isinstance(other, Signature) else Signature.parse(other)
     out = ['metric'] if self.metric != other.metric else []
@@ -81,11 +84,15 @@ class Score(Mapping):
     def __getitem__(self, k): return self._values[k]
     def __iter__(self): return iter(self._values)
     def __len__(self): return len(self._values)
-    @property
-    def value(self) -> float: return float(self._values[self.main])
-    def __float__(self): return self.value
 
 # %% ../nbs/00b_core.ipynb #1192054e
+@patch(as_prop=True)
+def value(self:Score) -> float: return float(self._values[self.main])
+
+@patch
+def __float__(self:Score) -> float: return self.value
+
+# %% ../nbs/00b_core.ipynb #ab9d6325
 @patch
 def to_dict(self:Score) -> dict:
     "The values, signature, count and interval as plain JSON types."
@@ -95,6 +102,7 @@ def to_dict(self:Score) -> dict:
     if self.ci is not None: d.update(ci=[float(x) for x in self.ci], confidence=self.confidence)
     return d
 
+# %% ../nbs/00b_core.ipynb #8d70d05e
 @patch
 def __repr__(self:Score) -> str:
     ci = '' if self.ci is None else f" [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
@@ -143,12 +151,14 @@ def signature(self:Metric) -> Signature:
     "The signature of the scores this metric computes."
     return Signature(self.name, self._options())
 
+# %% ../nbs/00b_core.ipynb #80332b98
 @patch
 def reset(self:Metric) -> Metric:
     "Forget all statistics."
     self.state, self._items = self._zero(), []
     return self
 
+# %% ../nbs/00b_core.ipynb #3949090d
 @patch
 def _reduce(self:Metric, stats:dict) -> dict:
     "Per-item statistics -> a state to add: arrays summed over items, lists kept, `n` counted."
@@ -176,7 +186,10 @@ def update(self:Metric, predictions, # the batch's predictions (hypotheses, cand
     return self
 
 @patch
-def compute(self:Metric, predictions=None, references=None, **inputs) -> Score:
+def compute(self:Metric, predictions=None, # a last batch to add first (optional)
+            references=None, # its references, for metrics that take them
+            **inputs, # its other inputs
+           ) -> Score:
     "The score of everything added so far; with inputs, add them first."
     if predictions is not None: self.update(predictions, references, **inputs)
     elif references is not None or inputs: raise TypeError(f"{self.name}: compute got inputs but no predictions")
@@ -217,8 +230,10 @@ def _check_same(self:Metric, other, what:str='merge'):
                          ', '.join(f"{k!r} differ{'s' if len(d) == 1 else ''} ({a.options.get(k)} vs {b.options.get(k)})" for k in d))
     if self.keep_items != other.keep_items: raise ValueError(f"{self.name}: cannot {what}: option 'keep_items' differs ({self.keep_items} vs {other.keep_items})")
 
+# %% ../nbs/00b_core.ipynb #e07e234e
 @patch
-def merge(self:Metric, other:Metric) -> Metric:
+def merge(self:Metric, other:Metric, # a metric of the same class with the same options
+         ) -> Metric:
     "Add the statistics of another metric with the same options (a shard); returns self."
     self._check_same(other)
     self.state = _add(self.state, other.state)
@@ -241,6 +256,7 @@ def _enc(v):
     if isinstance(v, list): return [_enc(x) for x in v]
     return v
 
+# %% ../nbs/00b_core.ipynb #358069bb
 def _dec(v):
     "The inverse of `_enc`."
     if isinstance(v, list): return [_dec(x) for x in v]
@@ -261,8 +277,10 @@ def state_dict(self:Metric) -> dict:
             'options': str(Signature(self.name, self._options())), 'state': _enc(self.state),
             'items': _enc(self.item_stats()) if self.keep_items else None}
 
+# %% ../nbs/00b_core.ipynb #974ab976
 @patch
-def load_state_dict(self:Metric, d:Mapping) -> Metric:
+def load_state_dict(self:Metric, d:Mapping, # what `state_dict` returned (or its JSON, loaded)
+                   ) -> Metric:
     "Replace the state with one saved by `state_dict` from a metric with the same options."
     if not isinstance(d, Mapping) or d.get('format') != STATE_FORMAT:
         raise ValueError(f"{self.name}: not a saved metric state (expected format {STATE_FORMAT!r})")
@@ -299,12 +317,14 @@ def load(name:str, # a registry name, see `list_metrics()`
     cls, defaults = metric_class(name)
     return cls(**{**defaults, **options})
 
-def metric_class(name:str) -> tuple[type, dict]:
+def metric_class(name:str, # a registry name
+                ) -> tuple[type, dict]:
     "The class a registry name stands for, and the options the name fixes."
     if name not in _REGISTRY: _import_metrics()
     if name not in _REGISTRY: raise ValueError(f"unknown metric {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]
 
+# %% ../nbs/00b_core.ipynb #47df30e3
 class MetricInfo(NamedTuple):
     "What `list_metrics` says of one metric."
     name: str
