@@ -84,7 +84,8 @@ def _metric_options(opts) -> dict:
     return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
             'bertscore': {'model': opts.bert_model, 'idf': opts.idf}, 'code_mixing_coverage': {'detector': opts.detector}}
 
-def score(opts) -> dict:
+def score(opts, # parsed `score` options
+         ) -> dict:
     "The report for parsed `score` options (and the per-example file, when asked)."
     from cah_metrics.evaluate import score_dataset
     if opts.predictions is None and not opts.references: opts.predictions, rp = bundled_example(); opts.references = [rp]
@@ -98,7 +99,8 @@ def score(opts) -> dict:
     return report
 
 # %% ../nbs/90_cli.ipynb #acc1bae3
-def humor(opts) -> int:
+def humor(opts, # parsed `humor` options
+         ) -> int:
     "Run the main job for parsed `humor` options."
     from cah_metrics.corpora import load_cards
     from cah_metrics.evaluate import rank_answers, humor_summary, write_humor_outputs
@@ -112,7 +114,8 @@ def humor(opts) -> int:
     return 0
 
 # %% ../nbs/90_cli.ipynb #f35e3c84
-def main(argv:list[str]|None=None) -> int:
+def main(argv:list[str]|None=None, # the arguments (default: the command line's)
+        ) -> int:
     "Entry point of `cah-metrics`; returns the exit status."
     opts = _parser().parse_args(argv)
     try:

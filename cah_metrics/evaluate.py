@@ -129,7 +129,8 @@ def humor_summary(df, # the table from `rank_answers`
     return '\n'.join(lines)
 
 # %% ../nbs/85_evaluate.ipynb #95e40208
-def humor_chart(df) -> bytes:
+def humor_chart(df, # the table from `rank_answers`
+               ) -> bytes:
     "A PNG box plot of each metric over all pairs."
     import matplotlib; matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -140,6 +141,7 @@ def humor_chart(df) -> bytes:
     fig.tight_layout(); buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
     return buf.getvalue()
 
+# %% ../nbs/85_evaluate.ipynb #d4caab53
 def write_humor_outputs(df, # the table from `rank_answers`
                         out:str|Path, # the folder
                        ) -> list[Path]:

@@ -24,6 +24,7 @@ class InputError(ValueError):
 
 PRED_FIELDS, REF_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text'), ('references', 'reference', 'summary', 'text')
 
+# %% ../nbs/00a_io.ipynb #f798adbd
 def _decode(path:Path) -> list[str]:
     data = path.read_bytes()
     try: text = data.decode('utf-8')
@@ -81,7 +82,10 @@ def _source(v, path, i):
         return ' '.join(parts)
     return v['source'] if isinstance(v.get('source'), str) else None
 
-def read_sources(path:str|Path, fmt:str='auto') -> tuple[list, list[str|None]]:
+# %% ../nbs/00a_io.ipynb #ad196a4c
+def read_sources(path:str|Path, # the file to read
+                 fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
+                ) -> tuple[list, list[str|None]]:
     "`(ids, sources)`: the source conversation of each line (None where a JSON Lines object has none)."
     path = Path(path)
     if not path.is_file(): raise InputError(path, None, "no such file")
@@ -123,6 +127,7 @@ def read_dataset(predictions:str|Path, # the predictions file
     else: srcs = _align(spath, sids, srcs, pids, 'sources')
     return [p[0] for p in preds], refs, srcs, pids
 
+# %% ../nbs/00a_io.ipynb #5742efeb
 def bundled_example() -> tuple[Path, Path]:
     "The paths of the example predictions and references shipped in the package."
     d = files('cah_metrics') / 'data'

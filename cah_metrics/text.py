@@ -78,6 +78,7 @@ _13A_RULES = (
 )
 _13A_ENTITIES = (('&quot;', '"'), ('&amp;', '&'), ('&lt;', '<'), ('&gt;', '>'))
 
+# %% ../nbs/00_text.ipynb #e8787bd7
 @lru_cache(maxsize=2**16)
 def _tok13a(line:str) -> tuple[str, ...]:
     line = line.replace('<skipped>', '').replace('-\n', '').replace('\n', ' ')
@@ -87,6 +88,7 @@ def _tok13a(line:str) -> tuple[str, ...]:
     for pat, rep in _13A_RULES: line = pat.sub(rep, line)
     return tuple(line.split())
 
+# %% ../nbs/00_text.ipynb #4033e555
 class Tokenizer13a(Tokenizer):
     "The `mteval-v13a` tokenizer (sacrebleu's default for BLEU)."
     name, version = '13a', '1'
@@ -128,6 +130,7 @@ class TreebankTokenizer(Tokenizer):
     name, version = 'treebank', '1'
     def tokenize(self, text:str) -> list[str]: return _treebank().tokenize(text)
 
+# %% ../nbs/00_text.ipynb #8d0784e1
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
               'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a, 'rouge-score': RougeScoreTokenizer,
               'design': DesignTokenizer, 'treebank': TreebankTokenizer}
@@ -171,7 +174,8 @@ class Vocab(dict):
 
 # %% ../nbs/00_text.ipynb #b6f814eb
 @patch
-def encode(self:Vocab, token_lists:Iterable[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+def encode(self:Vocab, token_lists:Iterable[Sequence], # lists of tokens
+          ) -> tuple[np.ndarray, np.ndarray]:
     "The ids of all tokens of all lists, concatenated, and the length of each list."
     token_lists = token_lists if isinstance(token_lists, list) else list(token_lists)
     lens = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
@@ -189,6 +193,7 @@ def _unique_inverse(key:np.ndarray) -> tuple[np.ndarray, int]:
     code = np.empty(len(key), np.int64); code[order] = np.cumsum(new) - 1
     return code, int(new.sum())
 
+# %% ../nbs/00_text.ipynb #3579890a
 def _count_orders(m, t, tok, seg, src, left, R):
     "Fill matches `m` and totals `t` (segments x orders), order by order (see the steps above)."
     (N, orders), V = m.shape, int(tok.max(initial=0)) + 1
@@ -206,7 +211,7 @@ def _count_orders(m, t, tok, seg, src, left, R):
         m[:, n - 1] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
         t[:, n - 1] = np.bincount(seg[hyp], minlength=N)
 
-# %% ../nbs/00_text.ipynb #b1200ff5
+# %% ../nbs/00_text.ipynb #58c7e939
 def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
                       hlen:np.ndarray, # the length of each hypothesis
                       rid:np.ndarray, # all references' token ids, concatenated (segment by segment)
@@ -227,6 +232,7 @@ def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
     _count_orders(m, t, tok, row_seg[row], row_src[row], left, int(nref.max(initial=0)))
     return m, t
 
+# %% ../nbs/00_text.ipynb #36f83160
 def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
                   ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its references
                   orders:int=4, # count orders 1..orders
@@ -244,7 +250,8 @@ def _porter():
     return PorterStemmer()
 
 @lru_cache(maxsize=2**18)
-def porter_stem(word:str) -> str:
+def porter_stem(word:str, # one word
+               ) -> str:
     "nltk's Porter stem of `word` (cached)."
     return _porter().stem(word)
 
