@@ -15,12 +15,13 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
+from .core import Metric, Score, Signature, register
 from .text import Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
-           'BLEUStats', 'bleu_stats_array', 'smoothed_log_mean', 'BLEUScore', 'bleu_weights', 'BLEU', 'stats_from_rows',
-           'corpus_bleu', 'sentence_bleu']
+           'BLEUStats', 'bleu_stats_array', 'smoothed_log_mean', 'bleu_from_stats', 'BLEUScore', 'bleu_weights', 'BLEU',
+           'stats_from_rows', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -166,7 +167,12 @@ def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> fl
         terms = [(wi, pi) for wi, pi in terms if pi > 0]              # nltk's rule for Chen & Cherry
     return math.fsum(wi * math.log(pi) for wi, pi in terms) * sum(w) / sum(w[:used])
 
-def smoothed_log_mean(stats:BLEUStats, w:list[float], smooth:str, value, eff:bool) -> tuple[list[float], float]:
+def smoothed_log_mean(stats:BLEUStats, # summed statistics
+                      w:list[float], # the weight of each n-gram order
+                      smooth:str, # a key of `SMOOTHING`
+                      value, # the method's constant (see `SMOOTHING`), or None
+                      eff:bool, # effective order: use only the orders the hypotheses have
+                     ) -> tuple[list[float], float]:
     "Smoothed precisions and the weighted sum of their logs (-inf when BLEU is 0)."
     N = len(w)
     m, t = list(stats.matches[:N]), list(stats.totals[:N])
@@ -184,25 +190,44 @@ def smoothed_log_mean(stats:BLEUStats, w:list[float], smooth:str, value, eff:boo
     return p + [0.0] * (N - used), _weighted_log(w, p, used, skip_zeros=smooth != 'method0')
 
 # %% ../nbs/01_bleu.ipynb #fda651fd
-@dataclass(frozen=True)
-class BLEUScore:
+def bleu_from_stats(stats:BLEUStats, # summed statistics (one segment's, or a corpus's)
+                    weights:Sequence[float], # the weight of each n-gram order (see `bleu_weights`)
+                    smooth:str='exp', # a key of `SMOOTHING`
+                    smooth_value:float|None=None, # the method's constant; None: its default in `SMOOTHING`
+                    effective_order:bool=False, # use only the orders the hypotheses have
+                   ) -> tuple[float, tuple[float, ...], float]:
+    "BLEU of summed statistics: `(score, precisions, brevity_penalty)`, score in [0, 1]."
+    if smooth_value is None: smooth_value = SMOOTHING.get(smooth)
+    prec, lm = smoothed_log_mean(stats, list(weights), smooth, smooth_value, effective_order)
+    bp = brevity_penalty(stats.hyp_len, stats.ref_len)
+    return (0.0 if lm == -math.inf else bp * math.exp(lm)), tuple(prec), bp
+
+# %% ../nbs/01_bleu.ipynb #6a06b241
+class BLEUScore(Score):
     "A BLEU score in [0, 1], with its precisions, brevity penalty, lengths, statistics and signature."
-    score: float
-    precisions: tuple[float, ...]
-    bp: float
-    hyp_len: int
-    ref_len: int
-    stats: BLEUStats
-    signature: str
-    def __float__(self): return float(self.score)
+    def __init__(self, score:float, # BLEU in [0, 1]
+                 precisions:Sequence[float], # the (smoothed) precision of each order
+                 bp:float, # the brevity penalty
+                 hyp_len:int, # the hypotheses' length c
+                 ref_len:int, # the closest references' length r
+                 stats:BLEUStats, # the summed statistics
+                 signature:str, # the signature of the options
+                 n:int|None=None, # the number of segments
+                ):
+        self.score, self.precisions, self.bp, self.hyp_len, self.ref_len, self.stats = score, tuple(precisions), bp, hyp_len, ref_len, stats
+        super().__init__({'bleu': score, 'precisions': list(self.precisions), 'brevity_penalty': bp,
+                          'length_ratio': hyp_len / ref_len if ref_len else 0.0, 'translation_length': hyp_len,
+                          'reference_length': ref_len}, signature, n=n)
     def __repr__(self):
         p = '/'.join(f"{100 * x:.1f}" for x in self.precisions)
-        ratio = self.hyp_len / self.ref_len if self.ref_len else 0.0
-        return (f"BLEU = {100 * self.score:.2f} {p} (BP = {self.bp:.3f} ratio = {ratio:.3f} "
+        return (f"BLEU = {100 * self.score:.2f} {p} (BP = {self.bp:.3f} ratio = {self['length_ratio']:.3f} "
                 f"hyp_len = {self.hyp_len} ref_len = {self.ref_len}) | {self.signature}")
 
-# %% ../nbs/01_bleu.ipynb #5e0ab81f
-def bleu_weights(max_n, weights) -> list[float]:
+# %% ../nbs/01_bleu.ipynb #a72a80b5
+def bleu_weights(max_n:int, # highest n-gram order (uniform weights 1/max_n), used when `weights` is None
+                 weights:Sequence[float]|None, # custom weights, one per order
+                ) -> list[float]:
+    "The weight of each n-gram order, checked."
     if weights is None:
         if not isinstance(max_n, int) or max_n < 1: raise ValueError(f"BLEU: max_n must be an int >= 1, got {max_n!r}")
         return [1 / max_n] * max_n
@@ -216,108 +241,133 @@ def _check_smooth(smooth, value):
         raise ValueError(f"BLEU: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
     return SMOOTHING[smooth] if value is None else value
 
-# %% ../nbs/01_bleu.ipynb #6a06b241
-class BLEU:
-    "BLEU with fixed options: `update` with batches, `compute` the corpus score, `merge` shards, `reset`."
+# %% ../nbs/01_bleu.ipynb #7501ddec
+@register()
+class BLEU(Metric):
+    "Corpus BLEU with fixed options over summed per-segment statistics."
+    name, summary = 'bleu', 'corpus BLEU (Papineni et al. 2002): clipped n-gram precision and a brevity penalty, as sacrebleu'
+    inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
+    keys = ('bleu', 'precisions', 'brevity_penalty', 'length_ratio', 'translation_length', 'reference_length')
+    signature_keys = ('nrefs', 'n', 'w', 'tok', 'case', 'norm', 'smooth', 'eff', 'compat')
     def __init__(self, max_n:int=4, # highest n-gram order (uniform weights 1/max_n)
                  weights:Sequence[float]|None=None, # custom weights per order; overrides max_n
                  smooth:str='exp', # a key of `SMOOTHING`
                  smooth_value:float|None=None, # the method's constant (epsilon, k, K or alpha); None: its default
                  tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
-                 lowercase:bool=False, # lowercase before tokenizing
+                 lowercase:bool=False, # lowercase before tokenizing (used with a tokenizer name)
                  effective_order:bool=False, # use only the orders the hypotheses have (sacrebleu's sentence BLEU)
                  compat:str|None=None, # 'nltk': count nltk's phantom n-grams (see below)
+                 keep_items:bool=False, # also keep the per-segment rows (`item_stats`, `per_item`)
                 ):
         self.weights = bleu_weights(max_n, weights)
         self.smooth, self.smooth_value = smooth, _check_smooth(smooth, smooth_value)
         self.tokenizer = get_tokenizer(tokenizer, lowercase, metric='BLEU')
         if compat not in (None, 'nltk'): raise ValueError(f"BLEU: compat must be None or 'nltk', got {compat!r}")
-        self.effective_order, self.compat = effective_order, compat
+        self.effective_order, self.compat = bool(effective_order), compat
         self.orders = len(self.weights) + (smooth in ('method5', 'method7'))  # 5 and 7 look one order further
-        self.reset()
+        super().__init__(keep_items)
 
-    def __repr__(self): return f"BLEU({self.signature()})"
-    def reset(self):
-        "Forget all statistics."
-        self.stats, self.nrefs = BLEUStats.zero(self.orders), set()
-        return self
+# %% ../nbs/01_bleu.ipynb #26886dd0
+@patch
+def _options(self:BLEU) -> dict:
+    w = self.weights
+    uniform = all(abs(x - w[0]) < 1e-12 for x in w)
+    return {'n': len(w), 'w': 'uniform' if uniform else w, **self.tokenizer.signature_options(),
+            'smooth': self.smooth + ('' if self.smooth_value is None else f"({self.smooth_value:g})"),
+            'eff': self.effective_order, 'compat': self.compat}
 
-# %% ../nbs/01_bleu.ipynb #a72a80b5
+@patch
+def _zero(self:BLEU) -> dict: return {'n': 0, 'stats': np.zeros(2 + 2 * self.orders, np.int64), 'nrefs': Counter()}
+
+# %% ../nbs/01_bleu.ipynb #ec3676f5
+@patch
+def _pair_stats(self:BLEU, hyps:list[str], refs:list[list[str]]) -> dict:
+    "Per-segment rows and numbers of references of validated hypotheses and references."
+    tok = self.tokenizer
+    it = iter(tok.batch([r for rs in refs for r in rs]))
+    rows = bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
+    if self.compat == 'nltk': np.maximum(rows[:, 2 + self.orders:], 1, out=rows[:, 2 + self.orders:])
+    return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, len(refs))}
+
+@patch
+def _stats(self:BLEU, predictions, references=None) -> dict:
+    return self._pair_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
+
 @patch
 def segment_stats(self:BLEU, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
                   references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
                  ) -> np.ndarray:
     "Per-segment statistics, an int64 array of rows `[c, r, m_1.., t_1..]`; they sum to the corpus statistics."
-    hyps, refs = check_pairs(hypotheses, references, metric='BLEU')
-    tok = self.tokenizer
-    flat = tok.batch([r for rs in refs for r in rs])
-    it = iter(flat)
-    rows = bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
-    if self.compat == 'nltk': np.maximum(rows[:, 2 + self.orders:], 1, out=rows[:, 2 + self.orders:])
-    self.nrefs.update(map(len, refs))
-    return rows
+    return self._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))['stats']
 
-# %% ../nbs/01_bleu.ipynb #95b38bb6
-def stats_from_rows(rows:np.ndarray, # per-segment rows from `BLEU.segment_stats`
+# %% ../nbs/01_bleu.ipynb #a76440c8
+@patch
+def _reduce(self:BLEU, stats:dict) -> dict:
+    k, c = np.unique(stats['nrefs'], return_counts=True)
+    return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
+            'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
+
+def stats_from_rows(rows:np.ndarray, # per-segment rows from `BLEU.segment_stats` (or their sum, one row)
                    ) -> BLEUStats:
     "Sum per-segment rows into one `BLEUStats`."
+    rows = np.asarray(rows).reshape(-1, np.shape(rows)[-1])
     k = (rows.shape[1] - 2) // 2
     s = rows.sum(axis=0, dtype=np.int64).tolist()
     return BLEUStats(s[0], s[1], tuple(s[2:2 + k]), tuple(s[2 + k:]))
 
+BLEU.stats = property(lambda self: stats_from_rows(self.state['stats']), doc="The running statistics, a `BLEUStats`.")
+BLEU.nrefs = property(lambda self: {int(k) for k in self.state['nrefs']}, doc="The numbers of references per segment seen so far.")
+
+# %% ../nbs/01_bleu.ipynb #73767b12
 @patch
-def update(self:BLEU, hypotheses, references):
-    "Add a batch of segments to the running statistics."
-    self.stats = self.stats + stats_from_rows(self.segment_stats(hypotheses, references))
-    return self
+def _signature(self:BLEU, state:dict) -> Signature:
+    "The signature of the scores of `state`: `nrefs` from its reference counts, then the options."
+    nrefs = state['nrefs']
+    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self._options()})
 
 @patch
-def merge(self:BLEU, other:BLEU):
-    "Add the statistics of another `BLEU` with the same options (a shard)."
-    if other.signature_options() != self.signature_options():
-        raise ValueError(f"BLEU: cannot merge different options: {self.signature_options()} vs {other.signature_options()}")
-    self.stats, self.nrefs = self.stats + other.stats, self.nrefs | other.nrefs
-    return self
+def signature(self:BLEU) -> Signature:
+    "The signature of the scores this metric computes."
+    return self._signature(self.state)
 
-# %% ../nbs/01_bleu.ipynb #7501ddec
 @patch
 def signature_options(self:BLEU) -> str:
-    w = self.weights
-    uniform = all(abs(x - w[0]) < 1e-12 for x in w)
-    parts = [f"n:{len(w)}", "w:uniform" if uniform else "w:" + ",".join(f"{x:g}" for x in w),
-             f"tok:{self.tokenizer.signature}", f"case:{'lc' if self.tokenizer.lowercase else 'mixed'}",
-             f"smooth:{self.smooth}" + ("" if self.smooth_value is None else f"({self.smooth_value:g})"),
-             f"eff:{'yes' if self.effective_order else 'no'}", f"compat:{self.compat or 'none'}"]
-    return "|".join(parts)
+    "The options part of the signature (without `nrefs` and the version)."
+    return '|'.join(f"{k}:{v}" for k, v in Signature(self.name, self._options()).options.items())
+
+# %% ../nbs/01_bleu.ipynb #a634fbb9
+@patch
+def _score(self:BLEU, state:dict) -> BLEUScore:
+    stats = stats_from_rows(state['stats'])
+    return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self._signature(state), n=state['n'])
 
 @patch
-def signature(self:BLEU) -> str:
-    "The signature of the scores this object computes."
-    nrefs = self.nrefs
-    n = 'var' if len(nrefs) > 1 else (str(next(iter(nrefs))) if nrefs else '?')
-    return f"nrefs:{n}|{self.signature_options()}|version:{__version__}"
+def _bleu(self:BLEU, stats:BLEUStats) -> tuple:
+    return bleu_from_stats(stats, self.weights, self.smooth, self.smooth_value, self.effective_order)
 
-# %% ../nbs/01_bleu.ipynb #26886dd0
 @patch
 def score_stats(self:BLEU, stats:BLEUStats) -> BLEUScore:
     "The score of (summed) statistics under this object's options; `stats` is not changed."
-    prec, lm = smoothed_log_mean(stats, self.weights, self.smooth, self.smooth_value, self.effective_order)
-    bp = brevity_penalty(stats.hyp_len, stats.ref_len)
-    score = 0.0 if lm == -math.inf else bp * math.exp(lm)
-    return BLEUScore(score, tuple(prec), bp, stats.hyp_len, stats.ref_len, stats, self.signature())
+    return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self.signature())
+
+# %% ../nbs/01_bleu.ipynb #a401cdd0
+def _row_stats(rows:np.ndarray) -> list[BLEUStats]:
+    "One `BLEUStats` per row of per-segment statistics."
+    k = (rows.shape[1] - 2) // 2
+    return [BLEUStats(r[0], r[1], tuple(r[2:2 + k]), tuple(r[2 + k:])) for r in rows.tolist()]
 
 @patch
-def compute(self:BLEU) -> BLEUScore:
-    "The corpus score of everything added so far."
-    return self.score_stats(self.stats)
+def _per_item(self:BLEU, items:dict) -> dict:
+    return {'bleu': [self._bleu(s)[0] for s in _row_stats(items['stats'])]}
 
-# %% ../nbs/01_bleu.ipynb #ec3676f5
+# %% ../nbs/01_bleu.ipynb #ad09e9de
 def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
                 references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
                 **kwargs, # options of `BLEU`: max_n, weights, smooth, smooth_value, tokenizer, lowercase, effective_order, compat
                ) -> BLEUScore:
     "Corpus BLEU: statistics summed over all segments, then one score."
-    return BLEU(**kwargs).update(hypotheses, references).compute()
+    m = BLEU(**kwargs)
+    return m._score(m._reduce(m._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))))
 
 def sentence_bleu(hypothesis:str, # one hypothesis
                   references:str|Sequence[str], # its reference, or a list of references
@@ -328,4 +378,44 @@ def sentence_bleu(hypothesis:str, # one hypothesis
     "BLEU of a single hypothesis."
     if not isinstance(hypothesis, str):
         raise TypeError(f"BLEU: sentence_bleu takes one hypothesis str, got {type(hypothesis).__name__}; use corpus_bleu for many")
-    return BLEU(smooth=smooth, effective_order=effective_order, **kwargs).update(hypothesis, references).compute()
+    return corpus_bleu(hypothesis, references, smooth=smooth, effective_order=effective_order, **kwargs)
+
+# %% ../nbs/01_bleu.ipynb #032bd5d8
+@register()
+class SentenceBLEU(BLEU):
+    "The mean over segments of each segment's sentence BLEU."
+    name, summary = 'sentence_bleu', 'mean sentence BLEU over segments (effective order, exp smoothing: sacrebleu sentence_bleu)'
+    keys = ('sentence_bleu',)
+    def __init__(self, max_n:int=4, # highest n-gram order (uniform weights 1/max_n)
+                 weights:Sequence[float]|None=None, # custom weights per order; overrides max_n
+                 smooth:str='exp', # a key of `SMOOTHING`
+                 smooth_value:float|None=None, # the method's constant; None: its default
+                 tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
+                 lowercase:bool=False, # lowercase before tokenizing (used with a tokenizer name)
+                 effective_order:bool=True, # use only the orders each hypothesis has
+                 compat:str|None=None, # 'nltk': count nltk's phantom n-grams
+                 keep_items:bool=False, # also keep each segment's score (`item_stats`, `per_item`)
+                ):
+        super().__init__(max_n, weights, smooth, smooth_value, tokenizer, lowercase, effective_order, compat, keep_items)
+
+# %% ../nbs/01_bleu.ipynb #0b44f5ea
+@patch
+def _zero(self:SentenceBLEU) -> dict: return {'n': 0, 'score': 0.0, 'nrefs': Counter()}
+
+@patch
+def _stats(self:SentenceBLEU, predictions, references=None) -> dict:
+    st = BLEU._stats(self, predictions, references)
+    return {'score': np.array([self._bleu(s)[0] for s in _row_stats(st['stats'])], np.float64), 'nrefs': st['nrefs']}
+
+@patch
+def _reduce(self:SentenceBLEU, stats:dict) -> dict:
+    k, c = np.unique(stats['nrefs'], return_counts=True)
+    return {'n': len(stats['score']), 'score': math.fsum(stats['score'].tolist()),
+            'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
+
+@patch
+def _score(self:SentenceBLEU, state:dict) -> Score:
+    return Score({'sentence_bleu': state['score'] / state['n'] if state['n'] else 0.0}, self._signature(state), n=state['n'])
+
+@patch
+def _per_item(self:SentenceBLEU, items:dict) -> dict: return {'sentence_bleu': items['score'].tolist()}

@@ -140,6 +140,8 @@ class Metric:
     def __init__(self, keep_items:bool=False): # also keep the per-item statistics (for the bootstrap and paired tests)
         self.keep_items = bool(keep_items)
         self.reset()
+    @classmethod
+    def keys_for(cls, options:dict) -> tuple[str, ...]: return cls.keys   # the Score's keys under these options
     def _options(self) -> dict: return {}
     def _zero(self) -> dict: return {'n': 0}
     def _stats(self, predictions, references=None, **inputs) -> dict: raise NotImplementedError
@@ -338,5 +340,5 @@ class MetricInfo(NamedTuple):
 def list_metrics() -> list[MetricInfo]:
     "Every registered metric, by name."
     _import_metrics()
-    return [MetricInfo(n, c.summary, c.inputs, c.value_range, c.higher_is_better, c.keys, c.signature_keys)
-            for n, (c, _) in sorted(_REGISTRY.items())]
+    return [MetricInfo(n, c.summary, c.inputs, c.value_range, c.higher_is_better, c.keys_for(d), c.signature_keys)
+            for n, (c, d) in sorted(_REGISTRY.items())]

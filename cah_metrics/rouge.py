@@ -7,10 +7,9 @@ Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 # %% ../nbs/01a_rouge.ipynb #12b9468e
 from __future__ import annotations
 import math, re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, count
 from math import isqrt
 from typing import NamedTuple
 
@@ -18,12 +17,13 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
-from .text import (Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids,
+from .core import Metric, Score, Signature, register
+from .text import (Tokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids,
                               stem_tokens, split_sentences)
 
 # %% auto #0
 __all__ = ['rouge_n', 'lcs_table', 'rouge_l', 'lcs_length', 'lcs_indices', 'lsum_overlap', 'RougeScore', 'prf_arrays',
-           'RougeAggregate', 'ROUGE', 'rouge_scores', 'corpus_rouge']
+           'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'rouge_scores', 'corpus_rouge']
 
 # %% ../nbs/01a_rouge.ipynb #36943fab
 def _prf(o:float, n_c:int, n_r:int) -> tuple[float, float, float]:
@@ -73,8 +73,9 @@ def lcs_length(a:Sequence, # one token sequence
               ) -> int:
     "Length of the longest common subsequence of `a` and `b` (bit-parallel, via rapidfuzz; exact)."
     from rapidfuzz.distance import LCSseq
-    vocab, ctr = {}, count()
-    return LCSseq.similarity(list(map(vocab.setdefault, a, ctr)), list(map(vocab.setdefault, b, ctr)))
+    ids, lens = Vocab().encode([a, b])
+    ids, k = ids.tolist(), int(lens[0])
+    return LCSseq.similarity(ids[:k], ids[k:])
 
 # %% ../nbs/01a_rouge.ipynb #19eb4d46
 class _Columns:
@@ -155,8 +156,13 @@ class RougeAggregate:
         return (f"P {m.precision:.4f} R {m.recall:.4f} F1 {m.fmeasure:.4f} [F1 {lo.fmeasure:.4f}, {hi.fmeasure:.4f}] "
                 f"n = {self.n} | {self.signature}")
 
-def _aggregate(stats:np.ndarray, n_boot:int, confidence:float, seed:int) -> tuple:
-    "Mean P/R/F1 and the bootstrap interval of the mean, independent of the order of the rows."
+# %% ../nbs/01a_rouge.ipynb #f80af8c2
+def rouge_from_stats(stats:np.ndarray, # (n, 3) per-example rows (overlap, n_c, n_r) of one measure
+                     n_boot:int=1000, # bootstrap resamples (0: no interval; low = high = mean)
+                     confidence:float=0.95, # confidence level of the interval
+                     seed:int=0, # seed of the bootstrap
+                    ) -> tuple[RougeScore, RougeScore, RougeScore]:
+    "Mean P/R/F1 and the bootstrap interval of the mean, `(mean, low, high)`, independent of the order of the rows."
     n = len(stats)
     if n == 0: z = RougeScore(0.0, 0.0, 0.0); return z, z, z
     stats = stats[np.lexsort(stats.T[::-1])]                 # canonical order: shards merge exactly
@@ -171,69 +177,86 @@ def _aggregate(stats:np.ndarray, n_boot:int, confidence:float, seed:int) -> tupl
 # %% ../nbs/01a_rouge.ipynb #54a53d2f
 _RTYPE = re.compile(r'rouge([1-9][0-9]*|L|Lsum)$')
 
-class ROUGE:
-    "ROUGE with fixed options: `update` with batches, `compute` the corpus aggregate, `merge` shards, `reset`."
-    def __init__(self, rouge_types:Sequence[str]=('rouge1', 'rouge2', 'rougeL'), # any of rougeN (N >= 1), rougeL, rougeLsum
-                 tokenizer:str|Tokenizer='unicode', # a name in `TOKENIZERS` or a `Tokenizer`
-                 lowercase:bool=True, # lowercase before tokenizing (used with a tokenizer name)
-                 stem:bool=False, # Porter-stem tokens of 4+ characters (nltk), as rouge-score's use_stemmer
-                 split:str='newline', # sentence rule for rougeLsum: 'newline' (rouge-score's) or 'punct'
-                 n_boot:int=1000, # bootstrap resamples for the interval (0: none)
-                 confidence:float=0.95, # confidence level of the interval
-                 seed:int=0, # seed of the bootstrap
-                ):
-        if isinstance(rouge_types, str): rouge_types = [rouge_types]
-        bad = [t for t in rouge_types if not isinstance(t, str) or not _RTYPE.match(t)]
-        if bad or not rouge_types: raise ValueError(f"ROUGE: invalid rouge type {bad[0] if bad else None!r}; expected rougeN (N >= 1), rougeL or rougeLsum")
-        if split not in ('newline', 'punct'): raise ValueError(f"ROUGE: split must be 'newline' or 'punct', got {split!r}")
-        if not 0 < confidence < 1: raise ValueError(f"ROUGE: confidence must be between 0 and 1, got {confidence!r}")
-        self.rouge_types, self.tokenizer = list(dict.fromkeys(rouge_types)), get_tokenizer(tokenizer, lowercase, metric='ROUGE')
-        self.stem, self.split, self.n_boot, self.confidence, self.seed = stem, split, int(n_boot), confidence, seed
-        self.reset()
+def _rouge_keys(types): return tuple(f"{t}{s}" for t in types for s in ('', '_precision', '_recall', '_low', '_high'))
 
-    def reset(self):
-        "Forget all statistics."
-        self.stats = {t: np.zeros((0, 3), np.int64) for t in self.rouge_types}
-        return self
-    def __repr__(self): return f"ROUGE({', '.join(self.rouge_types)} | {self.signature_options()})"
+@register()
+@register('rouge1', rouge_types=('rouge1',))
+@register('rouge2', rouge_types=('rouge2',))
+@register('rougeL', rouge_types=('rougeL',))
+@register('rougeLsum', rouge_types=('rougeLsum',))
+class ROUGE(Metric):
+    "ROUGE with fixed options over per-example statistics: mean P/R/F1 per measure with a seeded bootstrap interval."
+    name, summary = 'rouge', 'ROUGE-N, ROUGE-L and ROUGE-Lsum (Lin 2004): mean per-example F1, precision and recall, with a bootstrap interval'
+    inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
+    keys = _rouge_keys(('rouge1', 'rouge2', 'rougeL'))
+    @classmethod
+    def keys_for(cls, options): return _rouge_keys(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL')))
+    signature_keys = ('types', 'tok', 'case', 'norm', 'stem', 'split', 'multi', 'agg', 'boot')
 
 # %% ../nbs/01a_rouge.ipynb #1df7a6a8
 @patch
-def signature_options(self:ROUGE) -> str:
-    "Every option that changes a ROUGE number, in a fixed order."
-    tok = self.tokenizer
-    return (f"tok:{tok.signature}|case:{'lc' if tok.lowercase else 'mixed'}|stem:{'porter' if self.stem else 'no'}|"
-            f"split:{self.split}|multi:best-f|agg:mean|boot:{self.n_boot},{self.confidence:g},seed={self.seed}")
+def __init__(self:ROUGE, rouge_types:Sequence[str]=('rouge1', 'rouge2', 'rougeL'), # any of rougeN (N >= 1), rougeL, rougeLsum
+             tokenizer:str|Tokenizer='unicode', # a name in `TOKENIZERS` or a `Tokenizer`
+             lowercase:bool=True, # lowercase before tokenizing (used with a tokenizer name)
+             stem:bool=False, # Porter-stem tokens of 4+ characters (nltk), as rouge-score's use_stemmer
+             split:str='newline', # sentence rule for rougeLsum: 'newline' (rouge-score's) or 'punct'
+             n_boot:int=1000, # bootstrap resamples for the interval (0: none)
+             confidence:float=0.95, # confidence level of the interval
+             seed:int=0, # seed of the bootstrap
+             keep_items:bool=False, # also keep the per-example statistics (`item_stats`, `per_item`)
+            ):
+    if isinstance(rouge_types, str): rouge_types = [rouge_types]
+    bad = [t for t in rouge_types if not isinstance(t, str) or not _RTYPE.match(t)]
+    if bad or not rouge_types: raise ValueError(f"ROUGE: invalid rouge type {bad[0] if bad else None!r}; expected rougeN (N >= 1), rougeL or rougeLsum")
+    if split not in ('newline', 'punct'): raise ValueError(f"ROUGE: split must be 'newline' or 'punct', got {split!r}")
+    if not 0 < confidence < 1: raise ValueError(f"ROUGE: confidence must be between 0 and 1, got {confidence!r}")
+    self.rouge_types, self.tokenizer = list(dict.fromkeys(rouge_types)), get_tokenizer(tokenizer, lowercase, metric='ROUGE')
+    self.stem, self.split, self.n_boot, self.confidence, self.seed = bool(stem), split, int(n_boot), confidence, seed
+    Metric.__init__(self, keep_items)
+
+# %% ../nbs/01a_rouge.ipynb #712842d3
+@patch
+def _options(self:ROUGE) -> dict:
+    return {'types': self.rouge_types, **self.tokenizer.signature_options(), 'stem': 'porter' if self.stem else 'no',
+            'split': self.split, 'multi': 'best-f', 'agg': 'mean', 'boot': f"{self.n_boot},{self.confidence:g},seed={self.seed}"}
 
 @patch
-def signature(self:ROUGE, rouge_type:str) -> str:
-    "The signature of one measure, library version last."
-    return f"{rouge_type}|{self.signature_options()}|version:{__version__}"
+def signature(self:ROUGE, rouge_type:str|None=None) -> Signature:
+    "The signature of all measures, or (given `rouge_type`) of that measure alone."
+    return Signature(self.name, {**self._options(), **({'types': [rouge_type]} if rouge_type else {})})
+
+@patch
+def signature_options(self:ROUGE) -> str:
+    "Every option that changes a ROUGE number but the measures, in a fixed order."
+    return '|'.join(f"{k}:{v}" for k, v in self.signature().options.items() if k != 'types')
+
+@patch
+def _zero(self:ROUGE) -> dict: return {'n': 0, **{t: [] for t in self.rouge_types}}
 
 @patch
 def _tokens(self:ROUGE, texts:list[str]) -> list[list[str]]:
     toks = self.tokenizer.batch(texts)
     return [stem_tokens(t) for t in toks] if self.stem else toks
 
-# %% ../nbs/01a_rouge.ipynb #712842d3
+# %% ../nbs/01a_rouge.ipynb #82df7f8b
 def _split(flat:list, lens:np.ndarray) -> list[list]:
     "Cut a flat list into consecutive pieces of the given lengths."
     ends = np.cumsum(lens).tolist()
     return [flat[e - k:e] for e, k in zip(ends, lens.tolist())]
 
 @patch
-def pair_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndarray]:
+def pair_stats(self:ROUGE, cands:list[str], # candidates
+               refs:list[str], # one reference per candidate
+              ) -> dict[str, np.ndarray]:
     "For aligned lists of candidates and references: per pair and measure, rows (overlap, n_c, n_r)."
     from rapidfuzz.distance import LCSseq
-    ct, rt = self._tokens(cands), self._tokens(refs)
-    vocab = defaultdict(count().__next__)        # one integer id per distinct token, shared by every measure
-    cflat, rflat = list(map(vocab.__getitem__, chain.from_iterable(ct))), list(map(vocab.__getitem__, chain.from_iterable(rt)))
-    cl, rl = np.fromiter(map(len, ct), np.int64, len(ct)), np.fromiter(map(len, rt), np.int64, len(rt))
+    ct, rt, vocab = self._tokens(cands), self._tokens(refs), Vocab()
+    (cid, cl), (rid, rl) = vocab.encode(ct), vocab.encode(rt)
     ns = [int(t[5:]) for t in self.rouge_types if t[5:].isdigit()]
-    if ns: m, tot = ngram_overlap_ids(np.array(cflat, np.int64), cl, np.array(rflat, np.int64), rl, np.ones(len(ct), np.int64), max(ns))
+    if ns: m, tot = ngram_overlap_ids(cid, cl, rid, rl, np.ones(len(ct), np.int64), max(ns))
     out = {}
     for t in self.rouge_types:
-        if t == 'rougeL': o = list(map(LCSseq.similarity, _split(rflat, rl), _split(cflat, cl)))
+        if t == 'rougeL': o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
         elif t == 'rougeLsum': o = [lsum_overlap(self._tokens(split_sentences(r, self.split)), self._tokens(split_sentences(c, self.split)))
                                     for c, r in zip(cands, refs)]
         else: n = int(t[5:]); o = m[:, n - 1]
@@ -241,13 +264,10 @@ def pair_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndar
         out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(len(ct), 3)
     return out
 
-# %% ../nbs/01a_rouge.ipynb #82df7f8b
+# %% ../nbs/01a_rouge.ipynb #5e55d00e
 @patch
-def segment_stats(self:ROUGE, hypotheses:str|Sequence[str], # one candidate or a sequence of them
-                  references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
-                 ) -> dict[str, np.ndarray]:
-    "Per-example statistics (overlap, n_c, n_r) of the best-F1 reference, for each measure."
-    hyps, refs = check_pairs(hypotheses, references, metric='ROUGE')
+def _best_stats(self:ROUGE, hyps:list[str], refs:list[list[str]]) -> dict[str, np.ndarray]:
+    "Per-example rows of the best-F1 reference, for each measure, of validated inputs."
     nref = np.array([len(r) for r in refs], np.int64)
     seg = np.repeat(np.arange(len(hyps)), nref)
     pairs = self.pair_stats([hyps[s] for s in seg], [r for rs in refs for r in rs])
@@ -261,28 +281,60 @@ def segment_stats(self:ROUGE, hypotheses:str|Sequence[str], # one candidate or a
         out[t] = st[best]
     return out
 
-# %% ../nbs/01a_rouge.ipynb #4aae69c5
 @patch
-def update(self:ROUGE, hypotheses, references):
-    "Add a batch of examples."
-    for t, st in self.segment_stats(hypotheses, references).items(): self.stats[t] = np.concatenate([self.stats[t], st])
-    return self
+def segment_stats(self:ROUGE, hypotheses:str|Sequence[str], # one candidate or a sequence of them
+                  references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
+                 ) -> dict[str, np.ndarray]:
+    "Per-example statistics (overlap, n_c, n_r) of the best-F1 reference, for each measure."
+    return self._best_stats(*check_pairs(hypotheses, references, metric='ROUGE'))
 
 @patch
-def merge(self:ROUGE, other:ROUGE):
-    "Add the examples of another `ROUGE` with the same options (a shard)."
-    if (other.rouge_types, other.signature_options()) != (self.rouge_types, self.signature_options()):
-        raise ValueError(f"ROUGE: cannot merge different options: {self!r} vs {other!r}")
-    for t in self.rouge_types: self.stats[t] = np.concatenate([self.stats[t], other.stats[t]])
-    return self
+def _stats(self:ROUGE, predictions, references=None) -> dict:
+    return self._best_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
+
+# %% ../nbs/01a_rouge.ipynb #3b2c9b03
+@patch
+def _reduce(self:ROUGE, stats:dict) -> dict:
+    n = len(next(iter(stats.values())))
+    return {'n': n, **{t: [st] if n else [] for t, st in stats.items()}}
+
+def _rows_of(parts:list) -> np.ndarray: return np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
+
+ROUGE.stats = property(lambda self: {t: _rows_of(self.state[t]) for t in self.rouge_types},
+                       doc="The per-example rows (overlap, n_c, n_r) of each measure, in the order added.")
+
+# %% ../nbs/01a_rouge.ipynb #1cf03a34
+class ROUGEScore(Score):
+    "Corpus ROUGE: per measure the mean F1, precision and recall and the F1 interval; `aggregates` keeps each `RougeAggregate`."
+    def __init__(self, aggregates:dict, # measure -> `RougeAggregate`
+                 signature:str, # the signature of all measures
+                 confidence:float|None=None, # the interval's level (None: no interval)
+                ):
+        self.aggregates = dict(aggregates)
+        vals = {}
+        for t, a in self.aggregates.items():
+            vals.update({t: a.mean.fmeasure, f'{t}_precision': a.mean.precision, f'{t}_recall': a.mean.recall,
+                         f'{t}_low': a.low.fmeasure, f'{t}_high': a.high.fmeasure})
+        a = next(iter(self.aggregates.values()))
+        super().__init__(vals, signature, ci=None if confidence is None else (a.low.fmeasure, a.high.fmeasure), confidence=confidence, n=a.n)
+    def __repr__(self):
+        lines = [f"{t:10s}{a!r}".split(' | ')[0] for t, a in self.aggregates.items()]
+        return '\n'.join(lines) + f"\nn = {self.n} | {self.signature}"
+
+# %% ../nbs/01a_rouge.ipynb #f722fa67
+@patch
+def _aggregates(self:ROUGE, state:dict) -> dict[str, RougeAggregate]:
+    return {t: RougeAggregate(*rouge_from_stats(_rows_of(state[t]), self.n_boot, self.confidence, self.seed), state['n'], self.signature(t))
+            for t in self.rouge_types}
 
 @patch
-def compute(self:ROUGE) -> dict[str, RougeAggregate]:
-    "The corpus aggregate of every measure."
-    return {t: RougeAggregate(*_aggregate(st, self.n_boot, self.confidence, self.seed), len(st), self.signature(t))
-            for t, st in self.stats.items()}
+def _score(self:ROUGE, state:dict) -> ROUGEScore:
+    return ROUGEScore(self._aggregates(state), self.signature(), self.confidence if self.n_boot > 0 else None)
 
-# %% ../nbs/01a_rouge.ipynb #5e55d00e
+@patch
+def _per_item(self:ROUGE, items:dict) -> dict: return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
+
+# %% ../nbs/01a_rouge.ipynb #810c8ed8
 def rouge_scores(hypotheses:str|Sequence[str], # candidates
                  references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
                  **kwargs, # options of `ROUGE`
@@ -297,4 +349,5 @@ def corpus_rouge(hypotheses:str|Sequence[str], # candidates
                  **kwargs, # options of `ROUGE`
                 ) -> dict[str, RougeAggregate]:
     "Corpus ROUGE: mean per-example P/R/F1 with a seeded bootstrap interval, per measure."
-    return ROUGE(**kwargs).update(hypotheses, references).compute()
+    m = ROUGE(**kwargs)
+    return m._aggregates(m._reduce(m.segment_stats(hypotheses, references)))

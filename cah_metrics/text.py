@@ -7,7 +7,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/text.html.md"""
 # %% ../nbs/00_text.ipynb #56f68f4d
 from __future__ import annotations
 import re, unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import chain, count
@@ -165,7 +165,7 @@ class Vocab(dict):
                  unk_id:int|None=None, # the id of an unseen token in a fixed vocabulary; None: the vocabulary grows
                 ):
         super().__init__(zip(dict.fromkeys(tokens), count()))
-        self.unk_id, self._next = unk_id, count(len(self))
+        self.unk_id = unk_id
     def __missing__(self, token):
         if self.unk_id is None: raise KeyError(token)
         if isinstance(token, str): return self.unk_id
@@ -180,8 +180,11 @@ def encode(self:Vocab, token_lists:Iterable[Sequence], # lists of tokens
     token_lists = token_lists if isinstance(token_lists, list) else list(token_lists)
     lens = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
     flat = chain.from_iterable(token_lists)
-    if self.unk_id is None: return np.fromiter(map(self.setdefault, flat, self._next), np.int64, int(lens.sum())), lens
-    return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
+    if self.unk_id is not None: return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
+    grow = defaultdict(count(len(self)).__next__, self)   # C-level growth: a new token gets the next dense id
+    ids = np.fromiter(map(grow.__getitem__, flat), np.int64, int(lens.sum()))
+    self.update(grow)
+    return ids, lens
 
 # %% ../nbs/00_text.ipynb #85613fa5
 def _unique_inverse(key:np.ndarray) -> tuple[np.ndarray, int]:
