@@ -9,27 +9,24 @@ from __future__ import annotations
 import math, re, string
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from fractions import Fraction
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
+from fastcore.basics import patch
 
-from . import __version__
-from .text import Tokenizer, get_tokenizer, as_texts, ngram_counts
+from .core import Metric, Score, Signature, register
+from .text import Tokenizer, Vocab, get_tokenizer, as_texts, ngram_counts
 from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights
+from .embeddings import DEFAULT_MODEL, get_encoder
 
 # %% auto #0
-__all__ = ['Distinct', 'distinct_n', 'SelfBLEU', 'self_bleu', 'lexicalrichness_tokenize', 'Richness', 'vocabulary_richness',
-           'vendi_score', 'SemanticDiversity', 'semantic_diversity']
+__all__ = ['Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric', 'lexicalrichness_tokenize',
+           'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness', 'VocabularyRichness', 'vendi_score',
+           'SemanticDiversity', 'semantic_diversity', 'SemanticDiversityMetric']
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
-@lru_cache(maxsize=1)
-def _treebank():
-    "nltk's Treebank word tokenizer (no data download needed)."
-    from nltk.tokenize import TreebankWordTokenizer
-    return TreebankWordTokenizer()
-
 class Distinct(NamedTuple):
     "Distinct-n of a set of texts: the corpus ratio, the mean per-text ratio, and the counts behind them."
     corpus: float
@@ -38,32 +35,87 @@ class Distinct(NamedTuple):
     total: int
     n_texts: int
 
-def _token_lists(texts, tokenizer, metric):
-    texts = as_texts(texts, 'texts', metric)
-    if tokenizer == 'treebank': return [_treebank().tokenize(t.lower()) for t in texts]    # the design's tokens
-    return get_tokenizer(tokenizer, lowercase=True, metric=metric).batch(texts)
+def _token_lists(texts, tokenizer:Tokenizer, metric:str, name:str='texts') -> list[list[str]]:
+    "The tokens of each validated text, by the tokenizer instance the metric uses."
+    return tokenizer.batch(as_texts(texts, name, metric))
 
+def _check_int(x, metric:str, what:str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1: raise ValueError(f"{metric}: {what} must be an int >= 1, got {x!r}")
+    return int(x)
+
+# %% ../nbs/05a_diversity.ipynb #0cb5c658
+def _distinct_reduce(counts:list[Counter]) -> dict:
+    "Per-text n-gram counts -> the Distinct-n state: all n-grams counted, their total, and the per-text ratios 'd/t'."
+    grams, ratios = Counter(), Counter()
+    for c in counts:
+        grams.update(c)
+        if c: ratios[f"{len(c)}/{sum(c.values())}"] += 1
+    return {'n': len(counts), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
+
+def _mean_ratio(ratios:Counter) -> float:
+    "The mean of the per-text ratios d / t (each the float d / t), exactly rounded; 0.0 for none."
+    m = sum(ratios.values())
+    s = sum((Fraction(int(d) / int(t)) * c for k, c in ratios.items() for d, t in [k.split('/')]), Fraction(0))
+    return float(s) / m if m else 0.0
+
+def _distinct(state:dict) -> Distinct:
+    "Distinct-n of a state (which is not changed)."
+    g, total = len(state['ngrams']), state['total']
+    return Distinct(g / total if total else 0.0, _mean_ratio(state['ratios']), g, total, state['n'])
+
+# %% ../nbs/05a_diversity.ipynb #54b981c4
 def distinct_n(texts:str|Sequence[str], # the texts
                n:int=1, # n-gram order
-               tokenizer:str|Tokenizer='unicode', # lowercased; 'treebank' for nltk's Treebank tokens, as the design
+               tokenizer:str|Tokenizer='unicode', # a name (lowercased first; 'treebank' for nltk's, as the design) or a Tokenizer
               ) -> Distinct:
     "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
-    if not isinstance(n, int) or n < 1: raise ValueError(f"distinct_n: n must be an int >= 1, got {n!r}")
-    counts = [ngram_counts(t, n) for t in _token_lists(texts, tokenizer, 'distinct_n')]
-    allc = Counter(); [allc.update(c) for c in counts]
-    total = sum(allc.values())
-    per = [len(c) / sum(c.values()) for c in counts if c]
-    return Distinct(len(allc) / total if total else 0.0, math.fsum(per) / len(per) if per else 0.0, len(allc), total, len(counts))
+    n, tok = _check_int(n, 'distinct_n', 'n'), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
+    return _distinct(_distinct_reduce([ngram_counts(t, n) for t in _token_lists(texts, tok, 'distinct_n')]))
+
+# %% ../nbs/05a_diversity.ipynb #30cf1342
+@register()
+class DistinctN(Metric):
+    "Distinct-n over every text added, from mergeable n-gram counts."
+    name, summary = 'distinct_n', 'Distinct-n (Li et al. 2016): distinct / total n-grams, over the corpus and per text'
+    inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
+    keys = ('distinct', 'per_text_mean', 'distinct_ngrams', 'total_ngrams')
+    signature_keys = ('n', 'tok', 'case', 'norm')
+    def __init__(self, n:int=1, # n-gram order
+                 tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer instance (used as it is)
+                 keep_items:bool=False, # also keep each text's n-gram counts
+                ):
+        self.n, self.tokenizer = _check_int(n, self.name, 'n'), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
+        super().__init__(keep_items)
+
+# %% ../nbs/05a_diversity.ipynb #ca6791ac
+@patch
+def _options(self:DistinctN) -> dict: return {'n': self.n, **self.tokenizer.signature_options()}
+
+@patch
+def _zero(self:DistinctN) -> dict: return {'n': 0, 'ngrams': Counter(), 'total': 0, 'ratios': Counter()}
+
+@patch
+def _stats(self:DistinctN, predictions, references=None) -> dict:
+    return {'ngrams': [ngram_counts(t, self.n) for t in _token_lists(predictions, self.tokenizer, self.name, 'predictions')]}
+
+@patch
+def _reduce(self:DistinctN, stats:dict) -> dict: return _distinct_reduce(stats['ngrams'])
+
+# %% ../nbs/05a_diversity.ipynb #24c702e4
+@patch
+def _score(self:DistinctN, state:dict) -> Score:
+    d = _distinct(state)
+    return Score({'distinct': d.corpus, 'per_text_mean': d.per_text_mean, 'distinct_ngrams': d.distinct, 'total_ngrams': d.total},
+                 self.signature(), n=d.n_texts)
 
 # %% ../nbs/05a_diversity.ipynb #cf52e906
 def _others_max(toks:list[list[str]], n:int) -> tuple[np.ndarray, np.ndarray]:
     "Per text: the clipped n-gram matches against all other texts, and its number of n-grams."
-    vocab, rows, grams, counts = {}, [], [], []
-    for i, t in enumerate(toks):
-        for g, c in ngram_counts(t, n).items(): rows.append(i); grams.append(vocab.setdefault(g, len(vocab))); counts.append(c)
-    N = len(toks)
-    if not rows: return np.zeros(N, np.int64), np.zeros(N, np.int64)
-    r, g, c = np.array(rows), np.array(grams), np.array(counts)
+    counts, N = [ngram_counts(t, n) for t in toks], len(toks)
+    g, sizes = Vocab().encode(counts)                         # an id per distinct n-gram, text after text
+    if not len(g): return np.zeros(N, np.int64), np.zeros(N, np.int64)
+    c = np.fromiter(chain.from_iterable(map(Counter.values, counts)), np.int64, len(g))
+    r = np.repeat(np.arange(N), sizes)                        # the text of each (text, n-gram) entry
     o = np.lexsort((-c, g))                                   # by n-gram, largest count first
     gs, cs = g[o], c[o]
     start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
@@ -88,39 +140,88 @@ def _closest_other_len(L:np.ndarray) -> np.ndarray:
     return np.where(dup, L, near)
 
 # %% ../nbs/05a_diversity.ipynb #becb5fec
-@dataclass(frozen=True)
-class SelfBLEU:
+class SelfBLEU(Score):
     "Self-BLEU: the mean over texts of BLEU against all the others, with per-text scores, N and a signature."
-    score: float
-    n_texts: int
-    per_text: np.ndarray = field(repr=False)
-    signature: str
-    def __float__(self): return float(self.score)
+    def __init__(self, score:float, # the mean over texts
+                 n_texts:int, # N, the number of texts
+                 per_text:np.ndarray, # each text's BLEU against all the others
+                 signature:str, # the options behind the number, and N
+                ):
+        super().__init__({'self_bleu': score, 'n_texts': n_texts}, signature, n=n_texts)
+        self.score, self.n_texts, self.per_text = score, n_texts, per_text
     def __repr__(self): return f"SelfBLEU = {self.score:.4f} (N = {self.n_texts}) | {self.signature}"
 
-def self_bleu(texts:Sequence[str], # at least two texts
-              max_n:int=4, # BLEU-n, uniform weights
-              smooth:str='method0', # 'method0' (the design's nltk call, no smoothing), 'method1' (Texygen) or any BLEU smoothing
-              tokenizer:str|Tokenizer='treebank', # 'treebank' (nltk's, lowercased) or any name/Tokenizer of the text core
-             ) -> SelfBLEU:
-    "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
-    w = bleu_weights(max_n, None)
-    if smooth not in SMOOTHING: raise ValueError(f"self_bleu: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
-    toks = _token_lists(texts, tokenizer, 'self_bleu')
-    N, orders = len(toks), max_n + (smooth in ('method5', 'method7'))
-    tok_sig = tokenizer if isinstance(tokenizer, str) else tokenizer.signature
-    sig = f"self-bleu|n:{max_n}|smooth:{smooth}|tok:{tok_sig}|case:lc|N:{N}|version:{__version__}"
-    if N < 2: return SelfBLEU(0.0, N, np.zeros(N), sig)
+# %% ../nbs/05a_diversity.ipynb #960f6259
+def _self_bleu(toks:list[list[str]], max_n:int, smooth:str) -> tuple[float, np.ndarray]:
+    "Self-BLEU of token lists, and each text's BLEU against all the others (0.0 for fewer than two texts)."
+    N, orders, w = len(toks), max_n + (smooth in ('method5', 'method7')), bleu_weights(max_n, None)
+    if N < 2: return 0.0, np.zeros(N)
     L = np.fromiter(map(len, toks), np.int64, N)
     R = _closest_other_len(L)
     mt = [_others_max(toks, n) for n in range(1, orders + 1)]
     M, T = np.column_stack([m for m, _ in mt]).tolist(), np.column_stack([t for _, t in mt]).tolist()
-    value = SMOOTHING[smooth]
-    per = np.empty(N)
+    value, per = SMOOTHING[smooth], np.empty(N)
     for i in range(N):
         _, lm = smoothed_log_mean(BLEUStats(int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i])), w, smooth, value, False)
         per[i] = 0.0 if lm == -math.inf else brevity_penalty(int(L[i]), int(R[i])) * math.exp(lm)
-    return SelfBLEU(math.fsum(per) / N, N, per, sig)
+    return math.fsum(per) / N, per
+
+# %% ../nbs/05a_diversity.ipynb #1b79e392
+def _self_bleu_options(max_n, smooth, tok:Tokenizer, metric:str='self_bleu') -> dict:
+    "The checked options of Self-BLEU, in signature order."
+    _check_int(max_n, metric, 'max_n')
+    if smooth not in SMOOTHING: raise ValueError(f"{metric}: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
+    return {'n': max_n, 'smooth': smooth, **tok.signature_options()}
+
+def self_bleu(texts:Sequence[str], # at least two texts
+              max_n:int=4, # BLEU-n, uniform weights
+              smooth:str='method0', # 'method0' (the design's nltk call, no smoothing), 'method1' (Texygen) or any BLEU smoothing
+              tokenizer:str|Tokenizer='treebank', # a name (lowercased first; 'treebank': nltk's, as the design) or a Tokenizer
+             ) -> SelfBLEU:
+    "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
+    tok = get_tokenizer(tokenizer, lowercase=True, metric='self_bleu')
+    opts = _self_bleu_options(max_n, smooth, tok)
+    toks = _token_lists(texts, tok, 'self_bleu')
+    score, per = _self_bleu(toks, max_n, smooth)
+    return SelfBLEU(score, len(toks), per, Signature('self_bleu', {**opts, 'N': len(toks)}))
+
+# %% ../nbs/05a_diversity.ipynb #2ae28b20
+@register()
+class SelfBLEUMetric(Metric):
+    "Self-BLEU of every text added: the tokens are kept, the near-linear algorithm runs on compute."
+    name, summary = 'self_bleu', 'Self-BLEU (Zhu et al. 2018): mean BLEU of each text against all the others; lower is more diverse'
+    inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), False
+    keys, signature_keys = ('self_bleu', 'n_texts'), ('n', 'smooth', 'tok', 'case', 'norm', 'N')
+    def __init__(self, max_n:int=4, # BLEU-n, uniform weights
+                 smooth:str='method0', # 'method0' (the design's, no smoothing), 'method1' (Texygen) or any BLEU smoothing
+                 tokenizer:str|Tokenizer='treebank', # a name (lowercased first) or a Tokenizer instance (used as it is)
+                 keep_items:bool=False, # also keep each batch's tokens as per-item statistics
+                ):
+        self.tokenizer = get_tokenizer(tokenizer, lowercase=True, metric=self.name)
+        self.max_n, self.smooth, self._opts = max_n, smooth, _self_bleu_options(max_n, smooth, self.tokenizer, self.name)
+        super().__init__(keep_items)
+
+# %% ../nbs/05a_diversity.ipynb #a7d513f9
+@patch
+def _options(self:SelfBLEUMetric) -> dict: return dict(self._opts)
+
+@patch
+def signature(self:SelfBLEUMetric) -> Signature:
+    "The signature of the scores this metric computes: the options and N, the number of texts so far."
+    return Signature(self.name, {**self._options(), 'N': self.state['n']})
+
+# %% ../nbs/05a_diversity.ipynb #10ad0988
+@patch
+def _zero(self:SelfBLEUMetric) -> dict: return {'n': 0, 'tokens': []}
+
+@patch
+def _stats(self:SelfBLEUMetric, predictions, references=None) -> dict:
+    return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
+
+@patch
+def _score(self:SelfBLEUMetric, state:dict) -> SelfBLEU:
+    score, per = _self_bleu(state['tokens'], self.max_n, self.smooth)
+    return SelfBLEU(score, state['n'], per, Signature(self.name, {**self._options(), 'N': state['n']}))
 
 # %% ../nbs/05a_diversity.ipynb #143639de
 def lexicalrichness_tokenize(text:str) -> list[str]:
@@ -139,6 +240,16 @@ class Richness(NamedTuple):
     mattr: float
     mtld: float
     hdd: float
+
+# %% ../nbs/05a_diversity.ipynb #855a3be3
+class LexicalRichnessTokenizer(Tokenizer):
+    "`lexicalrichness_tokenize` as a `Tokenizer`: it always lowercases."
+    name, version = 'lexicalrichness', '1'
+    def __init__(self, lowercase:bool=True): super().__init__(lowercase=True)
+    def tokenize(self, text:str) -> list[str]: return lexicalrichness_tokenize(text)
+
+def _richness_tokenizer(tokenizer:str|Tokenizer, metric:str='vocabulary_richness') -> Tokenizer:
+    return LexicalRichnessTokenizer() if tokenizer == 'lexicalrichness' else get_tokenizer(tokenizer, lowercase=True, metric=metric)
 
 # %% ../nbs/05a_diversity.ipynb #dd56bd70
 def _mattr(w:list, window:int) -> float:
@@ -166,6 +277,16 @@ def _hdd(w:list, draws:int) -> float:
     return math.fsum((1 - math.comb(N - f, n) / math.comb(N, n)) / n for f in Counter(w).values())
 
 # %% ../nbs/05a_diversity.ipynb #eef80391
+def _richness(w:list[str], window:int, threshold:float, draws:int) -> Richness:
+    "Every richness measure of the words `w` (which are not changed)."
+    if not w: return Richness(0, 0, *[0.0] * 7)
+    t, n = len(set(w)), len(w)
+    ttr, rttr, cttr = t / n, t / math.sqrt(n), t / math.sqrt(2 * n)
+    score = min(1.0, (ttr + min(rttr / 10, 1) + min(cttr / 10, 1)) / 3)
+    mtld = (_mtld_pass(w, threshold, t) + _mtld_pass(w[::-1], threshold, t)) / 2
+    return Richness(n, t, ttr, rttr, cttr, score, _mattr(w, window), mtld, _hdd(w, draws))
+
+# %% ../nbs/05a_diversity.ipynb #7b9f8c18
 def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens
                         tokenizer:str|Tokenizer='unicode', # 'lexicalrichness' for that package's tokens, or a text-core tokenizer
                         window:int=100, # MATTR window (words)
@@ -173,16 +294,46 @@ def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens
                         draws:int=42, # HD-D sample size
                        ) -> Richness:
     "TTR, root and corrected TTR, the design's combined score, MATTR, MTLD and HD-D of one text."
-    if isinstance(text, str):
-        w = lexicalrichness_tokenize(text) if tokenizer == 'lexicalrichness' else get_tokenizer(tokenizer, lowercase=True, metric='vocabulary_richness')(text)
+    if isinstance(text, str): w = _richness_tokenizer(tokenizer)(text)
     elif isinstance(text, Sequence) and all(isinstance(t, str) for t in text): w = list(text)
     else: raise TypeError(f"vocabulary_richness: text must be a str or a list of str tokens, got {type(text).__name__}")
-    if not w: return Richness(0, 0, *[0.0] * 7)
-    t, n = len(set(w)), len(w)
-    ttr, rttr, cttr = t / n, t / math.sqrt(n), t / math.sqrt(2 * n)
-    score = min(1.0, (ttr + min(rttr / 10, 1) + min(cttr / 10, 1)) / 3)
-    mtld = (_mtld_pass(w, threshold, t) + _mtld_pass(w[::-1], threshold, t)) / 2
-    return Richness(n, t, ttr, rttr, cttr, score, _mattr(w, window), mtld, _hdd(w, draws))
+    return _richness(w, window, threshold, draws)
+
+# %% ../nbs/05a_diversity.ipynb #b1d424ce
+@register()
+class VocabularyRichness(Metric):
+    "Vocabulary richness of the tokens of all texts added, in order."
+    name, summary = 'vocabulary_richness', "TTR, RTTR, CTTR, the design's combined score, MATTR, MTLD and HD-D of all texts' tokens together"
+    inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
+    keys, signature_keys = Richness._fields, ('tok', 'case', 'norm', 'window', 'threshold', 'draws')
+    def __init__(self, tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name (lowercased first) or a Tokenizer (used as it is)
+                 window:int=100, # MATTR window (words)
+                 threshold:float=0.72, # MTLD threshold, in (0, 1)
+                 draws:int=42, # HD-D sample size
+                 keep_items:bool=False, # also keep each batch's tokens as per-item statistics
+                ):
+        self.tokenizer = _richness_tokenizer(tokenizer, self.name)
+        self.window, self.draws = _check_int(window, self.name, 'window'), _check_int(draws, self.name, 'draws')
+        if not 0 < threshold < 1: raise ValueError(f"{self.name}: threshold must be in (0, 1), got {threshold!r}")
+        self.threshold = float(threshold)
+        super().__init__(keep_items)
+
+# %% ../nbs/05a_diversity.ipynb #fcf3dfd4
+@patch
+def _options(self:VocabularyRichness) -> dict:
+    return {**self.tokenizer.signature_options(), 'window': self.window, 'threshold': self.threshold, 'draws': self.draws}
+
+@patch
+def _zero(self:VocabularyRichness) -> dict: return {'n': 0, 'tokens': []}
+
+@patch
+def _stats(self:VocabularyRichness, predictions, references=None) -> dict:
+    return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
+
+@patch
+def _score(self:VocabularyRichness, state:dict) -> Score:
+    r = _richness(list(chain.from_iterable(state['tokens'])), self.window, self.threshold, self.draws)
+    return Score(r._asdict(), self.signature(), main='score', n=state['n'])
 
 # %% ../nbs/05a_diversity.ipynb #98a4c9d8
 def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside)
@@ -279,3 +430,51 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings
         coher = max(0.0, sil)
     else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
     return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter), coher, _spread(X, seed), vendi_score(U, q), lab)
+
+# %% ../nbs/05a_diversity.ipynb #68a38739
+@register()
+class SemanticDiversityMetric(Metric):
+    "Semantic diversity of every text added: the texts are kept and embedded together on compute."
+    name = 'semantic_diversity'
+    summary = "semantic diversity of sentence embeddings: the design's overall and cluster measures, the mean similarity and the Vendi score"
+    inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
+    keys = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity', 'inter_cluster_diversity', 'semantic_spread',
+            'cluster_coherence', 'vendi', 'k', 'silhouette')
+    signature_keys = ('emb', 'q', 'seed')
+    def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
+                 backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts added
+                 q:float=1.0, # Vendi order (>= 0; math.inf allowed)
+                 seed:int=42, # the design's random_state (KMeans, and the samples of large inputs)
+                 keep_items:bool=False, # also keep the texts of each batch as per-item statistics
+                ):
+        if backend not in ('sentence-transformers', 'tfidf'):
+            raise ValueError(f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', got {backend!r}")
+        if isinstance(q, bool) or not isinstance(q, (int, float)) or not q >= 0: raise ValueError(f"{self.name}: q must be a number >= 0, got {q!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int): raise ValueError(f"{self.name}: seed must be an int, got {seed!r}")
+        self.model, self.backend, self.q, self.seed = model, backend, float(q), seed
+        super().__init__(keep_items)
+
+# %% ../nbs/05a_diversity.ipynb #fbf14254
+@patch
+def _options(self:SemanticDiversityMetric) -> dict:
+    return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model, 'q': self.q, 'seed': self.seed}
+
+@patch
+def _zero(self:SemanticDiversityMetric) -> dict: return {'n': 0, 'texts': []}
+
+@patch
+def _stats(self:SemanticDiversityMetric, predictions, references=None) -> dict:
+    return {'texts': as_texts(predictions, 'predictions', self.name)}
+
+# %% ../nbs/05a_diversity.ipynb #d95e3e08
+@patch
+def embed(self:SemanticDiversityMetric, texts:list[str], # the texts to embed
+         ) -> np.ndarray:
+    "The unit vectors of `texts` (an (N, d) array), embedded in one call by this metric's encoder."
+    if not texts: return np.zeros((0, 1), np.float32)
+    return get_encoder(self.model, self.backend).encode(texts, progress=False)
+
+@patch
+def _score(self:SemanticDiversityMetric, state:dict) -> Score:
+    sd = semantic_diversity(self.embed(state['texts']), self.q, self.seed)
+    return Score({k: getattr(sd, k) for k in self.keys}, self.signature(), n=sd.n)
