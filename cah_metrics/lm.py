@@ -6,9 +6,10 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 
 # %% ../nbs/04_lm.ipynb #d4bd2e42
 from __future__ import annotations
-import json, math
+import copy, hashlib, json, math
 from collections.abc import Sequence
-from itertools import chain, count, repeat
+from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
@@ -16,21 +17,16 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
-from .text import Tokenizer, get_tokenizer
+from .core import Metric, Score, Signature, register
+from .text import Tokenizer, Vocab, as_texts, get_tokenizer
 from .io import atomic_write_text
 
 # %% auto #0
 __all__ = ['BOS', 'EOS', 'UNK', 'NLTK_UNK', 'LM_FORMAT', 'LM_VERSION', 'LMScore', 'NGramLM', 'LidstoneLM', 'LaplaceLM',
-           'KneserNeyLM', 'save_lm', 'load_lm']
+           'KneserNeyLM', 'save_lm', 'load_lm', 'default_lm', 'LMPerplexity']
 
 # %% ../nbs/04_lm.ipynb #87a6f0c2
 BOS, EOS, UNK = '<s>', '</s>', '<unk>'
-
-def _flat_ids(sents:list[list[str]], vocab:dict, unk:int=-1) -> tuple[np.ndarray, np.ndarray]:
-    "Concatenated token ids (tokens not in `vocab` get `unk`) and the length of each token list."
-    get = vocab.get
-    ids = np.fromiter((get(t, unk) for t in chain.from_iterable(sents)), np.int64)
-    return ids, np.fromiter(map(len, sents), np.int64, len(sents))
 
 def _ngram_keys(ids:np.ndarray, lens:np.ndarray, n:int, V:int) -> np.ndarray:
     "Integer keys of every n-gram that lies inside one token list."
@@ -41,13 +37,6 @@ def _ngram_keys(ids:np.ndarray, lens:np.ndarray, n:int, V:int) -> np.ndarray:
     key = ids[pos].copy()
     for j in range(1, n): key = key * V + ids[pos + j]
     return key
-
-class _Vocab(dict):
-    "Token -> id. A str never seen in training gets `unk_id`; anything but a str is refused, so a lookup checks its token too."
-    unk_id = -1
-    def __missing__(self, token):
-        if isinstance(token, str): return self.unk_id
-        raise TypeError(f"a token must be a str, got {type(token).__name__}")
 
 _FREE = np.iinfo(np.int64).min                    # an empty slot; n-gram keys are >= 0
 _FIB = np.uint64(0x9E3779B97F4A7C15)               # 2^64 / golden ratio, odd: Fibonacci hashing
@@ -83,7 +72,8 @@ class _Table:
 
 # %% ../nbs/04_lm.ipynb #68f5e887
 @patch
-def get(self:_Table, q:np.ndarray) -> np.ndarray:
+def get(self:_Table, q:np.ndarray, # int64 keys to look up
+       ) -> np.ndarray:
     "The values of int64 keys `q` (the default for a key not in the table)."
     slot = self._home(q); kv = self._read(slot)
     hit = kv[:, 0] == q
@@ -135,18 +125,20 @@ class _LM:
             what = names[i] if names else f'texts[{i}]'
             raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(xs[i]).__name__}")
         return out
-    @property
-    def signature(self) -> str:
-        "Every convention that changes the numbers: estimator, padding, unknown words, tokenizer, log base."
-        return f"{self._sig()}|tok:{self.tokenizer.signature}|case:lc|log:e|version:{__version__}"
     def fit(self, texts:Sequence[str|Sequence[str]]): # texts, or lists of tokens
         "Train on `texts`; returns the model."
         if isinstance(texts, str) or not isinstance(texts, Sequence): raise TypeError(f"{self._name()}: fit takes a sequence of texts")
         sents = [list(t) for t in self._token_lists(texts)]
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
         self._fit(sents)
-        self._texts = sents          # kept for `save_lm`
+        self._texts, self._fingerprint = sents, None     # the training tokens are kept for `save_lm` and `data_fingerprint`
         return self
+
+# %% ../nbs/04_lm.ipynb #c934f031
+@patch(as_prop=True)
+def signature(self:_LM) -> Signature:
+    "Every convention that changes the numbers: estimator, padding, unknown words, tokenizer, casing, log base."
+    return Signature('lm', {**self._sig(), **self.tokenizer.signature_options(), 'log': 'e'})
 
 # %% ../nbs/04_lm.ipynb #9d81f539
 @patch
@@ -158,8 +150,7 @@ def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eo
     if contexts:                                                     # the two tokens before each text
         h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
     else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
-    lens = np.fromiter(map(len, sents), np.int64, len(sents))
-    try: ids = np.fromiter(map(voc.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))
+    try: ids, lens = voc.encode(sents)
     except TypeError: self._token_lists(sents); raise                # a token that is not a str: name its text
     e = eos * (lens > 0)
     n = lens + e                                                    # scored tokens per text
@@ -183,14 +174,18 @@ def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
 
 # %% ../nbs/04_lm.ipynb #3123e5c2
 @patch
-def surprisal(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=None) -> LMScore:
+def surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
+              context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
+             ) -> LMScore:
     "The design's surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
     s = [x for _, x in self.token_surprisal(text, context)]
     raw = math.fsum(s) / len(s) if s else 0.0
     return LMScore(raw, min(raw / 2, 10.0))
 
 @patch
-def perplexity(self:_LM, text:str|Sequence[str], context:str|Sequence[str]|None=None) -> LMScore:
+def perplexity(self:_LM, text:str|Sequence[str], # the text (or its tokens)
+               context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
+              ) -> LMScore:
     "The design's perplexity: exp(mean -ln P) (raw), and min(ln PPL, 10)."
     raw = self.surprisal(text, context).raw
     return LMScore(math.exp(raw), min(raw, 10.0))
@@ -225,13 +220,13 @@ class NGramLM(_LM):
             raise ValueError(f"NGramLM: bigram_rule must be 'bigram-count' or 'context-count', got {bigram_rule!r}")
         self.alpha, self.bigram_rule = alpha, bigram_rule
     def __repr__(self): return f"NGramLM(alpha={self.alpha}, " + (f"vocab={len(self.vocab)}, tokens={self.total})" if self.vocab else "untrained)")
-    def _sig(self): return f"design-add{self.alpha:g}-backoff|bigram:{self.bigram_rule}|pad:none|unk:count-0"
+    def _sig(self): return {'model': f"design-add{self.alpha:g}-backoff,bigram={self.bigram_rule}", 'pad': 'none', 'unk': 'count-0'}
 
     def _fit(self, sents):
-        self.vocab = _Vocab(zip(dict.fromkeys(chain.from_iterable(sents)), count()))
+        self.vocab = Vocab(chain.from_iterable(sents), unk_id=-1)    # -1: no unknown-word symbol, its counts are 0
         V = self.V = len(self.vocab)
         if V ** 3 >= 2 ** 63: raise ValueError(f"NGramLM: a vocabulary of {V} tokens is too large for 64-bit trigram keys")
-        ids, lens = _flat_ids(sents, self.vocab)
+        ids, lens = self.vocab.encode(sents)
         self.uni = np.bincount(ids, minlength=V).astype(np.int64)
         self.total = int(ids.size)
         self.bi, self.tri = (_Table(*_count(_ngram_keys(ids, lens, n, V))) for n in (2, 3))
@@ -273,14 +268,14 @@ class LidstoneLM(_LM):
         self.gamma, self.order, self.n_eos = gamma, order, order - 1
     def __repr__(self): return f"{self._name()}(gamma={self.gamma}, order={self.order}, " + (f"vocab={len(self.vocab) + 1})" if self.vocab else "untrained)")
     def _padded(self, sents): return [[BOS] * (self.order - 1) + s + [EOS] * (self.order - 1) for s in sents]
-    def _sig(self): return f"nltk-lidstone({self.gamma:g})|n:{self.order}|pad:nltk,<s>x{self.order - 1},</s>x{self.order - 1}|unk:<UNK>"
+    def _sig(self): return {'model': f"nltk-lidstone({self.gamma:g}),n={self.order}", 'pad': f"nltk,<s>x{self.order - 1},</s>x{self.order - 1}", 'unk': '<UNK>'}
 
     def _fit(self, sents):
         sents = self._padded(sents)
-        self.vocab = _Vocab(zip(dict.fromkeys(chain.from_iterable(sents)), count()))
-        V = self.V = len(self.vocab) + 1                  # + nltk's <UNK>, which gets the last id
-        self.vocab.unk_id = V - 1                         # nltk looks unknown tokens up as <UNK>
-        ids, lens = _flat_ids(sents, self.vocab)
+        words = dict.fromkeys(chain.from_iterable(sents))
+        self.vocab = Vocab(words, unk_id=len(words))       # nltk looks unknown tokens up as <UNK>, which gets the last id
+        V = self.V = len(self.vocab) + 1                  # + <UNK>
+        ids, lens = self.vocab.encode(sents)
         g, grams = self.gamma, [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
         self.counts = [_Table(k, c, np.log(c + g), math.log(g)) for k, c in grams]     # looked up: ln(c + gamma)
         self.ctx = [None] + [_Table(h, n, np.log(n + g * V), math.log(g * V))        # ln(c(h .) + gamma V), |h| = 1..n-1
@@ -301,7 +296,9 @@ def _logp_keys(self:LidstoneLM, h_keys, w, k:int):
     return self.counts[k].get(h_keys * self.V + w) - self.ctx[k].get(h_keys)
 
 @patch
-def score(self:LidstoneLM, word:str, context:Sequence[str]=()) -> float:
+def score(self:LidstoneLM, word:str, # the token
+          context:Sequence[str]=(), # the tokens before it, as given (at most order - 1)
+         ) -> float:
     "nltk's `score(word, context)`: the context is used as given (at most order - 1 tokens)."
     self._check()
     context = list(context)
@@ -319,7 +316,8 @@ def _logp(self:LidstoneLM, u, v, w):
 
 # %% ../nbs/04_lm.ipynb #83a75b58
 @patch
-def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]]) -> float:
+def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]], # held-out texts (or token lists)
+                     ) -> float:
     "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
     self._check()
     u, v, w, _ = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)   # empty texts add nothing
@@ -358,7 +356,7 @@ class KneserNeyLM(_LM):
         if not isinstance(min_count, int) or min_count < 1: raise ValueError(f"KneserNeyLM: min_count must be an int >= 1, got {min_count!r}")
         self.min_count = min_count
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
-    def _sig(self): return f"kn3-modified-interpolated|pad:<s>x2,</s>x1|unk:<unk>,min_count={self.min_count}"
+    def _sig(self): return {'model': 'kn3-modified-interpolated', 'pad': '<s>x2,</s>x1', 'unk': f'<unk>,min_count={self.min_count}'}
 
 # %% ../nbs/04_lm.ipynb #f1b7f7e9
 @patch
@@ -366,10 +364,9 @@ def _fit(self:KneserNeyLM, sents):
     freq = {}
     for t in chain.from_iterable(sents): freq[t] = freq.get(t, 0) + 1
     words = [t for t, c in freq.items() if c >= self.min_count and t not in (BOS, EOS, UNK)]
-    self.vocab = _Vocab(zip(words + [EOS, UNK, BOS], count()))   # <s> last: a history, never predicted
+    self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)   # rare and unseen tokens: <unk>; <s> last: a history, never predicted
     V = self.V = len(self.vocab); self.n_words = V - 1
-    self.vocab.unk_id = self.vocab[UNK]
-    ids, lens = _flat_ids([[BOS, BOS] + s + [EOS] for s in sents], self.vocab, unk=self.unk_id)
+    ids, lens = self.vocab.encode([[BOS, BOS] + s + [EOS] for s in sents])
     tri_keys, tri_counts = _count(_ngram_keys(ids, lens, 3, V))
     bi_keys, bi_cont = np.unique(tri_keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
     uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)       # N1+(. w): distinct v
@@ -399,7 +396,8 @@ def _logp(self:KneserNeyLM, u, v, w):
 
 # %% ../nbs/04_lm.ipynb #7128be5b
 @patch
-def distribution(self:KneserNeyLM, context:Sequence[str]=()) -> dict[str, float]:
+def distribution(self:KneserNeyLM, context:Sequence[str]=(), # the tokens before (the last two are used)
+                ) -> dict[str, float]:
     "P(w | last two tokens of context) for every predictable token w."
     self._check()
     ctx = ([BOS, BOS] + list(context))[-2:]
@@ -415,9 +413,11 @@ _KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM, 'knes
 def _params(self:_LM) -> dict:
     p = {'design': lambda: {'alpha': self.alpha}, 'lidstone': lambda: {'gamma': self.gamma, 'order': self.order},
          'laplace': lambda: {'order': self.order}, 'kneser-ney': lambda: {'min_count': self.min_count}}[self.kind]()
-    return {**p, 'tokenizer': self.tokenizer.name}
+    return {**p, 'tokenizer': self.tokenizer.name, 'lowercase': self.tokenizer.lowercase}
 
-def save_lm(model:_LM, path:str|Path) -> Path:
+def save_lm(model:_LM, # a trained model
+            path:str|Path, # where to write the JSON file
+           ) -> Path:
     "Save a trained model as versioned JSON (atomically): kind, parameters and tokenized training text."
     model._check()
     data = {'format': LM_FORMAT, 'version': LM_VERSION, 'kind': model.kind, 'params': model._params(),
@@ -425,7 +425,8 @@ def save_lm(model:_LM, path:str|Path) -> Path:
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
 # %% ../nbs/04_lm.ipynb #efc260fb
-def load_lm(path:str|Path) -> _LM:
+def load_lm(path:str|Path, # a file written by `save_lm`
+           ) -> _LM:
     "Load a model saved by `save_lm`."
     path = Path(path)
     try: d = json.loads(path.read_text(encoding='utf-8'))
@@ -433,4 +434,77 @@ def load_lm(path:str|Path) -> _LM:
     if not isinstance(d, dict) or d.get('format') != LM_FORMAT: raise ValueError(f"{path}: not a saved language model (format {d.get('format') if isinstance(d, dict) else None!r}, expected {LM_FORMAT!r})")
     if d.get('version') != LM_VERSION: raise ValueError(f"{path}: saved with format version {d.get('version')!r}; this library reads version {LM_VERSION}")
     if d.get('kind') not in _KINDS: raise ValueError(f"{path}: unknown model kind {d.get('kind')!r}; expected one of {list(_KINDS)}")
-    return _KINDS[d['kind']](**d['params']).fit(d['texts'])
+    p = dict(d.get('params') or {})
+    if 'tokenizer' in p: p['tokenizer'] = get_tokenizer(p['tokenizer'], lowercase=p.pop('lowercase', True), metric='load_lm')
+    return _KINDS[d['kind']](**p).fit(d['texts'])
+
+# %% ../nbs/04_lm.ipynb #c6fe8da6
+@patch
+def text_nll(self:_LM, texts:Sequence[str|Sequence[str]], # held-out texts (or token lists)
+            ) -> tuple[np.ndarray, np.ndarray]:
+    "Each text's summed surprisal -ln P (nats) and its number of scored tokens, counted as `corpus_perplexity` counts them."
+    self._check()
+    u, v, w, n = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)
+    return np.bincount(np.repeat(np.arange(len(n)), n), weights=-self._logp(u, v, w), minlength=len(n)), n
+
+# %% ../nbs/04_lm.ipynb #116b9bb5
+@patch
+def data_fingerprint(self:_LM) -> str:
+    "The first 12 hex digits of a SHA-256 of the training token lists: models trained on other data get another."
+    self._check()
+    if self._fingerprint is None:
+        self._fingerprint = hashlib.sha256(json.dumps(self._texts, ensure_ascii=False, separators=(',', ':')).encode('utf-8')).hexdigest()[:12]
+    return self._fingerprint
+
+# %% ../nbs/04_lm.ipynb #ab46148c
+@lru_cache(maxsize=1)
+def default_lm() -> KneserNeyLM:
+    "Kneser-Ney trained on the CAH main game embedded in the package: `LMPerplexity`'s default model."
+    from cah_metrics.corpora import default_pack
+    return KneserNeyLM().fit(default_pack().texts())
+
+def _ppl(nll:float, # summed surprisal in nats
+         T:int, # scored tokens
+        ) -> float:
+    "exp(nll / T); inf for no tokens (as `corpus_perplexity`) or on overflow."
+    return math.exp(nll / T) if T and nll / T < 709 else math.inf
+
+# %% ../nbs/04_lm.ipynb #94adba2d
+@register()
+class LMPerplexity(Metric):
+    "Held-out perplexity of texts under a trained n-gram language model, token-weighted, over batches."
+    name, summary = 'lm_perplexity', 'held-out perplexity of texts under a trained n-gram language model (default: Kneser-Ney on the CAH main game)'
+    inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
+    keys, signature_keys = ('perplexity', 'surprisal', 'tokens'), ('model', 'pad', 'unk', 'tok', 'case', 'norm', 'log', 'data')
+    def __init__(self, model:_LM|None=None, # a trained model of this module; None: `default_lm()`
+                 keep_items:bool=False, # also keep each text's statistics (for the bootstrap and paired tests)
+                ):
+        self.model = default_lm() if model is None else model
+        if not isinstance(self.model, _LM): raise TypeError(f"{self.name}: model must be a trained n-gram model of cah_metrics.lm, got {type(model).__name__}")
+        if self.model.vocab is None: raise ValueError(f"{self.name}: the model is not trained; call fit(texts) first")
+        super().__init__(keep_items)
+    def _options(self) -> dict: return {**self.model.signature.options, 'data': self.model.data_fingerprint()}
+    def _zero(self) -> dict: return {'n': 0, 'nll': 0.0, 'tokens': 0}
+    def __deepcopy__(self, memo):
+        memo[id(self.model)] = self.model                           # the trained model is shared, not copied
+        new = object.__new__(type(self)); memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+# %% ../nbs/04_lm.ipynb #3e9340f2
+@patch
+def _stats(self:LMPerplexity, predictions, # held-out texts
+           references=None) -> dict:
+    texts = as_texts(predictions, 'predictions', self.name)
+    if not texts: return {'nll': np.zeros(0), 'tokens': np.zeros(0, np.int64)}
+    nll, T = self.model.text_nll(texts)
+    return {'nll': nll, 'tokens': T.astype(np.int64)}
+
+@patch
+def _reduce(self:LMPerplexity, stats:dict) -> dict:
+    return {'n': len(stats['tokens']), 'nll': math.fsum(stats['nll']), 'tokens': int(stats['tokens'].sum())}
+
+@patch
+def _score(self:LMPerplexity, state:dict) -> Score:
+    T, nll = state['tokens'], state['nll']
+    return Score({'perplexity': _ppl(nll, T), 'surprisal': nll / T if T else math.inf, 'tokens': T}, self.signature(), n=state['n'])

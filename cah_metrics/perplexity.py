@@ -9,20 +9,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 import numpy as np
-from .topk import as_array
+from fastcore.basics import patch
+
+from .core import Metric, Score, register
+from .text import as_array, check_base
 
 # %% auto #0
-__all__ = ['perplexity_from_nll', 'perplexity_from_logprobs', 'corpus_perplexity']
+__all__ = ['perplexity_from_nll', 'perplexity_from_logprobs', 'corpus_perplexity', 'Perplexity']
 
 # %% ../nbs/03_perplexity.ipynb #c15a25a5
-def _check_base(base:float, metric:str):
-    if not base > 1: raise ValueError(f"{metric}: base must be > 1, got {base!r}")
-
 def perplexity_from_nll(nll, # mean negative log-likelihood per token (a number), or per-token NLLs (a sequence)
                         base:float=math.e, # the base of the logarithm that made `nll`
                        ) -> float:
     "Perplexity `base ** mean(nll)`; inf for an empty sequence."
-    M = 'perplexity_from_nll'; _check_base(base, M)
+    M = 'perplexity_from_nll'; check_base(base, M)
     a = as_array(nll, 'nll', M).astype(np.float64).ravel()
     if np.isnan(a).any(): raise ValueError(f"{M}: nll contains NaN")
     if (a < -1e-9).any(): raise ValueError(f"{M}: nll must be >= 0 (a negative log-likelihood), got {a.min()!r}")
@@ -35,24 +35,73 @@ def perplexity_from_logprobs(logprobs, # per-token log-probabilities (<= 0): a l
                              base:float=math.e, # the base of the logarithm
                             ) -> float:
     "Perplexity of one text from its tokens' log-probabilities; inf for no tokens."
-    M = 'perplexity_from_logprobs'; _check_base(base, M)
+    M = 'perplexity_from_logprobs'; check_base(base, M)
     a = as_array(logprobs, 'logprobs', M).astype(np.float64).ravel()
     if np.isnan(a).any(): raise ValueError(f"{M}: logprobs contains NaN")
     if (a > 1e-9).any(): raise ValueError(f"{M}: log-probabilities must be <= 0, got {a.max()!r}")
     return perplexity_from_nll(-a, base=base)
 
 # %% ../nbs/03_perplexity.ipynb #5659c075
+def _text_logprobs(lp, # one text's per-token log-probabilities
+                   name:str, # what the caller calls it, for error messages
+                   metric:str, # the metric's name, for error messages
+                  ) -> np.ndarray:
+    "One text's log-probabilities as a flat float64 array, checked: numbers <= 0, no NaN."
+    a = as_array(lp, name, metric).astype(np.float64).ravel()
+    if np.isnan(a).any() or (a > 1e-9).any(): raise ValueError(f"{metric}: {name} must hold log-probabilities <= 0 (no NaN)")
+    return a
+
+def _check_texts(x, name:str, metric:str):
+    "A sequence of per-text log-probability lists (not a string)."
+    if isinstance(x, (str, bytes)) or not isinstance(x, Sequence) and not hasattr(x, '__iter__'):
+        raise TypeError(f"{metric}: {name} must be a sequence of per-text log-probability lists")
+    return x
+
+# %% ../nbs/03_perplexity.ipynb #3e1388e9
 def corpus_perplexity(logprobs_per_text:Sequence, # for each text, its tokens' log-probabilities
                       base:float=math.e, # the base of the logarithm
                      ) -> float:
     "Token-weighted perplexity of a corpus: all tokens pooled; inf when there are no tokens at all."
-    M = 'corpus_perplexity'; _check_base(base, M)
-    if isinstance(logprobs_per_text, (str, bytes)) or not isinstance(logprobs_per_text, Sequence) and not hasattr(logprobs_per_text, '__iter__'):
-        raise TypeError(f"{M}: logprobs_per_text must be a sequence of per-text log-probability lists")
-    parts = []
-    for i, lp in enumerate(logprobs_per_text):
-        a = as_array(lp, f'logprobs_per_text[{i}]', M).astype(np.float64).ravel()
-        if np.isnan(a).any() or (a > 1e-9).any():
-            raise ValueError(f"{M}: logprobs_per_text[{i}] must hold log-probabilities <= 0 (no NaN)")
-        parts.append(a)
+    M = 'corpus_perplexity'; check_base(base, M)
+    parts = [_text_logprobs(lp, f'logprobs_per_text[{i}]', M) for i, lp in enumerate(_check_texts(logprobs_per_text, 'logprobs_per_text', M))]
     return perplexity_from_logprobs(np.concatenate(parts) if parts else np.zeros(0), base=base)
+
+# %% ../nbs/03_perplexity.ipynb #7144afa5
+def _perplexity_from_sums(nll:float, # the summed negative log-likelihood of all tokens
+                          tokens:int, # the number of tokens
+                          base:float=math.e, # the base of the logarithm that made `nll`
+                         ) -> float:
+    "base ** (nll / tokens); inf for no tokens."
+    return perplexity_from_nll(nll / tokens, base) if tokens else math.inf
+
+# %% ../nbs/03_perplexity.ipynb #1194aa17
+@register()
+class Perplexity(Metric):
+    "Token-weighted corpus perplexity over batches of per-token log-probabilities."
+    name, summary = 'perplexity', 'token-weighted perplexity from per-token log-probabilities'
+    inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
+    keys, signature_keys = ('perplexity', 'nll', 'tokens'), ('base',)
+    def __init__(self, base:float=math.e, # the base of the log-probabilities: e for nats (PyTorch's), 2 for bits
+                 keep_items:bool=False, # also keep each text's statistics (for the bootstrap and paired tests)
+                ):
+        self.base = check_base(base, self.name)
+        super().__init__(keep_items)
+    def _options(self) -> dict: return {'base': 'e' if self.base == math.e else self.base}
+    def _zero(self) -> dict: return {'n': 0, 'tokens': 0, 'nll': 0.0}
+
+# %% ../nbs/03_perplexity.ipynb #0bd2eae9
+@patch
+def _stats(self:Perplexity, predictions, # for each text, its tokens' log-probabilities
+           references=None) -> dict:
+    texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(_check_texts(predictions, 'predictions', self.name))]
+    return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)), 'nll': np.array([-math.fsum(a) for a in texts], np.float64)}
+
+@patch
+def _reduce(self:Perplexity, stats:dict) -> dict:
+    return {'n': len(stats['tokens']), 'tokens': int(stats['tokens'].sum()), 'nll': math.fsum(stats['nll'])}
+
+@patch
+def _score(self:Perplexity, state:dict) -> Score:
+    T, nll = state['tokens'], state['nll']
+    return Score({'perplexity': _perplexity_from_sums(nll, T, self.base), 'nll': nll / T if T else math.inf, 'tokens': T},
+                 self.signature(), n=state['n'])

@@ -8,42 +8,63 @@ Docs: https://cah-metrics.github.io/cah_metrics/topk.html.md"""
 from __future__ import annotations
 import numpy as np
 
-# %% auto #0
-__all__ = ['as_array', 'top_k_accuracy']
+from fastcore.basics import patch
 
-# %% ../nbs/02_topk.ipynb #71f87d04
-def as_array(x, name:str, metric:str, numeric:bool=True) -> np.ndarray:
-    "A NumPy array from a list, an array or a tensor (torch tensors are detached and moved to the CPU)."
-    if hasattr(x, 'detach') and hasattr(x, 'cpu'): x = x.detach().cpu().numpy()
-    try: a = np.asarray(x)
-    except (ValueError, TypeError) as e: raise ValueError(f"{metric}: {name} is not a rectangular array of numbers ({e})") from None
-    if numeric and (a.dtype == object or a.dtype.kind not in 'biuf'):
-        raise TypeError(f"{metric}: {name} must hold numbers, got dtype {a.dtype}")
-    return a
+from .core import Metric, Score, register
+from .text import as_array
+
+# %% auto #0
+__all__ = ['top_k_accuracy', 'TopKAccuracy']
 
 # %% ../nbs/02_topk.ipynb #1ae516d7
-def _check_topk(y_true, scores, k, labels):
-    M = 'top_k_accuracy'
-    y, s = as_array(y_true, 'y_true', M, numeric=labels is None), as_array(scores, 'y_pred_scores', M)
-    if y.ndim != 1: raise ValueError(f"{M}: y_true must be 1-D (one class per example), got shape {y.shape}")
-    if s.ndim not in (1, 2): raise ValueError(f"{M}: y_pred_scores must be (n_examples, n_classes) or (n_examples,), got shape {s.shape}")
-    if len(y) != len(s): raise ValueError(f"{M}: y_true has {len(y)} examples but y_pred_scores has {len(s)}")
-    if np.isnan(s).any(): raise ValueError(f"{M}: y_pred_scores contains NaN")
+def _label_indices(y:np.ndarray, labels, C:int, M:str, Y:str) -> np.ndarray:
+    "The column index of each class value in `y`, given `labels` (the class of each column)."
+    labels = np.asarray(labels)
+    if len(labels) != C or len(np.unique(labels)) != C: raise ValueError(f"{M}: labels must be {C} distinct values, one per column")
+    idx = {v: i for i, v in enumerate(labels.tolist())}
+    bad = [v for v in y.tolist() if v not in idx]
+    if bad: raise ValueError(f"{M}: {Y} value {bad[0]!r} is not in labels")
+    return np.array([idx[v] for v in y.tolist()], dtype=np.int64)
+
+# %% ../nbs/02_topk.ipynb #eb04bfb5
+def _check_topk(y_true, scores, k, labels, metric:str='top_k_accuracy', names=('y_true', 'y_pred_scores')):
+    "Validate; return true class indices (int64), scores and k. `names`: what the caller calls (y_true, scores)."
+    M, (Y, S) = metric, names
+    y, s = as_array(y_true, Y, M, numeric=labels is None), as_array(scores, S, M)
+    if y.ndim != 1: raise ValueError(f"{M}: {Y} must be 1-D (one class per example), got shape {y.shape}")
+    if s.ndim not in (1, 2): raise ValueError(f"{M}: {S} must be (n_examples, n_classes) or (n_examples,), got shape {s.shape}")
+    if len(y) != len(s): raise ValueError(f"{M}: {Y} has {len(y)} examples but {S} has {len(s)}")
+    if np.isnan(s).any(): raise ValueError(f"{M}: {S} contains NaN")
     C = s.shape[1] if s.ndim == 2 else 2
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= C:
         raise ValueError(f"{M}: k must be an int from 1 to the number of classes ({C}), got {k!r}")
-    if labels is not None:
-        labels = np.asarray(labels)
-        if len(labels) != C or len(np.unique(labels)) != C: raise ValueError(f"{M}: labels must be {C} distinct values, one per column")
-        idx = {v: i for i, v in enumerate(labels.tolist())}
-        bad = [v for v in y.tolist() if v not in idx]
-        if bad: raise ValueError(f"{M}: y_true value {bad[0]!r} is not in labels")
-        y = np.array([idx[v] for v in y.tolist()], dtype=np.int64)
+    if labels is not None: y = _label_indices(y, labels, C, M, Y)
     elif y.dtype.kind == 'f' and not np.all(y == np.round(y)) or len(y) and (y.min() < 0 or y.max() >= C):
-        raise ValueError(f"{M}: y_true must hold class indices 0..{C - 1}; give labels= for other class values")
+        raise ValueError(f"{M}: {Y} must hold class indices 0..{C - 1} (the columns of {S}); give labels= for other class values")
     return y.astype(np.int64), s, int(k)
 
-# %% ../nbs/02_topk.ipynb #eb04bfb5
+# %% ../nbs/02_topk.ipynb #ce41805d
+def _hits(y:np.ndarray, # validated true class indices (int64)
+          s:np.ndarray, # validated scores, (n, C) or (n,) binary
+          k:int, # the k of top-k
+         ) -> np.ndarray:
+    "1 where example i's true class ranks in the top k (ties: higher class index first), else 0; int64."
+    if s.ndim == 1:
+        if k > 1 or not len(y): return np.ones(len(y), np.int64)
+        return ((s > (0.5 if s.min() >= 0 and s.max() <= 1 else 0)).astype(np.int64) == y).astype(np.int64)
+    true_s = s[np.arange(len(y)), y][:, None]
+    cls = np.arange(s.shape[1])[None, :]
+    rank = (s > true_s).sum(1) + ((s == true_s) & (cls > y[:, None])).sum(1)
+    return (rank < k).astype(np.int64)
+
+# %% ../nbs/02_topk.ipynb #3eeb5fc4
+def _accuracy(hits:int, # the number of examples whose true class ranks in the top k
+              n:int, # the number of examples
+             ) -> float:
+    "hits / n; 0.0 for no examples."
+    return hits / n if n else 0.0
+
+# %% ../nbs/02_topk.ipynb #6abcc4f4
 def top_k_accuracy(y_true, # true class of each example: indices 0..C-1, or values of `labels`
                    y_pred_scores, # scores, shape (n, C); or (n,) binary scores for class 1
                    k:int=1, # count a hit when the true class is among the k best
@@ -51,12 +72,43 @@ def top_k_accuracy(y_true, # true class of each example: indices 0..C-1, or valu
                   ) -> float:
     "Share of examples whose true class ranks in the top `k` (ties: higher class index first). 0.0 for no examples."
     y, s, k = _check_topk(y_true, y_pred_scores, k, labels)
-    if len(y) == 0: return 0.0
-    if s.ndim == 1:
-        if k > 1: return 1.0
-        pred = (s > (0.5 if s.min() >= 0 and s.max() <= 1 else 0)).astype(np.int64)
-        return float(np.mean(pred == y))
-    true_s = s[np.arange(len(y)), y][:, None]
-    cls = np.arange(s.shape[1])[None, :]
-    rank = (s > true_s).sum(1) + ((s == true_s) & (cls > y[:, None])).sum(1)
-    return float(np.mean(rank < k))
+    return _accuracy(int(_hits(y, s, k).sum()), len(y))
+
+# %% ../nbs/02_topk.ipynb #9403a774
+@register()
+class TopKAccuracy(Metric):
+    "Top-k accuracy over batches: the share of examples whose true class is among the k best-scored classes."
+    name, summary = 'top_k_accuracy', 'share of examples whose true class is among the k highest-scored classes'
+    inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
+    keys, signature_keys = ('accuracy', 'hits'), ('k', 'labels')
+    def __init__(self, k:int=1, # count a hit when the true class is among the k best
+                 labels=None, # the class of each column of the scores, when the references are not column indices
+                 keep_items:bool=False, # also keep each example's hit (for the bootstrap and paired tests)
+                ):
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1: raise ValueError(f"{self.name}: k must be an int >= 1, got {k!r}")
+        self.k, self.labels = int(k), None if labels is None else np.asarray(labels).tolist()
+        if self.labels is not None and len(set(self.labels)) != len(self.labels): raise ValueError(f"{self.name}: labels must be distinct")
+        super().__init__(keep_items)
+    def _options(self) -> dict: return {'k': self.k, 'labels': 'index' if self.labels is None else self.labels}
+    def _zero(self) -> dict: return {'n': 0, 'hits': 0}
+
+# %% ../nbs/02_topk.ipynb #e18600af
+@patch
+def _stats(self:TopKAccuracy, predictions, # scores, (n, C) or (n,) binary
+           references=None, # the true class of each example
+          ) -> dict:
+    if references is None: raise TypeError(f"{self.name}: references (the true class of each example) are required")
+    if np.size(predictions) == 0 and np.size(references) == 0: return {'hit': np.zeros(0, np.int64)}
+    y, s, k = _check_topk(references, predictions, self.k, self.labels, self.name, ('references', 'predictions'))
+    return {'hit': _hits(y, s, k)}
+
+@patch
+def _reduce(self:TopKAccuracy, stats:dict) -> dict: return {'n': len(stats['hit']), 'hits': int(stats['hit'].sum())}
+
+@patch
+def _per_item(self:TopKAccuracy, items:dict) -> dict: return {'top_k_hit': items['hit'].tolist()}
+
+# %% ../nbs/02_topk.ipynb #be8a5cb0
+@patch
+def _score(self:TopKAccuracy, state:dict) -> Score:
+    return Score({'accuracy': _accuracy(state['hits'], state['n']), 'hits': state['hits']}, self.signature(), n=state['n'])

@@ -44,7 +44,7 @@ def dataset(name, n=N, seed=0):
         return {'predictions': r.random((n, 5)), 'references': r.integers(0, 5, n)}
     if name == 'perplexity':
         r = np.random.default_rng(seed)
-        return {'predictions': [np.log(r.random(r.integers(0, 12)) + 1e-3).tolist() for _ in range(n)]}
+        return {'predictions': [np.log(r.uniform(1e-3, 1, r.integers(0, 12))).tolist() for _ in range(n)]}
     preds = [rng.choice(answers) for _ in range(n)]
     out = {'predictions': preds}
     if 'references' in cls.inputs:
