@@ -6,14 +6,17 @@ Docs: https://cah-metrics.github.io/cah_metrics/corpora.html.md"""
 
 # %% ../nbs/03a_corpora.ipynb #a4adacef
 from __future__ import annotations
-import json, re
-from dataclasses import dataclass
+import csv, hashlib, io, json, re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from importlib.resources import files
 from pathlib import Path
 
-from .io import InputError
+from .io import InputError, read_items
 
 # %% auto #0
-__all__ = ['CardPack', 'read_card_pack', 'Line', 'Episode', 'read_episode', 'seinfeld_episodes']
+__all__ = ['CardPack', 'read_card_pack', 'default_pack', 'load_cards', 'corpus_fingerprint', 'Line', 'Episode', 'read_episode',
+           'seinfeld_episodes']
 
 # %% ../nbs/03a_corpora.ipynb #547689cd
 @dataclass(frozen=True)
@@ -28,7 +31,9 @@ class CardPack:
         "Every card as plain text: answers as printed, prompts with their blanks removed."
         return [re.sub(r'\s+', ' ', p['template'].replace('{}', ' ')).strip() for p in self.prompts] + [a['text'] for a in self.answers]
 
-def read_card_pack(path:str|Path) -> CardPack:
+# %% ../nbs/03a_corpora.ipynb #cda08ccd
+def read_card_pack(path:str|Path, # a pack in the shared JSON schema
+                  ) -> CardPack:
     "Read a pack in the shared JSON schema; a missing part or field is an `InputError` naming the file."
     path = Path(path)
     try: d = json.loads(path.read_text(encoding='utf-8'))
@@ -42,6 +47,52 @@ def read_card_pack(path:str|Path) -> CardPack:
     meta = d.get('metadata', {})
     return CardPack(meta.get('name', path.stem), meta, d['prompts'], d['answers'])
 
+# %% ../nbs/03a_corpora.ipynb #3e736203
+def default_pack() -> CardPack:
+    "The embedded Cards Against Humanity main game (CC BY-NC-SA 2.0; see cah_metrics/data/CAH_LICENSE.md)."
+    return read_card_pack(Path(str(files('cah_metrics') / 'data' / 'cah_main_game.json')))
+
+# %% ../nbs/03a_corpora.ipynb #0e0c632d
+def _parquet_rows(path:Path, column:str) -> list:
+    import pandas as pd
+    try: df = pd.read_parquet(path)
+    except Exception as e: raise InputError(path, None, f"not a readable parquet file ({e})") from None
+    if column not in df.columns: raise InputError(path, None, f"no column {column!r}; columns are {list(df.columns)}")
+    return df[column].tolist()
+
+def _csv_rows(path:Path, column:str) -> list[dict]:
+    try: rows = list(csv.DictReader(io.StringIO(path.read_text(encoding='utf-8'))))
+    except UnicodeDecodeError as e: raise InputError(path, None, f"not valid UTF-8 ({e.reason})") from None
+    if rows and column not in rows[0]: raise InputError(path, 1, f"no column {column!r}; columns are {list(rows[0])}")
+    return rows
+
+# %% ../nbs/03a_corpora.ipynb #649a9384
+def _rows_text(path, rows, column):
+    out = []
+    for i, r in enumerate(rows, 1):
+        v = r.get(column) if isinstance(r, dict) else r
+        if not isinstance(v, str): raise InputError(path, i, f"expected a string in column {column!r}, got {v!r:.40}")
+        out.append(v)
+    return out
+
+# %% ../nbs/03a_corpora.ipynb #b872b67d
+def load_cards(path:str|Path, # a .json pack, .parquet, .jsonl, .csv or .txt file
+               column:str='text', # the column holding the card text (parquet and CSV)
+              ) -> list[str]:
+    "Card texts from a file; a pack gives its answers (use `read_card_pack` for prompts too)."
+    path = Path(path)
+    if not path.is_file(): raise InputError(path, None, "no such file")
+    ext = path.suffix.lower()
+    if ext == '.json': return [a['text'] for a in read_card_pack(path).answers]
+    if ext in ('.parquet', '.csv'): return _rows_text(path, (_parquet_rows if ext == '.parquet' else _csv_rows)(path, column), column)
+    return [t[0] for t in read_items(path, 'predictions', 'jsonl' if ext in ('.jsonl', '.ndjson') else 'text')[1]]
+
+# %% ../nbs/03a_corpora.ipynb #c796b4a2
+def corpus_fingerprint(texts:Sequence[str], # the texts, in order
+                      ) -> str:
+    "The first 12 hex digits of the SHA-256 of `texts` as a JSON list: a short name for a training corpus."
+    return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode('utf-8')).hexdigest()[:12]
+
 # %% ../nbs/03a_corpora.ipynb #a56df07a
 @dataclass(frozen=True)
 class Line:
@@ -52,6 +103,7 @@ class Line:
     end: float
     laughed: bool
 
+# %% ../nbs/03a_corpora.ipynb #722b6236
 @dataclass(frozen=True)
 class Episode:
     "One Seinfeld episode: season, number, title and its lines."
@@ -61,17 +113,22 @@ class Episode:
     lines: tuple[Line, ...]
     def __repr__(self): return f"Episode(S{self.season:02d}E{self.number:02d} {self.title!r}, {len(self.lines)} lines)"
 
-# %% ../nbs/03a_corpora.ipynb #1a6893b6
+# %% ../nbs/03a_corpora.ipynb #ef01a4ae
 def _time(s:str, path, i) -> float:
     try: return float(s)
     except ValueError: raise InputError(path, i, f"expected a time in seconds, got {s.strip()[:40]!r}") from None
 
-def read_episode(path:str|Path) -> Episode:
-    "Parse one `.merged` episode file of the Seinfeld laugh corpus."
-    path = Path(path)
-    m = re.match(r'Seinfeld\.S(\d+)E(\d+)\.(.*)\.merged$', path.name)
-    if not m: raise InputError(path, None, "file name is not Seinfeld.SxxEyy.Title.merged")
-    rows = path.read_text(encoding='utf-8', errors='replace').split('\n')
+def _subtitle(rows:list[str], i:int, path) -> tuple[str, float, int]:
+    "The text and end time of the subtitle line that starts at row `i`, and the row after it."
+    text, j = [rows[i + 1].strip()] if i + 1 < len(rows) else [], i + 2   # the first row is text even if it looks like a number
+    while j < len(rows) and len(text) < 4:
+        try: return ' '.join(t for t in text if t), float(rows[j]), j + 1
+        except ValueError: text.append(rows[j].strip()); j += 1
+    raise InputError(path, i + 1, "a subtitle line without an end time")
+
+# %% ../nbs/03a_corpora.ipynb #1a6893b6
+def _episode_lines(rows:list[str], path) -> list[Line]:
+    "The subtitle lines of an episode file's rows; a laugh marks the line before it."
     lines, who, i = [], '', 0
     while i < len(rows):
         row = rows[i]
@@ -79,16 +136,21 @@ def read_episode(path:str|Path) -> Episode:
         if row.startswith('#'): who = row.lstrip('#').strip(); i += 1; continue
         start = _time(row, path, i + 1)
         if i + 1 < len(rows) and '**LOL**' in rows[i + 1]:
-            if lines and not lines[-1].laughed: lines[-1] = Line(*[getattr(lines[-1], f) for f in ('character', 'text', 'start', 'end')], True)
+            if lines and not lines[-1].laughed: lines[-1] = replace(lines[-1], laughed=True)
             i += 2; continue
-        text, j = [rows[i + 1].strip()] if i + 1 < len(rows) else [], i + 2   # the first row is text even if it looks like a number
-        while j < len(rows) and len(text) < 4:
-            try: end = float(rows[j]); break
-            except ValueError: text.append(rows[j].strip()); j += 1
-        else: raise InputError(path, i + 1, "a subtitle line without an end time")
-        lines.append(Line(who, ' '.join(t for t in text if t), start, end, False))
-        i = j + 1
-    return Episode(int(m[1]), int(m[2]), m[3].replace('.', ' '), tuple(lines))
+        text, end, i = _subtitle(rows, i, path)
+        lines.append(Line(who, text, start, end, False))
+    return lines
+
+# %% ../nbs/03a_corpora.ipynb #663849da
+def read_episode(path:str|Path, # a Seinfeld.SxxEyy.Title.merged file of the corpus
+                ) -> Episode:
+    "Parse one `.merged` episode file of the Seinfeld laugh corpus."
+    path = Path(path)
+    m = re.match(r'Seinfeld\.S(\d+)E(\d+)\.(.*)\.merged$', path.name)
+    if not m: raise InputError(path, None, "file name is not Seinfeld.SxxEyy.Title.merged")
+    rows = path.read_text(encoding='utf-8', errors='replace').split('\n')
+    return Episode(int(m[1]), int(m[2]), m[3].replace('.', ' '), tuple(_episode_lines(rows, path)))
 
 # %% ../nbs/03a_corpora.ipynb #22d17fc6
 def seinfeld_episodes(folder:str|Path|None=None, # the corpus folder; default: the installed seinfeld-laugh-corpus package

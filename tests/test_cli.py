@@ -41,7 +41,7 @@ def test_invalid_utf8_and_count_mismatch(tmp_path):
     assert r.returncode == 2 and 'p.txt:2: not valid UTF-8' in r.stderr
     (tmp_path / 'p.txt').write_text('one\ntwo\nthree\n')
     r = run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt')
-    assert r.returncode == 2 and 'has 2 items but' in r.stderr
+    assert r.returncode == 2 and 'has 2 references but the predictions have 3' in r.stderr
 
 def test_output_written_atomically_and_replaces(tmp_path):
     out = tmp_path / 'scores.json'
