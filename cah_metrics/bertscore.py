@@ -1,4 +1,4 @@
-"""BERTScore (Zhang et al. 2020), exact and offline: greedy cosine matching of contextual token embeddings from a chosen layer, idf weighting, baseline rescaling and several references; equal to the `bert-score` package.
+"""BERTScore (Zhang et al. 2020), exact and offline: greedy cosine matching of contextual token embeddings from a chosen layer, idf weighting, baseline rescaling and several references; equal to the `bert-score` package, and a `Metric` whose shards merge exactly.
 
 Docs: https://cah-metrics.github.io/cah_metrics/bertscore.html.md"""
 
@@ -16,86 +16,125 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 
-from . import __version__
+from .core import Metric, Score, register
+from .embeddings import DEFAULT_MODEL, load_transformer, model_path
 from .text import check_pairs
 
 # %% auto #0
-__all__ = ['idf_weights', 'greedy_match', 'BERTScoreResult', 'read_baseline', 'BERTScore', 'bert_score']
+__all__ = ['doc_freq', 'idf_from_df', 'idf_weights', 'match_maxima', 'prf_from_maxima', 'greedy_match', 'BERTScoreResult',
+           'read_baseline', 'BERTScore', 'bert_score']
 
 # %% ../nbs/07_bertscore.ipynb #53a9584c
-def _default_model_path() -> str:
-    from cah_metrics.embeddings import _bundled_minilm
-    return _bundled_minilm()
-
 @lru_cache(maxsize=4)
 def _load(model:str, layer:int|None, device:str):
-    "Tokenizer and a model truncated to `layer` layers (loaded once per process, offline)."
+    "Tokenizer, a model cut to its first `layer` layers, and the layer: loaded once per process, offline."
     import torch
-    from transformers import AutoModel, AutoTokenizer
-    path = _default_model_path() if model in ('all-MiniLM-L6-v2', 'default') else model
-    try:
-        tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        mdl = AutoModel.from_pretrained(path, local_files_only=True)
-    except OSError as e:
-        raise ValueError(f"bertscore: model {model!r} is not available offline ({type(e).__name__}); pass a local model folder") from None
+    try: tok, mdl = load_transformer(model, device)
+    except ValueError as e: raise ValueError(f"bertscore: {str(e).removeprefix('embeddings: ')}") from None
     n = mdl.config.num_hidden_layers
     layer = n if layer is None else layer
     if not 0 <= layer <= n: raise ValueError(f"bertscore: layer must be 0..{n} for this model, got {layer}")
     mdl.encoder.layer = torch.nn.ModuleList(list(mdl.encoder.layer[:layer]))     # the layers above are never needed
-    return tok, mdl.eval().to(device), layer
+    return tok, mdl, layer
 
 # %% ../nbs/07_bertscore.ipynb #b3ed8369
-def _encode(tok, mdl, texts:list[str], batch_size:int, device:str, progress:bool) -> dict[str, np.ndarray]:
-    import torch
-    ids = {}
-    for t in dict.fromkeys(texts):
-        s = t.strip()
-        full = tok.encode(s, add_special_tokens=True) if s else [tok.cls_token_id, tok.sep_token_id]
-        if len(full) > tok.model_max_length:
-            warnings.warn(f"bertscore: a text of {len(full)} word pieces is truncated to the model's {tok.model_max_length}: {s[:40]!r}...")
-            full = full[:tok.model_max_length - 1] + [tok.sep_token_id]
-        ids[t] = full
-    order = sorted(ids, key=lambda t: len(ids[t]))
-    out = {}
-    from tqdm.auto import tqdm
-    with torch.inference_mode():
-        for b in tqdm(range(0, len(order), batch_size), disable=not progress, desc='bertscore'):
-            batch = order[b:b + batch_size]
-            L = max(len(ids[t]) for t in batch)
-            x = torch.full((len(batch), L), tok.pad_token_id, dtype=torch.long)
-            m = torch.zeros((len(batch), L), dtype=torch.long)
-            for i, t in enumerate(batch): x[i, :len(ids[t])] = torch.tensor(ids[t]); m[i, :len(ids[t])] = 1
-            h = mdl(x.to(device), attention_mask=m.to(device))[0]
-            h = torch.nn.functional.normalize(h, dim=-1).cpu().numpy()
-            for i, t in enumerate(batch): out[t] = h[i, :len(ids[t])]
-    return out, ids
+def _word_pieces(tok, text:str) -> list[int]:
+    "Word-piece ids of a stripped text with [CLS] and [SEP], cut (with a warning) to the model's window."
+    s = text.strip()
+    ids = tok.encode(s, add_special_tokens=True) if s else [tok.cls_token_id, tok.sep_token_id]
+    if len(ids) > tok.model_max_length:
+        warnings.warn(f"bertscore: a text of {len(ids)} word pieces is truncated to the model's {tok.model_max_length}: {s[:40]!r}...")
+        ids = ids[:tok.model_max_length - 1] + [tok.sep_token_id]
+    return ids
 
 # %% ../nbs/07_bertscore.ipynb #88715b37
-def idf_weights(ref_ids:list[list[int]], special:set[int]) -> tuple[dict, float]:
-    "idf(t) = ln((M + 1) / (c_t + 1)) over M references, and the value for a word piece no reference has."
-    M = len(ref_ids)
-    c = Counter(t for r in ref_ids for t in set(r))
-    idf = {t: math.log((M + 1) / (n + 1)) for t, n in c.items()}
+_MIN_POSITIONS = 64      # the smallest forward pass, in rows x word pieces (smaller ones take another matmul path)
+
+def _length_batches(ids:dict, batch_size:int) -> list[list[str]]:
+    "Texts in batches of at most `batch_size`, each of texts with the same number of word pieces."
+    groups = {}
+    for t, p in ids.items(): groups.setdefault(len(p), []).append(t)
+    return [g[b:b + batch_size] for _, g in sorted(groups.items()) for b in range(0, len(g), batch_size)]
+
+# %% ../nbs/07_bertscore.ipynb #34aa5ab4
+def _encode(tok, mdl, texts:list[str], batch_size:int, device:str, progress:bool) -> tuple[dict, dict]:
+    "Unit word-piece vectors (float64) and word-piece ids of each distinct text; a batch holds texts of one length."
+    import torch
+    from tqdm.auto import tqdm
+    ids, emb = {t: _word_pieces(tok, t) for t in dict.fromkeys(texts)}, {}
+    batches = _length_batches(ids, batch_size)
+    with torch.inference_mode():
+        for batch in tqdm(batches, disable=not progress, desc='bertscore'):
+            rows = [ids[t] for t in batch]
+            rows += rows[-1:] * (-(-_MIN_POSITIONS // len(rows[0])) - len(rows))      # a small pass: repeat a text
+            x = torch.tensor(rows, device=device)
+            h = torch.nn.functional.normalize(mdl(x, attention_mask=torch.ones_like(x))[0], dim=-1)
+            emb.update(zip(batch, h[:len(batch)].double().cpu().numpy()))
+    return emb, ids
+
+# %% ../nbs/07_bertscore.ipynb #915f539f
+def doc_freq(ref_ids:Sequence[Sequence[int]], # the word-piece ids of each reference
+            ) -> Counter:
+    "The number of references that contain each word piece (a `Counter`: piece id -> c_t)."
+    if not len(ref_ids): return Counter()
+    t, c = np.unique(np.concatenate([np.unique(np.asarray(r, np.int64)) for r in ref_ids]), return_counts=True)
+    return Counter(dict(zip(t.tolist(), c.tolist())))
+
+def idf_from_df(df:Counter, # piece id -> number of references that contain it
+                M:int, # the number of references
+                special:set[int], # ids of weight 0 ([CLS], [SEP])
+               ) -> tuple[dict, float]:
+    "idf(t) = ln((M + 1) / (c_t + 1)), and the value for a word piece no reference has."
+    idf = {t: math.log((M + 1) / (n + 1)) for t, n in df.items()}
     for s in special: idf[s] = 0.0
     return idf, math.log(M + 1)
 
+# %% ../nbs/07_bertscore.ipynb #98b216ca
+def idf_weights(ref_ids:list[list[int]], # the word-piece ids of each reference
+                special:set[int], # ids of weight 0 ([CLS], [SEP])
+               ) -> tuple[dict, float]:
+    "idf(t) = ln((M + 1) / (c_t + 1)) over M references, and the value for a word piece no reference has."
+    return idf_from_df(doc_freq(ref_ids), len(ref_ids), special)
+
 # %% ../nbs/07_bertscore.ipynb #d6877c59
+def match_maxima(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
+                 R:np.ndarray, # reference word-piece vectors (unit), n_r x d
+                ) -> tuple[np.ndarray, np.ndarray]:
+    "Each candidate piece's best cosine with the reference pieces, and each reference piece's with the candidate's."
+    S = H.astype(np.float64) @ R.astype(np.float64).T
+    return S.max(axis=1), S.max(axis=0)
+
+def prf_from_maxima(bp:np.ndarray, # each candidate piece's best match
+                    br:np.ndarray, # each reference piece's best match
+                    wh:np.ndarray, # candidate weights
+                    wr:np.ndarray, # reference weights
+                   ) -> tuple[float, float, float]:
+    "P, R, F1 from the best matches and the weights; 0 for an empty side (no weight)."
+    if wh.sum() == 0 or wr.sum() == 0: return 0.0, 0.0, 0.0
+    p = float(bp @ wh / wh.sum()); r = float(br @ wr / wr.sum())
+    return p, r, (2 * p * r / (p + r) if p + r != 0 else 0.0)
+
+# %% ../nbs/07_bertscore.ipynb #38995fdc
 def greedy_match(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
                  R:np.ndarray, # reference word-piece vectors (unit), n_r x d
                  wh:np.ndarray, # candidate weights
                  wr:np.ndarray, # reference weights
-                 floor_p:bool=False, floor_r:bool=False, # raise negative best matches to 0 (bert-score's padding; see below)
+                 floor_p:bool=False, # raise the candidate's negative best matches to 0 (bert-score's padding; see below)
+                 floor_r:bool=False, # the same for the reference's
                 ) -> tuple[float, float, float]:
     "BERTScore P, R, F1 of one pair; 0 for an empty side (no weight)."
-    if wh.sum() == 0 or wr.sum() == 0: return 0.0, 0.0, 0.0
-    S = (H.astype(np.float64) @ R.astype(np.float64).T)
-    bp, br = S.max(axis=1), S.max(axis=0)
-    if floor_p: bp = np.maximum(bp, 0)
-    if floor_r: br = np.maximum(br, 0)
-    p = float(bp @ wh / wh.sum()); r = float(br @ wr / wr.sum())
-    return p, r, (2 * p * r / (p + r) if p + r != 0 else 0.0)
+    bp, br = match_maxima(H, R)
+    return prf_from_maxima(np.maximum(bp, 0) if floor_p else bp, np.maximum(br, 0) if floor_r else br, wh, wr)
 
 # %% ../nbs/07_bertscore.ipynb #6f5f5e27
+def _padded_in_batch(lc:np.ndarray, lr:np.ndarray, size:int=64) -> tuple[np.ndarray, np.ndarray]:
+    "For bert-score's batches of `size` pairs (word-piece counts lc, lr): is each pair's reference (candidate) shorter than its batch's longest?"
+    if not len(lc): return np.zeros(0, bool), np.zeros(0, bool)
+    starts, b = np.arange(0, len(lc), size), np.arange(len(lc)) // size
+    mc, mr = np.maximum.reduceat(lc, starts), np.maximum.reduceat(lr, starts)
+    return lr < mr[b], lc < mc[b]
+
+# %% ../nbs/07_bertscore.ipynb #b73572a2
 @dataclass(frozen=True)
 class BERTScoreResult:
     "Per-example BERTScore precision, recall and F1 (numpy arrays), their means, and the signature."
@@ -108,73 +147,150 @@ class BERTScoreResult:
         m = self.mean()
         return f"BERTScore P {m['precision']:.4f} R {m['recall']:.4f} F1 {m['f1']:.4f} (n = {len(self.f1)}) | {self.signature}"
 
-def read_baseline(path:str|Path, layer:int) -> tuple[float, float, float]:
+# %% ../nbs/07_bertscore.ipynb #3e397235
+def read_baseline(path:str|Path, # a bert-score baseline file
+                  layer:int, # the layer whose row to read
+                 ) -> tuple[float, float, float]:
     "A baseline (P, R, F) for `layer` from a bert-score style file: a header `LAYER,P,R,F` and one row per layer."
     rows = [l.split(',') for l in Path(path).read_text().split() if l]
     for r in rows[1:]:
         if int(r[0]) == layer: return tuple(float(x) for x in r[1:4])
     raise ValueError(f"bertscore: {path} has no baseline for layer {layer}")
 
-# %% ../nbs/07_bertscore.ipynb #f0faf254
-class BERTScore:
-    "BERTScore with a fixed model, layer, weighting, baseline and multi-reference rule."
-    def __init__(self, model:str='all-MiniLM-L6-v2', # the bundled MiniLM, or a local transformers model folder
-                 layer:int|None=None, # which layer's output (default: the last)
-                 idf:bool=False, # weight word pieces by their idf over the references
-                 baseline:Sequence[float]|str|Path|None=None, # (P, R, F) baseline numbers or a bert-score baseline file
-                 multi:str='max', # several references: 'max' (bert-score's: max of P, R, F separately) or 'best-f'
-                 batch_size:int=64, use_gpu:bool=False, progress:bool|None=None,
-                 compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
-                ):
-        if multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {multi!r}")
-        if compat not in (None, 'bert-score'): raise ValueError(f"bertscore: compat must be None or 'bert-score', got {compat!r}")
-        self.compat = compat
-        import torch
-        self.device = 'cuda' if use_gpu and torch.cuda.is_available() else 'cpu'
-        self.tok, self.mdl, self.layer = _load(model, layer, self.device)
-        self.model, self.idf, self.multi, self.batch_size, self.progress = model, idf, multi, batch_size, progress
-        if baseline is not None and not isinstance(baseline, (str, Path)): baseline = tuple(float(x) for x in baseline)
-        self.baseline = read_baseline(baseline, self.layer) if isinstance(baseline, (str, Path)) else baseline
-    def __repr__(self): return f"BERTScore({self.signature})"
-    @property
-    def signature(self) -> str:
-        name = 'all-MiniLM-L6-v2' if self.model in ('all-MiniLM-L6-v2', 'default') else Path(self.model).name
-        b = 'none' if self.baseline is None else ','.join(f"{x:.4f}" for x in self.baseline)
-        return (f"bertscore|model:{name}|layer:{self.layer}|idf:{'yes' if self.idf else 'no'}|baseline:{b}|multi:{self.multi}|"
-                f"compat:{self.compat or 'none'}|version:{__version__}")
+def _baseline(baseline, layer:int) -> tuple[float, float, float]|None:
+    "A baseline option (None, numbers or a file) as (P, R, F) numbers."
+    if baseline is None: return None
+    return read_baseline(baseline, layer) if isinstance(baseline, (str, Path)) else tuple(float(x) for x in baseline)
 
-# %% ../nbs/07_bertscore.ipynb #b73572a2
-def _padded_in_batch(cands, refs, ids, size=64):
-    "For bert-score's batches of `size` pairs: is each pair's reference (candidate) shorter than its batch's longest?"
-    lc, lr = np.array([len(ids[c]) for c in cands], int), np.array([len(ids[r]) for r in refs], int)
-    if not len(lc): return np.zeros(0, bool), np.zeros(0, bool)
-    starts, b = np.arange(0, len(lc), size), np.arange(len(lc)) // size
-    mc, mr = np.maximum.reduceat(lc, starts), np.maximum.reduceat(lr, starts)
-    return lr < mr[b], lc < mc[b]
+# %% ../nbs/07_bertscore.ipynb #3b896e61
+@register()
+class BERTScore(Metric):
+    "BERTScore with a fixed model, layer, weighting, baseline and multi-reference rule, over mergeable word-piece statistics."
+    name = 'bertscore'
+    summary = 'BERTScore (Zhang et al. 2020): greedy cosine matching of contextual word-piece vectors; mean F1, precision and recall'
+    inputs, value_range, higher_is_better = ('predictions', 'references'), (-1.0, 1.0), True
+    keys, signature_keys = ('f1', 'precision', 'recall'), ('model', 'layer', 'idf', 'baseline', 'multi', 'compat')
+
+# %% ../nbs/07_bertscore.ipynb #d82b6a73
+@patch
+def __init__(self:BERTScore, model:str=DEFAULT_MODEL, # the bundled MiniLM, or a local transformers model folder
+             layer:int|None=None, # which layer's output (default: the last)
+             idf:bool=False, # weight word pieces by their idf over the references
+             baseline:Sequence[float]|str|Path|None=None, # (P, R, F) baseline numbers or a bert-score baseline file
+             multi:str='max', # several references: 'max' (bert-score's: max of P, R, F separately) or 'best-f'
+             batch_size:int=64, # texts per forward pass
+             use_gpu:bool=False, # run the model on the GPU when there is one
+             progress:bool|None=None, # show a progress bar (default: for more than 1000 candidates)
+             compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
+             keep_items:bool=False, # also keep the per-item statistics (`item_stats`, `per_item`)
+            ):
+    if multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {multi!r}")
+    if compat not in (None, 'bert-score'): raise ValueError(f"bertscore: compat must be None or 'bert-score', got {compat!r}")
+    import torch
+    self.device = 'cuda' if use_gpu and torch.cuda.is_available() else 'cpu'
+    self.model, self.idf, self.multi, self.batch_size, self.progress, self.compat = model, bool(idf), multi, int(batch_size), progress, compat
+    self._key = (model, layer, self.device)
+    self.layer = _load(*self._key)[2]
+    self.baseline = _baseline(baseline, self.layer)
+    Metric.__init__(self, keep_items)
+
+# %% ../nbs/07_bertscore.ipynb #0b15c6c4
+BERTScore.tok = property(lambda self: _load(*self._key)[0], doc="The model's tokenizer.")
+BERTScore.mdl = property(lambda self: _load(*self._key)[1], doc="The model, cut to `layer` layers.")
 
 @patch
-def score(self:BERTScore, candidates:str|Sequence[str], references:str|Sequence[str|Sequence[str]]) -> BERTScoreResult:
-    "Per-example BERTScore of candidates against their references."
-    cands, refs = check_pairs(candidates, references, metric='BERTScore')
-    flat = [r for rs in refs for r in rs]
-    pairs_c = [c for c, rs in zip(cands, refs) for _ in rs]
+def _options(self:BERTScore) -> dict:
+    name = DEFAULT_MODEL if model_path(self.model) == model_path() else Path(self.model).name
+    return {'model': name, 'layer': self.layer, 'idf': self.idf, 'baseline': self.baseline, 'multi': self.multi, 'compat': self.compat}
+
+# %% ../nbs/07_bertscore.ipynb #c768ef5b
+@patch
+def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]]) -> dict:
+    "Per-item statistics of validated candidates and references: word-piece ids and each piece's best match."
     progress = len(cands) > 1000 if self.progress is None else self.progress
-    emb, ids = _encode(self.tok, self.mdl, flat + cands, self.batch_size, self.device, progress)
+    emb, ids = _encode(self.tok, self.mdl, [r for rs in refs for r in rs] + cands, self.batch_size, self.device, progress)
+    pieces = {t: np.array(p, np.int64) for t, p in ids.items()}
+    maxima = [[match_maxima(emb[c], emb[r]) for r in rs] for c, rs in zip(cands, refs)]
+    return {'cand': [pieces[c] for c in cands], 'refs': [[pieces[r] for r in rs] for rs in refs],
+            'p_max': [[m[0] for m in ms] for ms in maxima], 'r_max': [[m[1] for m in ms] for ms in maxima]}
+
+@patch
+def _stats(self:BERTScore, predictions, references=None) -> dict:
+    return self._best_matches(*check_pairs(predictions, references, metric=self.name, name='predictions'))
+
+# %% ../nbs/07_bertscore.ipynb #bc34c824
+@patch
+def _zero(self:BERTScore) -> dict: return {'n': 0, 'M': 0, 'df': Counter(), 'cand': [], 'refs': [], 'p_max': [], 'r_max': []}
+
+@patch
+def _reduce(self:BERTScore, stats:dict) -> dict:
+    "Per-item statistics -> a state to add: the lists, the number of references and their document frequencies."
+    flat = [r for rs in stats['refs'] for r in rs]
+    return {'n': len(stats['cand']), 'M': len(flat), 'df': doc_freq(flat), **stats}
+
+# %% ../nbs/07_bertscore.ipynb #5befcd88
+@patch
+def _weight_table(self:BERTScore, state:dict) -> np.ndarray:
+    "The weight of every word-piece id: idf from the state's document frequencies, or 1; 0 for [CLS] and [SEP]."
     special = {self.tok.cls_token_id, self.tok.sep_token_id}
-    if self.idf: idf, unseen = idf_weights([ids[r] for r in flat], special)
-    weight = (lambda t: np.array([idf.get(i, unseen) for i in ids[t]])) if self.idf else \
-             (lambda t: np.array([0.0 if i in special else 1.0 for i in ids[t]]))
-    fp, fr = _padded_in_batch(pairs_c, flat, ids) if self.compat else (np.zeros(len(flat), bool),) * 2
-    prf = np.array([greedy_match(emb[c], emb[r], weight(c), weight(r), a, b)
-                    for c, r, a, b in zip(pairs_c, flat, fp, fr)]).reshape(-1, 3)
-    out, k = [], 0
-    for rs in refs:
+    size = max([len(self.tok), *(int(c.max()) + 1 for c in state['cand'] if len(c)), *(t + 1 for t in state['df'])])
+    idf, unseen = idf_from_df(state['df'], state['M'], special) if self.idf else ({}, 1.0)
+    w = np.full(size, unseen)
+    w[list(idf)] = list(idf.values())
+    w[list(special)] = 0.0
+    return w
+
+# %% ../nbs/07_bertscore.ipynb #3c892a88
+@patch
+def _pair_prf(self:BERTScore, state:dict) -> np.ndarray:
+    "P, R, F1 of every (candidate, reference) pair of a state, in order (pairs x 3)."
+    cands = [c for c, rs in zip(state['cand'], state['refs']) for _ in rs]
+    refs, bp, br = ([x for xs in state[k] for x in xs] for k in ('refs', 'p_max', 'r_max'))
+    w = self._weight_table(state)
+    lc, lr = np.array([len(c) for c in cands], int), np.array([len(r) for r in refs], int)
+    fp, fr = _padded_in_batch(lc, lr) if self.compat else (np.zeros(len(refs), bool),) * 2
+    prf = [prf_from_maxima(np.maximum(p, 0) if a else p, np.maximum(r, 0) if b else r, w[c], w[x])
+           for c, x, p, r, a, b in zip(cands, refs, bp, br, fp, fr)]
+    return np.array(prf, float).reshape(-1, 3)
+
+# %% ../nbs/07_bertscore.ipynb #da9083a2
+@patch
+def _item_prf(self:BERTScore, state:dict) -> np.ndarray:
+    "Each item's P, R, F1 (items x 3): the multi-reference rule over its pairs, then the baseline."
+    prf, out, k = self._pair_prf(state), [], 0
+    for rs in state['refs']:
         g = prf[k:k + len(rs)]; k += len(rs)
         out.append(g.max(axis=0) if self.multi == 'max' else g[int(np.argmax(g[:, 2]))])
-    out = np.array(out).reshape(-1, 3)
+    out = np.array(out, float).reshape(-1, 3)
     if self.baseline is not None: out = (out - np.array(self.baseline)) / (1 - np.array(self.baseline))
-    return BERTScoreResult(out[:, 0], out[:, 1], out[:, 2], self.signature)
+    return out
 
-def bert_score(candidates, references, **kwargs) -> BERTScoreResult:
+# %% ../nbs/07_bertscore.ipynb #95be96b5
+@patch
+def _result(self:BERTScore, state:dict) -> BERTScoreResult:
+    return BERTScoreResult(*self._item_prf(state).T, self.signature())
+
+@patch
+def _score(self:BERTScore, state:dict) -> Score:
+    m = self._result(state).mean()
+    return Score({k: m[k] for k in self.keys}, self.signature(), n=state['n'])
+
+@patch
+def _per_item(self:BERTScore, items:dict) -> dict:
+    r = self._result(self._reduce(items))
+    return {f'bertscore_{k}': getattr(r, k).tolist() for k in ('precision', 'recall', 'f1')}
+
+# %% ../nbs/07_bertscore.ipynb #787aab18
+@patch
+def score(self:BERTScore, candidates:str|Sequence[str], # one candidate or a sequence of them
+          references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
+         ) -> BERTScoreResult:
+    "Per-example BERTScore of candidates against their references (the running statistics are left alone)."
+    return self._result(self._reduce(self._best_matches(*check_pairs(candidates, references, metric='BERTScore'))))
+
+def bert_score(candidates:str|Sequence[str], # one candidate or a sequence of them
+               references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
+               **kwargs, # options of `BERTScore`
+              ) -> BERTScoreResult:
     "BERTScore of candidates against references; options of `BERTScore`."
     return BERTScore(**kwargs).score(candidates, references)

@@ -12,17 +12,23 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 
+import numpy as np
+from fastcore.basics import patch
+
+from .core import Metric, Score, register
 from .text import as_texts
 
 # %% auto #0
-__all__ = ['LangdetectDetector', 'ScriptDetector', 'HinglishDetector', 'language_ratios', 'code_mixing_coverage']
+__all__ = ['NEUTRAL', 'DETECTORS', 'LangdetectDetector', 'ScriptDetector', 'HinglishDetector', 'language_ratios',
+           'code_mixing_coverage', 'get_detector', 'detector_signature', 'CodeMixingCoverage']
 
 # %% ../nbs/07a_cmc.ipynb #2c35c017
 class LangdetectDetector:
     "The design's word-level detector: langdetect's most likely language, seeded and cached."
     name = 'langdetect'
-    def __init__(self, seed:int=0): self.seed = seed
+    def __init__(self, seed:int=0): self.seed = seed   # langdetect's seed (it is random otherwise)
     def __repr__(self): return f"LangdetectDetector(seed={self.seed})"
+    def signature(self) -> str: return f"langdetect(seed={self.seed})"
     def __call__(self, word:str) -> str|None: return _langdetect(word, self.seed)
 
 @lru_cache(maxsize=2**16)
@@ -34,10 +40,12 @@ def _langdetect(word:str, seed:int) -> str|None:
     except LangDetectException: return None
     return langs[0].lang if langs else None
 
+# %% ../nbs/07a_cmc.ipynb #984e3697
 class ScriptDetector:
     "Language by Unicode script: Devanagari -> 'hi', Latin -> 'en', other scripts by name; None without letters."
     name = 'script'
     def __repr__(self): return "ScriptDetector()"
+    def signature(self) -> str: return "script"
     def __call__(self, word:str) -> str|None:
         scripts = Counter(unicodedata.name(c, 'UNKNOWN').split()[0] for c in word if c.isalpha())
         if not scripts: return None
@@ -64,12 +72,15 @@ def _hinglish_llr(word:str) -> float:
     llr, unseen, n = _hinglish_model()
     return math.fsum(llr.get(g, unseen) for g in _char_ngrams(''.join(c for c in word if 'a' <= c <= 'z'), n))
 
+# %% ../nbs/07a_cmc.ipynb #bd93f65c
 class HinglishDetector:
     "Hindi or English per word: Devanagari is 'hi'; Latin letters are romanised Hindi ('hi') or English ('en') by a character n-gram model."
     name = 'hinglish'
     def __init__(self, threshold:float=0.0): self.threshold = threshold   # log-odds above which a Latin word is Hindi
     def __repr__(self): return f"HinglishDetector(threshold={self.threshold})"
-    def score(self, word:str) -> float:
+    def signature(self) -> str: return f"hinglish(char-{_hinglish_model()[2]}gram-v1,threshold={self.threshold:g})"
+    def score(self, word:str, # a word
+             ) -> float:
         "Log-likelihood ratio ln P(word | romanised Hindi) - ln P(word | English) of the word's ASCII letters."
         return _hinglish_llr(word.lower())
     def __call__(self, word:str) -> str|None:
@@ -78,6 +89,8 @@ class HinglishDetector:
         return 'hi' if self.score(word) > self.threshold else 'en'
 
 # %% ../nbs/07a_cmc.ipynb #9f22e95b
+NEUTRAL = 0.5    # the CMC of a pair with an empty text, or a text with no identifiable word (the design's)
+
 def language_ratios(text:str, # a text
                     detector:Callable[[str], str|None]|None=None, # word -> language (default: `HinglishDetector()`)
                     min_len:int=3, # shorter words are skipped (the design's rule)
@@ -88,13 +101,80 @@ def language_ratios(text:str, # a text
     n = sum(langs.values())
     return {l: c / n for l, c in langs.items()} if n else {}
 
+# %% ../nbs/07a_cmc.ipynb #0429de4b
 def code_mixing_coverage(summary:str, # the summary
                          thread:str, # the source conversation
                          detector:Callable[[str], str|None]|None=None, # word -> language
-                         min_len:int=3,
+                         min_len:int=3, # shorter words are skipped
                         ) -> float:
-    "The design's CMC: 1 - total variation between the language ratios of thread and summary; 0.5 when undefined."
-    if not summary.strip() or not thread.strip(): return 0.5
+    "The design's CMC: 1 - total variation between the language ratios of thread and summary; `NEUTRAL` when undefined."
+    if not summary.strip() or not thread.strip(): return NEUTRAL
     a, b = language_ratios(thread, detector, min_len), language_ratios(summary, detector, min_len)
-    if not a or not b: return 0.5
+    if not a or not b: return NEUTRAL
     return max(0.0, 1 - sum(abs(a.get(l, 0.0) - b.get(l, 0.0)) for l in a.keys() | b.keys()) / 2)
+
+# %% ../nbs/07a_cmc.ipynb #fd4aec8e
+DETECTORS = {'hinglish': HinglishDetector, 'langdetect': LangdetectDetector, 'script': ScriptDetector}
+
+def get_detector(detector:str|Callable[[str], str|None]='hinglish', # a name in `DETECTORS`, or a detector with a `name`
+                 metric:str='code_mixing_coverage', # the metric's name, for error messages
+                ) -> Callable[[str], str|None]:
+    "A new detector by name, or `detector` itself when it is a callable with a `name`."
+    if isinstance(detector, str):
+        if detector in DETECTORS: return DETECTORS[detector]()
+        raise ValueError(f"{metric}: detector must be one of {', '.join(map(repr, DETECTORS))} or a detector object, got {detector!r}")
+    if callable(detector) and isinstance(getattr(detector, 'name', None), str): return detector
+    raise ValueError(f"{metric}: detector must be a name ({', '.join(map(repr, DETECTORS))}) or a callable with a `name` "
+                     f"for the signature, got {type(detector).__name__}")
+
+# %% ../nbs/07a_cmc.ipynb #1d230a3f
+def detector_signature(detector:Callable[[str], str|None], # a detector with a `name`
+                      ) -> str:
+    "How a detector appears in a signature: its `signature()` when it has one, else its `name`."
+    return detector.signature() if callable(getattr(detector, 'signature', None)) else detector.name
+
+# %% ../nbs/07a_cmc.ipynb #c8a8524b
+@register()
+class CodeMixingCoverage(Metric):
+    "Mean code-mixing coverage of summaries against their source conversations."
+    name = 'code_mixing_coverage'
+    summary = "Code-mixing coverage: 1 - total variation between the language mixes of source and summary, mean over items"
+    inputs, value_range, higher_is_better = ('predictions', 'sources'), (0.0, 1.0), True
+    keys, signature_keys = ('code_mixing_coverage',), ('detector', 'min_len', 'neutral')
+
+# %% ../nbs/07a_cmc.ipynb #4fa7d1d5
+@patch
+def __init__(self:CodeMixingCoverage, detector:str|Callable[[str], str|None]='hinglish', # 'hinglish', 'langdetect', 'script', or a detector with a `name`
+             min_len:int=3, # shorter words are skipped (the design's rule)
+             keep_items:bool=False, # also keep each item's CMC (`item_stats`, `per_item`)
+            ):
+    if isinstance(min_len, bool) or not isinstance(min_len, (int, np.integer)) or min_len < 0:
+        raise ValueError(f"code_mixing_coverage: min_len must be an integer >= 0, got {min_len!r}")
+    self.detector, self.min_len = get_detector(detector), int(min_len)
+    Metric.__init__(self, keep_items)
+
+@patch
+def _options(self:CodeMixingCoverage) -> dict:
+    return {'detector': detector_signature(self.detector), 'min_len': self.min_len, 'neutral': NEUTRAL}
+
+# %% ../nbs/07a_cmc.ipynb #56122a40
+@patch
+def _zero(self:CodeMixingCoverage) -> dict: return {'n': 0, 'cmc': 0.0}
+
+@patch
+def _stats(self:CodeMixingCoverage, predictions, references=None, sources=None) -> dict:
+    preds = as_texts(predictions, 'predictions', self.name)
+    if sources is None: raise TypeError(f"{self.name}: needs sources=, the source conversation of each prediction")
+    srcs = as_texts(sources, 'sources', self.name)
+    if len(srcs) != len(preds):
+        raise ValueError(f"{self.name}: got {len(preds)} predictions but {len(srcs)} sources; they must be the same length")
+    return {'cmc': np.array([code_mixing_coverage(p, s, self.detector, self.min_len) for p, s in zip(preds, srcs)], np.float64)}
+
+# %% ../nbs/07a_cmc.ipynb #4e48dd7c
+@patch
+def _score(self:CodeMixingCoverage, state:dict) -> Score:
+    n = state['n']
+    return Score({'code_mixing_coverage': float(state['cmc'] / n) if n else 0.0}, self.signature(), n=n)
+
+@patch
+def _per_item(self:CodeMixingCoverage, items:dict) -> dict: return {'code_mixing_coverage': items['cmc'].tolist()}
