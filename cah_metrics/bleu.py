@@ -16,7 +16,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
+from .text import check_tokens, Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
@@ -37,14 +37,6 @@ def brevity_penalty(c:int, # hypothesis length (summed over a corpus)
     return 1.0 if c > r else (0.0 if c == 0 else math.exp(1 - r / c))
 
 # %% ../nbs/01_bleu.ipynb #b4b881c4
-def _token_list(x, what:str) -> list[str]:
-    if isinstance(x, str) or not isinstance(x, Sequence):
-        raise TypeError(f"bleu: {what} must be a list of tokens (str), got {type(x).__name__}; "
-                        "split the text first, or use sentence_bleu/corpus_bleu on strings")
-    for i, t in enumerate(x):
-        if not isinstance(t, str): raise TypeError(f"bleu: {what}[{i}] must be a str, got {type(t).__name__}")
-    return list(x)
-
 def _clipped(candidate:list[str], references:list[list[str]], n:int) -> tuple[int, int]:
     "Clipped n-gram matches of `candidate` against `references`, and its number of n-grams."
     hyp = ngram_counts(candidate, n)
@@ -59,11 +51,11 @@ def bleu(candidate:Sequence[str], # the candidate's tokens
          smooth:bool=True, # give an order with no match p_n = 1/(total_n + 1) instead of 0
         ) -> float:
     "Sentence BLEU on token lists, exactly as the tutorial defines it (score in [0, 1])."
-    candidate = _token_list(candidate, 'candidate')
+    candidate = check_tokens(candidate, 'candidate', 'bleu')
     if isinstance(references, str) or not isinstance(references, Sequence) or \
        any(isinstance(r, str) for r in references):
         raise TypeError("bleu: references must be a list of token lists, e.g. [['a', 'cat'], ['the', 'cat']]")
-    references = [_token_list(r, f'references[{i}]') for i, r in enumerate(references)]
+    references = [check_tokens(r, f'references[{i}]', 'bleu') for i, r in enumerate(references)]
     if max_n < 1: raise ValueError(f"bleu: max_n must be >= 1, got {max_n}")
     log_p = 0.0
     for n in range(1, max_n + 1):

@@ -17,7 +17,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, Signature, register
-from .text import Tokenizer, Vocab, get_tokenizer, as_texts, ngram_counts
+from .text import check_int, check_tokens, Tokenizer, Vocab, get_tokenizer, as_texts, ngram_counts
 from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights
 from .embeddings import DEFAULT_MODEL, get_encoder
 
@@ -38,10 +38,6 @@ class Distinct(NamedTuple):
 def _token_lists(texts, tokenizer:Tokenizer, metric:str, name:str='texts') -> list[list[str]]:
     "The tokens of each validated text, by the tokenizer instance the metric uses."
     return tokenizer.batch(as_texts(texts, name, metric))
-
-def _check_int(x, metric:str, what:str) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1: raise ValueError(f"{metric}: {what} must be an int >= 1, got {x!r}")
-    return int(x)
 
 # %% ../nbs/05a_diversity.ipynb #0cb5c658
 def _distinct_reduce(counts:list[Counter]) -> dict:
@@ -69,7 +65,7 @@ def distinct_n(texts:str|Sequence[str], # the texts
                tokenizer:str|Tokenizer='unicode', # a name (lowercased first; 'treebank' for nltk's, as the design) or a Tokenizer
               ) -> Distinct:
     "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
-    n, tok = _check_int(n, 'distinct_n', 'n'), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
+    n, tok = check_int(n, 'n', 'distinct_n'), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
     return _distinct(_distinct_reduce([ngram_counts(t, n) for t in _token_lists(texts, tok, 'distinct_n')]))
 
 # %% ../nbs/05a_diversity.ipynb #30cf1342
@@ -84,7 +80,7 @@ class DistinctN(Metric):
                  tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer instance (used as it is)
                  keep_items:bool=False, # also keep each text's n-gram counts
                 ):
-        self.n, self.tokenizer = _check_int(n, self.name, 'n'), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
+        self.n, self.tokenizer = check_int(n, 'n', self.name), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
         super().__init__(keep_items)
 
 # %% ../nbs/05a_diversity.ipynb #ca6791ac
@@ -169,7 +165,7 @@ def _self_bleu(toks:list[list[str]], max_n:int, smooth:str) -> tuple[float, np.n
 # %% ../nbs/05a_diversity.ipynb #1b79e392
 def _self_bleu_options(max_n, smooth, tok:Tokenizer, metric:str='self_bleu') -> dict:
     "The checked options of Self-BLEU, in signature order."
-    _check_int(max_n, metric, 'max_n')
+    check_int(max_n, 'max_n', metric)
     if smooth not in SMOOTHING: raise ValueError(f"{metric}: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
     return {'n': max_n, 'smooth': smooth, **tok.signature_options()}
 
@@ -295,8 +291,7 @@ def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens
                        ) -> Richness:
     "TTR, root and corrected TTR, the design's combined score, MATTR, MTLD and HD-D of one text."
     if isinstance(text, str): w = _richness_tokenizer(tokenizer)(text)
-    elif isinstance(text, Sequence) and all(isinstance(t, str) for t in text): w = list(text)
-    else: raise TypeError(f"vocabulary_richness: text must be a str or a list of str tokens, got {type(text).__name__}")
+    else: w = check_tokens(text, 'text', 'vocabulary_richness')
     return _richness(w, window, threshold, draws)
 
 # %% ../nbs/05a_diversity.ipynb #b1d424ce
@@ -313,7 +308,7 @@ class VocabularyRichness(Metric):
                  keep_items:bool=False, # also keep each batch's tokens as per-item statistics
                 ):
         self.tokenizer = _richness_tokenizer(tokenizer, self.name)
-        self.window, self.draws = _check_int(window, self.name, 'window'), _check_int(draws, self.name, 'draws')
+        self.window, self.draws = check_int(window, 'window', self.name), check_int(draws, 'draws', self.name)
         if not 0 < threshold < 1: raise ValueError(f"{self.name}: threshold must be in (0, 1), got {threshold!r}")
         self.threshold = float(threshold)
         super().__init__(keep_items)

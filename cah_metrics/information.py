@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from .embeddings import wordpiece_tokenizer
-from .text import Tokenizer, check_base, get_tokenizer, ngram_counts
+from .text import check_str, Tokenizer, check_base, get_tokenizer, ngram_counts
 
 # %% auto #0
 __all__ = ['entropy', 'char_entropy', 'word_entropy', 'entropy_score', 'ngram_entropy', 'miller_madow_entropy', 'Repetition',
@@ -31,23 +31,19 @@ def entropy(symbols:Iterable, # any hashable symbols (characters, words, n-gram 
     return max(0.0, -math.fsum(c / N * math.log(c / N, base) for c in counts.values()))
 
 # %% ../nbs/04a_information.ipynb #79c92a9f
-def _text(x, fn) -> str:
-    if not isinstance(x, str): raise TypeError(f"{fn}: text must be a str, got {type(x).__name__}")
-    return x
-
 def char_entropy(text:str, # the text
                  base:float=2, # logarithm base: 2 for bits, math.e for nats
                  whitespace:bool=True, # count whitespace characters (the design does)
                 ) -> float:
     "Entropy of the lowercased text's characters (whitespace counted, as the design does, unless whitespace=False)."
-    return entropy([c for c in _text(text, 'char_entropy').lower() if whitespace or not c.isspace()], base)
+    return entropy([c for c in check_str(text, 'text', 'char_entropy').lower() if whitespace or not c.isspace()], base)
 
 def word_entropy(text:str, # the text
                  base:float=2, # logarithm base
                  tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased): the design splits on whitespace
                 ) -> float:
     "Entropy of the text's words: lowercased, split on whitespace (the design's) or by `tokenizer`."
-    return entropy(get_tokenizer(tokenizer, lowercase=True)(_text(text, 'word_entropy')), base)
+    return entropy(get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'word_entropy')), base)
 
 def entropy_score(text:str, # the text
                   base:float=math.e, # logarithm base: natural, as the design's humor evaluator
@@ -63,7 +59,7 @@ def ngram_entropy(text:str, # the text
                  ) -> float:
     "Entropy of the text's word n-grams (0.0 when it has none)."
     if not isinstance(n, int) or n < 1: raise ValueError(f"ngram_entropy: n must be an int >= 1, got {n!r}")
-    toks = get_tokenizer(tokenizer, lowercase=True)(_text(text, 'ngram_entropy'))
+    toks = get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'ngram_entropy'))
     return entropy(ngram_counts(toks, n).elements(), base)
 
 # %% ../nbs/04a_information.ipynb #1f0cdedf
@@ -87,7 +83,7 @@ def repetition(text:str, # the text
                tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
               ) -> Repetition:
     "Repetitive if the most frequent word is > 20% of the words, or some bigram occurs at least twice."
-    toks = get_tokenizer(tokenizer, lowercase=True)(_text(text, 'repetition'))
+    toks = get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'repetition'))
     if not toks: return Repetition(False, 0.0, 0)
     share = Counter(toks).most_common(1)[0][1] / len(toks)
     rep = sum(1 for c in ngram_counts(toks, 2).values() if c >= 2)
@@ -102,7 +98,7 @@ def local_entropy_drops(text:str, # the text
                        ) -> tuple[list[float], int]:
     "Word entropy of half-overlapping chunks, and the number of drops below `ratio` times the previous chunk."
     if not isinstance(chunk, int) or chunk < 2: raise ValueError(f"local_entropy_drops: chunk must be an int >= 2, got {chunk!r}")
-    toks = get_tokenizer(tokenizer, lowercase=True)(_text(text, 'local_entropy_drops'))
+    toks = get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'local_entropy_drops'))
     step = chunk // 2
     starts = range(0, max(len(toks) - chunk, 0) + 1, step) if toks else []
     H = [entropy(toks[s:s + chunk], base) for s in starts]
@@ -114,7 +110,7 @@ _FALLBACK = re.compile(r"\w+|[^\w\s]")
 def model_tokens(text:str, # the text
                 ) -> tuple[list[str], str]:
     "The text's tokens under the bundled MiniLM WordPiece tokenizer, or the regex fallback; and which was used."
-    _text(text, 'model_tokens')
+    check_str(text, 'text', 'model_tokens')
     t = wordpiece_tokenizer()
     if t is None: return _FALLBACK.findall(text.lower()), 'regex'
     return t.encode(text, add_special_tokens=False).tokens, 'wordpiece:all-MiniLM-L6-v2'

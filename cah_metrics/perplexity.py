@@ -12,7 +12,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
-from .text import as_array, check_base
+from .text import as_array, check_base, check_sequence
 
 # %% auto #0
 __all__ = ['perplexity_from_nll', 'perplexity_from_logprobs', 'corpus_perplexity', 'Perplexity']
@@ -51,19 +51,13 @@ def _text_logprobs(lp, # one text's per-token log-probabilities
     if np.isnan(a).any() or (a > 1e-9).any(): raise ValueError(f"{metric}: {name} must hold log-probabilities <= 0 (no NaN)")
     return a
 
-def _check_texts(x, name:str, metric:str):
-    "A sequence of per-text log-probability lists (not a string)."
-    if isinstance(x, (str, bytes)) or not isinstance(x, Sequence) and not hasattr(x, '__iter__'):
-        raise TypeError(f"{metric}: {name} must be a sequence of per-text log-probability lists")
-    return x
-
 # %% ../nbs/03_perplexity.ipynb #3e1388e9
 def corpus_perplexity(logprobs_per_text:Sequence, # for each text, its tokens' log-probabilities
                       base:float=math.e, # the base of the logarithm
                      ) -> float:
     "Token-weighted perplexity of a corpus: all tokens pooled; inf when there are no tokens at all."
     M = 'corpus_perplexity'; check_base(base, M)
-    parts = [_text_logprobs(lp, f'logprobs_per_text[{i}]', M) for i, lp in enumerate(_check_texts(logprobs_per_text, 'logprobs_per_text', M))]
+    parts = [_text_logprobs(lp, f'logprobs_per_text[{i}]', M) for i, lp in enumerate(check_sequence(logprobs_per_text, 'logprobs_per_text', M))]
     return perplexity_from_logprobs(np.concatenate(parts) if parts else np.zeros(0), base=base)
 
 # %% ../nbs/03_perplexity.ipynb #7144afa5
@@ -93,7 +87,7 @@ class Perplexity(Metric):
 @patch
 def _stats(self:Perplexity, predictions, # for each text, its tokens' log-probabilities
            references=None) -> dict:
-    texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(_check_texts(predictions, 'predictions', self.name))]
+    texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(check_sequence(predictions, 'predictions', self.name))]
     return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)), 'nll': np.array([-math.fsum(a) for a in texts], np.float64)}
 
 @patch

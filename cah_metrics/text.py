@@ -18,8 +18,8 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
            'DesignTokenizer', 'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab',
-           'ngram_overlap_ids', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences', 'as_texts',
-           'check_pairs', 'as_array', 'check_base']
+           'ngram_overlap_ids', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences', 'check_str',
+           'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_pairs', 'as_array', 'check_base']
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
@@ -276,22 +276,56 @@ def split_sentences(text:str, # the text
     raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {rule!r}")
 
 # %% ../nbs/00_text.ipynb #06e7a31a
-def _check_str(x, what:str, metric:str) -> str:
+def check_str(x, # the value
+              name:str, # what the caller calls it, e.g. 'text' or 'predictions[3]'
+              metric:str, # the metric's name, for error messages
+             ) -> str:
+    "`x` if it is a str, else a `TypeError` naming the metric and the argument."
     if not isinstance(x, str):
-        raise TypeError(f"{metric}: {what} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
+        raise TypeError(f"{metric}: {name} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
     return x
 
+def check_sequence(x, # the value
+                   name:str, # the argument's name
+                   metric:str, # the metric's name
+                  ) -> list:
+    "`x` as a list if it is a sequence of items (not a str, bytes, dict or None), else a `TypeError`."
+    if x is None or isinstance(x, (str, bytes, dict)) or not isinstance(x, Iterable):
+        raise TypeError(f"{metric}: {name} must be a sequence, got {type(x).__name__}")
+    return list(x)
+
+# %% ../nbs/00_text.ipynb #c0156497
 def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
              name:str='hypotheses', # the argument's name, for error messages
              metric:str='metric', # the metric's name, for error messages
             ) -> list[str]:
     "Validate `texts` and return them as a list of strings; a lone string is one text."
     if isinstance(texts, str): return [texts]
-    if texts is None or not isinstance(texts, Iterable) or isinstance(texts, (bytes, dict)):
-        raise TypeError(f"{metric}: {name} must be a str or a sequence of str, got {type(texts).__name__}")
-    texts = list(texts)
-    for i, t in enumerate(texts): _check_str(t, f"{name}[{i}]", metric)
+    try: texts = check_sequence(texts, name, metric)
+    except TypeError: raise TypeError(f"{metric}: {name} must be a str or a sequence of str, got {type(texts).__name__}") from None
+    for i, t in enumerate(texts): check_str(t, f"{name}[{i}]", metric)
     return texts
+
+# %% ../nbs/00_text.ipynb #b1934885
+def check_tokens(x, # the value: a list of str tokens
+                 name:str, # the argument's name
+                 metric:str, # the metric's name
+                ) -> list[str]:
+    "`x` as a list if it is a sequence of str tokens (not a str), else a `TypeError` naming the bad token."
+    if isinstance(x, str) or not isinstance(x, Sequence):
+        raise TypeError(f"{metric}: {name} must be a list of tokens (str), got {type(x).__name__}; split the text first")
+    for i, t in enumerate(x): check_str(t, f"{name}[{i}]", metric)
+    return list(x)
+
+def check_int(x, # the value
+              name:str, # the option's name
+              metric:str, # the metric's name
+              low:int=1, # the smallest allowed value
+             ) -> int:
+    "`x` as an int if it is an integer >= `low`, else a `ValueError`."
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < low:
+        raise ValueError(f"{metric}: {name} must be an int >= {low}, got {x!r}")
+    return int(x)
 
 # %% ../nbs/00_text.ipynb #c3c8c29e
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
@@ -306,9 +340,7 @@ def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of
     elif isinstance(references, str):
         raise TypeError(f"{metric}: references is a single str but {name} is a sequence; "
                         "give one reference (or list of references) per hypothesis")
-    if references is None or not isinstance(references, Iterable) or isinstance(references, (bytes, dict)):
-        raise TypeError(f"{metric}: references must be a sequence, got {type(references).__name__}")
-    references = list(references)
+    references = check_sequence(references, 'references', metric)
     if len(references) != len(hyps):
         raise ValueError(f"{metric}: got {len(hyps)} {name} but {len(references)} references; "
                          f"they must be the same length (one entry of references per item of {name})")
