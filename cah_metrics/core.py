@@ -244,8 +244,10 @@ def merge(self:Metric, other:Metric, # a metric of the same class with the same 
 
 @patch
 def __add__(self:Metric, other:Metric) -> Metric:
-    "A new metric holding both shards; neither operand changes."
-    return copy.deepcopy(self).merge(other)
+    "A new metric holding both shards; neither operand changes, and the options (tokenizers, trained models) are shared."
+    new = copy.copy(self)
+    new.state, new._items = copy.deepcopy(self.state), list(self._items)
+    return new.merge(other)
 
 # %% ../nbs/00b_core.ipynb #88885bdf
 def _enc(v):

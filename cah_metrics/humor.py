@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
 # %% ../nbs/06_humor.ipynb #42bd76df
 from __future__ import annotations
-import copy, importlib.util
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -330,11 +330,3 @@ def _score(self:HumorScores, state:dict) -> Score:
 @patch
 def _per_item(self:HumorScores, items:dict) -> dict:
     return {'overall_humor_score': self.evaluator.combine(items, items['texts'])['overall_humor_score'].tolist()}
-
-# %% ../nbs/06_humor.ipynb #c6e6130e
-@patch
-def __deepcopy__(self:HumorScores, memo:dict) -> HumorScores:
-    "A copy with its own state that shares the evaluator."
-    new = copy.copy(self)
-    new.state, new._items = copy.deepcopy(self.state, memo), copy.deepcopy(self._items, memo)
-    return new

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 
 # %% ../nbs/04_lm.ipynb #d4bd2e42
 from __future__ import annotations
-import copy, hashlib, json, math
+import hashlib, json, math
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
@@ -485,11 +485,6 @@ class LMPerplexity(Metric):
         super().__init__(keep_items)
     def _options(self) -> dict: return {**self.model.signature.options, 'data': self.model.data_fingerprint()}
     def _zero(self) -> dict: return {'n': 0, 'nll': 0.0, 'tokens': 0}
-    def __deepcopy__(self, memo):
-        memo[id(self.model)] = self.model                           # the trained model is shared, not copied
-        new = object.__new__(type(self)); memo[id(self)] = new
-        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
-        return new
 
 # %% ../nbs/04_lm.ipynb #3e9340f2
 @patch
