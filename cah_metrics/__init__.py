@@ -27,3 +27,5 @@ def __getattr__(name:str):
     return value
 
 def __dir__(): return sorted([*globals(), *_LAZY])
+
+__all__ = sorted(_LAZY)   # `from cah_metrics import *` gives these names (importing their modules)

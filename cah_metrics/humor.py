@@ -22,7 +22,7 @@ from .semantics import Semantics
 from .text import TreebankTokenizer, as_texts
 
 # %% auto #0
-__all__ = ['ITEM_FIELDS', 'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component', 'overall_score',
+__all__ = ['ITEM_FIELDS', 'BATCH_SELF_BLEU', 'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component', 'overall_score',
            'StatisticalHumorScores', 'HumorEvaluator', 'default_evaluator', 'HumorScores']
 
 # %% ../nbs/06_humor.ipynb #e3879dfd
@@ -150,12 +150,15 @@ def training_summary(self:HumorEvaluator) -> str:
             f"{int(self.sem.has_vec.sum()):,} context vectors")
 
 # %% ../nbs/06_humor.ipynb #3cbdaaca
+BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the design's Self-BLEU of a batch
+
 @patch
 def signature_options(self:HumorEvaluator) -> dict[str, str]:
-    "The evaluator's part of a signature: corpus fingerprint, encoder, language model, its tokenizer, the diversity tokenizer."
-    lm = self.lm
-    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'lm': f"trigram-add{lm.alpha:g}-{lm.bigram_rule}",
-            **lm.tokenizer.signature_options(), 'div_tok': self.div_tokenizer.signature}
+    "The evaluator's part of a signature: corpus fingerprint, encoder, language model and its tokenizer (from the model's own signature), the batch-diversity options."
+    lm, div = self.lm.signature.options, self.div_tokenizer.signature_options()
+    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'lm': lm['model'],
+            **{k: lm[k] for k in ('tok', 'case', 'norm')},
+            'div_tok': f"{div['tok']},{div['case']}", 'self_bleu': f"n{BATCH_SELF_BLEU['max_n']},{BATCH_SELF_BLEU['smooth']}", 'richness_tok': TreebankTokenizer().signature_options()['tok'] + ',mixed'}
 
 # %% ../nbs/06_humor.ipynb #dc44b95b
 @patch
@@ -220,7 +223,7 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str]) -> dict:
     from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
     tok = self.div_tokenizer
     d = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus, 'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
-         'self_bleu': self_bleu(texts, max_n=1, smooth='method1', tokenizer=tok).score, 'mauve_score': 0.0,
+         'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score, 'mauve_score': 0.0,
          'vocabulary_richness': vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
     E = self.embed(list(texts))
     if E is None or len(texts) < 2:
@@ -285,7 +288,7 @@ class HumorScores(Metric):
     name, summary, inputs = 'humor', "the design's statistical humor scores of answers in their prompts (means over items)", ('predictions', 'contexts')
     value_range, higher_is_better = (0.0, 10.0), True
     keys = tuple(f.name for f in fields(StatisticalHumorScores))
-    signature_keys = ('corpus', 'encoder', 'lm', 'tok', 'case', 'norm', 'div_tok', 'profile')
+    signature_keys = ('corpus', 'encoder', 'lm', 'tok', 'case', 'norm', 'div_tok', 'self_bleu', 'richness_tok', 'profile')
     def __init__(self, evaluator:HumorEvaluator|None=None, # the evaluator; default: `default_evaluator()`, built on first use
                  profile:Sequence[str]|None=None, # cards the user liked, for PaCS (default: none, PaCS neutral)
                  keep_items:bool=False, # also keep the per-item statistics

@@ -51,6 +51,13 @@ def _from_json(v, path, i, what):
     return v.get('id'), _strings(v[key], path, i, what)
 
 # %% ../nbs/00a_io.ipynb #021884dc
+def _json_lines(path, lines):
+    "(line number, value) of each line of a JSON Lines file; a blank or invalid line is an `InputError`."
+    for i, line in enumerate(lines, 1):
+        if not line.strip(): raise InputError(path, i, "blank line in a JSON Lines file")
+        try: yield i, json.loads(line)
+        except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+
 def read_items(path:str|Path, # the file to read
                what:str='predictions', # 'predictions' (one text per item) or 'references' (one or more per item)
                fmt:str='auto', # 'text', 'jsonl', or 'auto' (by extension: .jsonl/.ndjson/.json are JSON Lines)
@@ -64,10 +71,7 @@ def read_items(path:str|Path, # the file to read
     lines = _decode(path)
     if fmt == 'text': return [None] * len(lines), [[l] for l in lines]
     ids, texts = [], []
-    for i, line in enumerate(lines, 1):
-        if not line.strip(): raise InputError(path, i, "blank line in a JSON Lines file")
-        try: v = json.loads(line)
-        except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    for i, v in _json_lines(path, lines):
         k, t = _from_json(v, path, i, what)
         ids.append(k); texts.append(t)
     return ids, texts
@@ -93,9 +97,7 @@ def read_sources(path:str|Path, # the file to read
     lines = _decode(path)
     if fmt == 'text': return [None] * len(lines), lines
     ids, out = [], []
-    for i, line in enumerate(lines, 1):
-        try: v = json.loads(line)
-        except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    for i, v in _json_lines(path, lines):
         ids.append(v.get('id') if isinstance(v, dict) else None); out.append(_source(v, path, i))
     return ids, out
 

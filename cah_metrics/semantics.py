@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from fastcore.basics import patch
 
-from .text import as_texts
+from .text import Vocab, as_texts
 
 # %% auto #0
 __all__ = ['Semantics']
@@ -41,7 +41,7 @@ def fit(self:Semantics, texts:Sequence[str], # the training texts (lowercased an
     from scipy.sparse import coo_matrix
     docs = [t.lower().split() for t in as_texts(texts, 'texts', 'Semantics')]
     self.df, self.n_docs = Counter(w for d in docs for w in set(d)), len(docs)
-    self.index = {w: i for i, w in enumerate(dict.fromkeys(w for d in docs for w in d))}
+    self.index = Vocab(w for d in docs for w in d)          # the text core's token -> id map: ids in order of first use
     rows, cols = _cooccurrence(docs, self.index, self.window)
     C = self.counts = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self.index),) * 2).tocsr()   # duplicates add up: counts
     norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())

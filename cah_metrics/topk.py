@@ -34,13 +34,14 @@ def _check_topk(y_true, scores, k, labels, metric:str='top_k_accuracy', names=('
     if y.ndim != 1: raise ValueError(f"{M}: {Y} must be 1-D (one class per example), got shape {y.shape}")
     if s.ndim not in (1, 2): raise ValueError(f"{M}: {S} must be (n_examples, n_classes) or (n_examples,), got shape {s.shape}")
     if len(y) != len(s): raise ValueError(f"{M}: {Y} has {len(y)} examples but {S} has {len(s)}")
-    if np.isnan(s).any(): raise ValueError(f"{M}: {S} contains NaN")
+    if np.isnan(s).any(): raise ValueError(f"{M}: {S}[{int(np.flatnonzero(np.isnan(s).reshape(len(s), -1).any(1))[0])}] contains NaN")
     C = s.shape[1] if s.ndim == 2 else 2
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= C:
         raise ValueError(f"{M}: k must be an int from 1 to the number of classes ({C}), got {k!r}")
     if labels is not None: y = _label_indices(y, labels, C, M, Y)
-    elif y.dtype.kind == 'f' and not np.all(y == np.round(y)) or len(y) and (y.min() < 0 or y.max() >= C):
-        raise ValueError(f"{M}: {Y} must hold class indices 0..{C - 1} (the columns of {S}); give labels= for other class values")
+    else:
+        bad = np.flatnonzero((y != np.round(y)) | (y < 0) | (y >= C)) if len(y) else []
+        if len(bad): raise ValueError(f"{M}: {Y}[{int(bad[0])}] is {y[bad[0]].item()!r}; it must be a class index 0..{C - 1} (the columns of {S}); give labels= for other class values")
     return y.astype(np.int64), s, int(k)
 
 # %% ../nbs/02_topk.ipynb #ce41805d
@@ -83,7 +84,7 @@ class TopKAccuracy(Metric):
     keys, signature_keys = ('accuracy', 'hits'), ('k', 'labels')
     def __init__(self, k:int=1, # count a hit when the true class is among the k best
                  labels=None, # the class of each column of the scores, when the references are not column indices
-                 keep_items:bool=False, # also keep each example's hit (for the bootstrap and paired tests)
+                 keep_items:bool=False, # also keep each example's hit (for resampling: bootstrap, paired tests)
                 ):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1: raise ValueError(f"{self.name}: k must be an int >= 1, got {k!r}")
         self.k, self.labels = int(k), None if labels is None else np.asarray(labels).tolist()
