@@ -73,12 +73,6 @@ def _humor_parser(sub):
     h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
     h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the CSV, JSON and PNG go (default: ./humor_scores)")
 
-def _prompt_texts(path):
-    from cah_metrics.corpora import read_card_pack, load_cards
-    if path is None: return None
-    if path.suffix.lower() == '.json': return [p['text'] for p in read_card_pack(path).prompts]
-    return load_cards(path)
-
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
     return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
@@ -87,24 +81,22 @@ def _metric_options(opts) -> dict:
 def score(opts, # parsed `score` options
          ) -> dict:
     "The report for parsed `score` options (and the per-example file, when asked)."
-    from cah_metrics.evaluate import score_dataset
+    from cah_metrics.evaluate import score_dataset, write_per_example
     if opts.predictions is None and not opts.references: opts.predictions, rp = bundled_example(); opts.references = [rp]
     elif opts.predictions is None or not opts.references:
         raise InputError('--predictions' if opts.predictions is None else '--references', None, "give both --predictions and --references, or neither")
     preds, refs, srcs, ids = read_dataset(opts.predictions, opts.references, opts.sources, opts.fmt)
     report, per = score_dataset(preds, refs, srcs, opts.metrics, _metric_options(opts), per_example=opts.per_example is not None)
-    if opts.per_example:
-        rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in per.items()}} for i in range(len(preds))]
-        atomic_write_text(opts.per_example, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
+    if opts.per_example: write_per_example(opts.per_example, per, ids)
     return report
 
 # %% ../nbs/90_cli.ipynb #acc1bae3
 def humor(opts, # parsed `humor` options
          ) -> int:
     "Run the main job for parsed `humor` options."
-    from cah_metrics.corpora import load_cards
+    from cah_metrics.corpora import load_cards, load_prompts
     from cah_metrics.evaluate import rank_answers, humor_summary, write_humor_outputs
-    df, ev = rank_answers(load_cards(opts.cards) if opts.cards else None, _prompt_texts(opts.prompts), opts.n_prompts, opts.seed,
+    df, ev = rank_answers(load_cards(opts.cards) if opts.cards else None, load_prompts(opts.prompts), opts.n_prompts, opts.seed,
                           load_cards(opts.profile) if opts.profile else None, load_cards(opts.corpus) if opts.corpus else None,
                           opts.encoder, progress=sys.stderr.isatty())
     print(ev.training_summary(), file=sys.stderr)

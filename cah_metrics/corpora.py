@@ -15,8 +15,8 @@ from pathlib import Path
 from .io import InputError, read_items
 
 # %% auto #0
-__all__ = ['CardPack', 'read_card_pack', 'default_pack', 'load_cards', 'corpus_fingerprint', 'Line', 'Episode', 'read_episode',
-           'seinfeld_episodes']
+__all__ = ['CardPack', 'read_card_pack', 'default_pack', 'load_cards', 'load_prompts', 'corpus_fingerprint', 'Line', 'Episode',
+           'read_episode', 'seinfeld_episodes']
 
 # %% ../nbs/03a_corpora.ipynb #547689cd
 @dataclass(frozen=True)
@@ -86,6 +86,15 @@ def load_cards(path:str|Path, # a .json pack, .parquet, .jsonl, .csv or .txt fil
     if ext == '.json': return [a['text'] for a in read_card_pack(path).answers]
     if ext in ('.parquet', '.csv'): return _rows_text(path, (_parquet_rows if ext == '.parquet' else _csv_rows)(path, column), column)
     return [t[0] for t in read_items(path, 'predictions', 'jsonl' if ext in ('.jsonl', '.ndjson') else 'text')[1]]
+
+# %% ../nbs/03a_corpora.ipynb #c28d4e02
+def load_prompts(path:str|Path|None=None, # a .json pack, or a card file in any format `load_cards` reads; None: the embedded main game
+                ) -> list[str]:
+    "Prompt texts from a file (a pack's prompt cards, or one prompt per item of another format)."
+    if path is None: return [p['text'] for p in default_pack().prompts]
+    path = Path(path)
+    if path.suffix.lower() == '.json': return [p['text'] for p in read_card_pack(path).prompts]
+    return load_cards(path)
 
 # %% ../nbs/03a_corpora.ipynb #c796b4a2
 def corpus_fingerprint(texts:Sequence[str], # the texts, in order

@@ -53,7 +53,8 @@ def load_transformer(model:str=DEFAULT_MODEL, # the bundled default's name, or a
     return tok, mdl.eval().to(device)
 
 @lru_cache(maxsize=4)
-def wordpiece_tokenizer(model:str=DEFAULT_MODEL) -> object|None:
+def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local model folder
+                       ) -> object|None:
     "The model's fast (Rust) tokenizer with no padding or truncation, or None when it cannot be loaded."
     try:
         import os
@@ -66,7 +67,10 @@ def wordpiece_tokenizer(model:str=DEFAULT_MODEL) -> object|None:
 # %% ../nbs/05_embeddings.ipynb #35bac8ae
 class Encoder:
     "Texts to L2-normalised float32 vectors, with a sentence-transformers model or TF-IDF."
-    def __init__(self, model:str=DEFAULT_MODEL, backend:str='sentence-transformers', device:str='cpu'):
+    def __init__(self, model:str=DEFAULT_MODEL, # the bundled default's name, a cached sentence-transformers name or a model folder
+                 backend:str='sentence-transformers', # 'sentence-transformers' or 'tfidf'
+                 device:str='cpu', # where the model runs
+                ):
         self.model, self.backend, self.device = model, backend, device
         if backend == 'sentence-transformers': self._st = _sentence_transformer(model, device)
     def __repr__(self): return f"Encoder({self.model!r}, backend={self.backend!r}, device={self.device!r})"

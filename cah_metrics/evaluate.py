@@ -14,8 +14,8 @@ from .core import load, metric_class
 from .io import atomic_write_bytes, atomic_write_text
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'metric_options', 'score_dataset', 'evaluate_datasets', 'rank_answers',
-           'humor_summary', 'humor_chart', 'write_humor_outputs']
+__all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'metric_options', 'score_dataset', 'write_per_example', 'evaluate_datasets',
+           'rank_answers', 'humor_summary', 'humor_chart', 'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -66,6 +66,17 @@ def score_dataset(predictions:Sequence[str], # one prediction per example
         report.update({_report_key(name, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
         if per_example: per.update(m.per_item())
     return {**report, 'n_examples': len(predictions), 'signatures': sigs, 'details': details, **({'notes': notes} if notes else {})}, per
+
+# %% ../nbs/85_evaluate.ipynb #5e8244a1
+def write_per_example(path:str|Path, # the JSON Lines file to write
+                      per:Mapping[str, Sequence], # key -> one value per example (what `score_dataset(..., per_example=True)` returns)
+                      ids:Sequence|None=None, # each example's id (None entries, or no ids: the example's position)
+                     ) -> Path:
+    "Each example's values as one JSON object per line, written atomically."
+    n = len(next(iter(per.values()))) if per else len(ids or [])
+    ids = list(ids) if ids is not None else [None] * n
+    rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in per.items()}} for i in range(n)]
+    return atomic_write_text(path, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
 
 # %% ../nbs/85_evaluate.ipynb #02c3dc5c
 def evaluate_datasets(datasets:Mapping[str, Mapping], # name -> {'predictions': [...], 'references': [...], 'sources': [...] (optional)}

@@ -108,7 +108,7 @@ class LMScore(NamedTuple):
 class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
     order, pad, n_eos = 3, False, 0                    # padded models start with order-1 <s> and end with n_eos </s>
-    def __init__(self, tokenizer:str|Tokenizer='unicode'):
+    def __init__(self, tokenizer:str|Tokenizer='unicode'): # how texts become tokens (lowercased when given by name)
         self.tokenizer, self.vocab = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__), None
     def _name(self): return type(self).__name__
     @property
@@ -261,7 +261,8 @@ class LidstoneLM(_LM):
     kind, pad = 'lidstone', True
     def __init__(self, gamma:float=0.1, # added to every count
                  order:int=3, # the n of the n-grams
-                 tokenizer:str|Tokenizer='unicode'):
+                 tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
+                ):
         super().__init__(tokenizer)
         if not gamma > 0: raise ValueError(f"{self._name()}: gamma must be > 0, got {gamma!r}")
         if order not in (1, 2, 3): raise ValueError(f"{self._name()}: order must be 1, 2 or 3, got {order!r}")
@@ -286,7 +287,9 @@ class LidstoneLM(_LM):
 class LaplaceLM(LidstoneLM):
     "nltk.lm.Laplace(order): Lidstone with gamma = 1."
     kind = 'laplace'
-    def __init__(self, order:int=3, tokenizer:str|Tokenizer='unicode'): super().__init__(1.0, order, tokenizer)
+    def __init__(self, order:int=3, # the n-gram order
+                 tokenizer:str|Tokenizer='unicode', # how texts become tokens
+                ): super().__init__(1.0, order, tokenizer)
 
 # %% ../nbs/04_lm.ipynb #1dff63f2
 @patch
@@ -351,7 +354,8 @@ class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
     kind, pad, n_eos = 'kneser-ney', True, 1
     def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>
-                 tokenizer:str|Tokenizer='unicode'):
+                 tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
+                ):
         super().__init__(tokenizer)
         if not isinstance(min_count, int) or min_count < 1: raise ValueError(f"KneserNeyLM: min_count must be an int >= 1, got {min_count!r}")
         self.min_count = min_count
@@ -477,7 +481,7 @@ class LMPerplexity(Metric):
     inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
     keys, signature_keys = ('perplexity', 'surprisal', 'tokens'), ('model', 'pad', 'unk', 'tok', 'case', 'norm', 'log', 'data')
     def __init__(self, model:_LM|None=None, # a trained model of this module; None: `default_lm()`
-                 keep_items:bool=False, # also keep each text's statistics (for the bootstrap and paired tests)
+                 keep_items:bool=False, # also keep each text's statistics (for resampling: bootstrap, paired tests)
                 ):
         self.model = default_lm() if model is None else model
         if not isinstance(self.model, _LM): raise TypeError(f"{self.name}: model must be a trained n-gram model of cah_metrics.lm, got {type(model).__name__}")
