@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .core import Signature
 from .text import as_texts
 
 # %% auto #0
@@ -74,8 +75,11 @@ class Encoder:
         self.model, self.backend, self.device = model, backend, device
         if backend == 'sentence-transformers': self._st = _sentence_transformer(model, device)
     def __repr__(self): return f"Encoder({self.model!r}, backend={self.backend!r}, device={self.device!r})"
+    def signature_options(self) -> dict[str, str]:
+        "What this encoder contributes to a metric's signature: the model (or tfidf) and the normalisation."
+        return {'emb': self.model if self.backend != 'tfidf' else 'tfidf', 'norm': 'l2'}
     @property
-    def signature(self) -> str: return f"emb:{self.model if self.backend != 'tfidf' else 'tfidf'}|norm:l2"
+    def signature(self) -> Signature: return Signature('embeddings', self.signature_options())
 
     def encode(self, texts:str|Sequence[str], # texts to embed
                batch_size:int=64, # texts per forward pass

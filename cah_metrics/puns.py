@@ -16,6 +16,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .text import get_tokenizer
+from .core import Signature
 
 # %% auto #0
 __all__ = ['homophones', 'PunScores', 'PunModel']
@@ -42,7 +43,8 @@ class PunModel:
     "Kao, Levy & Goodman's (2016) pun model with encoder relatedness and corpus word probabilities."
     def __init__(self, corpus:Sequence[str], # texts for the word probabilities P(w)
                  encoder=None, # an `Encoder`; default: the bundled MiniLM
-                 q:float=0.5, beta:float=10.0, # P(f_i = 1); sharpness of relatedness
+                 q:float=0.5, # P(f_i = 1), the prior that a word is chosen for its relatedness
+                 beta:float=10.0, # sharpness of relatedness
                  vocab_size:int=3000, # normalise P(w | rel m) over this many most frequent corpus words
                 ):
         tok = get_tokenizer('unicode', lowercase=True)
@@ -62,7 +64,10 @@ class PunModel:
         return np.array([self._vecs[w] for w in words])
     def __repr__(self): return f"PunModel({self.signature})"
     @property
-    def signature(self) -> str: return f"kao2016|q:{self.q:g}|beta:{self.beta:g}|rel:{getattr(self.encoder, 'signature', 'encoder')}|V:{len(self.vocab)}"
+    def signature(self) -> Signature:
+        "The model, its constants, the encoder and tokenizer behind relatedness and counts, and the vocabulary size."
+        enc = self.encoder.signature_options() if hasattr(self.encoder, 'signature_options') else {'emb': type(self.encoder).__name__}
+        return Signature('puns', {'model': 'kao2016', 'q': self.q, 'beta': self.beta, **enc, **self.tok.signature_options(), 'V': len(self.vocab)})
 
 # %% ../nbs/06a_puns.ipynb #ac396622
 @patch
