@@ -16,7 +16,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import check_tokens, Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
+from .text import check_int, check_tokens, Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
@@ -56,7 +56,7 @@ def bleu(candidate:Sequence[str], # the candidate's tokens
        any(isinstance(r, str) for r in references):
         raise TypeError("bleu: references must be a list of token lists, e.g. [['a', 'cat'], ['the', 'cat']]")
     references = [check_tokens(r, f'references[{i}]', 'bleu') for i, r in enumerate(references)]
-    if max_n < 1: raise ValueError(f"bleu: max_n must be >= 1, got {max_n}")
+    max_n = check_int(max_n, 'max_n', 'bleu')
     log_p = 0.0
     for n in range(1, max_n + 1):
         m, total = _clipped(candidate, references, n)
@@ -221,7 +221,7 @@ def bleu_weights(max_n:int, # highest n-gram order (uniform weights 1/max_n), us
                 ) -> list[float]:
     "The weight of each n-gram order, checked."
     if weights is None:
-        if not isinstance(max_n, int) or max_n < 1: raise ValueError(f"BLEU: max_n must be an int >= 1, got {max_n!r}")
+        max_n = check_int(max_n, 'max_n', 'BLEU')
         return [1 / max_n] * max_n
     w = [float(x) for x in weights]
     if not w or any(x < 0 or math.isnan(x) for x in w) or sum(w) == 0:

@@ -11,7 +11,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
-from .text import as_array
+from .text import as_array, check_int
 
 # %% auto #0
 __all__ = ['top_k_accuracy', 'TopKAccuracy']
@@ -86,7 +86,7 @@ class TopKAccuracy(Metric):
                  labels=None, # the class of each column of the scores, when the references are not column indices
                  keep_items:bool=False, # also keep each example's hit (for resampling: bootstrap, paired tests)
                 ):
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1: raise ValueError(f"{self.name}: k must be an int >= 1, got {k!r}")
+        k = check_int(k, 'k', self.name)
         self.k, self.labels = int(k), None if labels is None else np.asarray(labels).tolist()
         if self.labels is not None and len(set(self.labels)) != len(self.labels): raise ValueError(f"{self.name}: labels must be distinct")
         super().__init__(keep_items)
