@@ -24,7 +24,7 @@ def _sig_value(v) -> str:
     "The canonical text of one option value."
     if v is None: return 'none'
     if isinstance(v, (bool, np.bool_)): return 'yes' if v else 'no'
-    if isinstance(v, (float, np.floating)): return f"{float(v):g}"
+    if isinstance(v, (float, np.floating)): return repr(float(v))      # shortest exact form: 0.72 and 0.7200001 differ
     if isinstance(v, (list, tuple)): return ','.join(map(_sig_value, v))
     return str(v).replace('|', '/')
 
@@ -70,8 +70,8 @@ def _plain(v):
     if isinstance(v, Mapping): return {str(k): _plain(x) for k, x in v.items()}
     return v
 
-class Score(Mapping):
-    "A metric's result: named values (read like a dict), the headline `value`, its `signature`, an optional interval."
+class Score(dict):
+    "A metric's result: a dict of named values, the headline `value`, its `signature`, an optional interval."
     def __init__(self, values:Mapping, # name -> value (numbers, lists or arrays)
                  signature:str, # the signature of the options behind the values
                  main:str|None=None, # the key of the headline value (default: the first key)
@@ -79,15 +79,13 @@ class Score(Mapping):
                  confidence:float|None=None, # its level, e.g. 0.95
                  n:int|None=None, # the number of items scored
                 ):
-        self._values, self.main = dict(values), main if main is not None else next(iter(values))
+        super().__init__(values)
+        self.main = main if main is not None else next(iter(values))
         self.signature, self.ci, self.confidence, self.n = signature, ci, confidence, n
-    def __getitem__(self, k): return self._values[k]
-    def __iter__(self): return iter(self._values)
-    def __len__(self): return len(self._values)
 
 # %% ../nbs/00b_core.ipynb #1192054e
 @patch(as_prop=True)
-def value(self:Score) -> float: return float(self._values[self.main])
+def value(self:Score) -> float: return float(self[self.main])
 
 @patch
 def __float__(self:Score) -> float: return self.value
@@ -96,7 +94,7 @@ def __float__(self:Score) -> float: return self.value
 @patch
 def to_dict(self:Score) -> dict:
     "The values, signature, count and interval as plain JSON types."
-    d = {k: _plain(v) for k, v in self._values.items()}
+    d = {k: _plain(v) for k, v in self.items()}
     d['signature'] = str(self.signature)
     if self.n is not None: d['n'] = self.n
     if self.ci is not None: d.update(ci=[float(x) for x in self.ci], confidence=self.confidence)
@@ -137,7 +135,7 @@ class Metric:
     value_range, higher_is_better = (0.0, 1.0), True
     keys: tuple[str, ...] = ()                    # the documented keys of its `Score`
     signature_keys: tuple[str, ...] = ()          # the option names of its signature, in order
-    def __init__(self, keep_items:bool=False): # also keep the per-item statistics (for the bootstrap and paired tests)
+    def __init__(self, keep_items:bool=False): # also keep the per-item statistics (for resampling: bootstrap, paired tests)
         self.keep_items = bool(keep_items)
         self.reset()
     @classmethod

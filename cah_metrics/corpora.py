@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 
-from .io import InputError, read_items
+from .io import read_lines, InputError, read_items
 
 # %% auto #0
 __all__ = ['CardPack', 'read_card_pack', 'default_pack', 'load_cards', 'load_prompts', 'corpus_fingerprint', 'Line', 'Episode',
@@ -61,8 +61,7 @@ def _parquet_rows(path:Path, column:str) -> list:
     return df[column].tolist()
 
 def _csv_rows(path:Path, column:str) -> list[dict]:
-    try: rows = list(csv.DictReader(io.StringIO(path.read_text(encoding='utf-8'))))
-    except UnicodeDecodeError as e: raise InputError(path, None, f"not valid UTF-8 ({e.reason})") from None
+    rows = list(csv.DictReader(io.StringIO('\n'.join(read_lines(path)))))   # the one text reader: UTF-8 errors name their line
     if rows and column not in rows[0]: raise InputError(path, 1, f"no column {column!r}; columns are {list(rows[0])}")
     return rows
 

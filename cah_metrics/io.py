@@ -12,8 +12,8 @@ from importlib.resources import files
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_items', 'read_sources', 'read_dataset', 'bundled_example',
-           'atomic_write_bytes', 'atomic_write_text']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_lines', 'read_items', 'read_sources', 'read_dataset',
+           'bundled_example', 'atomic_write_bytes', 'atomic_write_text']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -25,7 +25,10 @@ class InputError(ValueError):
 PRED_FIELDS, REF_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text'), ('references', 'reference', 'summary', 'text')
 
 # %% ../nbs/00a_io.ipynb #f798adbd
-def _decode(path:Path) -> list[str]:
+def read_lines(path:str|Path, # the file
+              ) -> list[str]:
+    "The file's lines: strict UTF-8 (an error names the line), a byte-order mark dropped, `\\n` or `\\r\\n` endings."
+    path = Path(path)
     data = path.read_bytes()
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
@@ -68,7 +71,7 @@ def read_items(path:str|Path, # the file to read
     if fmt not in ('auto', 'text', 'jsonl'): raise ValueError(f"read_items: fmt must be 'auto', 'text' or 'jsonl', got {fmt!r}")
     if not path.is_file(): raise InputError(path, None, "no such file")
     if fmt == 'auto': fmt = 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
-    lines = _decode(path)
+    lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), [[l] for l in lines]
     ids, texts = [], []
     for i, v in _json_lines(path, lines):
@@ -94,7 +97,7 @@ def read_sources(path:str|Path, # the file to read
     path = Path(path)
     if not path.is_file(): raise InputError(path, None, "no such file")
     if fmt == 'auto': fmt = 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
-    lines = _decode(path)
+    lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), lines
     ids, out = [], []
     for i, v in _json_lines(path, lines):

@@ -76,7 +76,7 @@ class Perplexity(Metric):
     inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
     keys, signature_keys = ('perplexity', 'nll', 'tokens'), ('base',)
     def __init__(self, base:float=math.e, # the base of the log-probabilities: e for nats (PyTorch's), 2 for bits
-                 keep_items:bool=False, # also keep each text's statistics (for the bootstrap and paired tests)
+                 keep_items:bool=False, # also keep each text's statistics (for resampling: bootstrap, paired tests)
                 ):
         self.base = check_base(base, self.name)
         super().__init__(keep_items)
