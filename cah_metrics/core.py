@@ -24,7 +24,7 @@ def _sig_value(v) -> str:
     "The canonical text of one option value."
     if v is None: return 'none'
     if isinstance(v, (bool, np.bool_)): return 'yes' if v else 'no'
-    if isinstance(v, (float, np.floating)): return repr(float(v))      # shortest exact form: 0.72 and 0.7200001 differ
+    if isinstance(v, (float, np.floating)): g = f"{float(v):g}"; return g if float(g) == v else repr(float(v))   # short, and exact
     if isinstance(v, (list, tuple)): return ','.join(map(_sig_value, v))
     return str(v).replace('|', '/')
 
