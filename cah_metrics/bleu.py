@@ -75,7 +75,8 @@ class BLEUStats:
     totals: tuple[int, ...] = (0, 0, 0, 0)
 
     @classmethod
-    def zero(cls, orders:int=4): return cls(0, 0, (0,) * orders, (0,) * orders)
+    def zero(cls, orders:int=4, # the number of n-gram orders
+            ): return cls(0, 0, (0,) * orders, (0,) * orders)
     @property
     def orders(self) -> int: return len(self.matches)
 
@@ -338,7 +339,8 @@ def _bleu(self:BLEU, stats:BLEUStats) -> tuple:
     return bleu_from_stats(stats, self.weights, self.smooth, self.smooth_value, self.effective_order)
 
 @patch
-def score_stats(self:BLEU, stats:BLEUStats) -> BLEUScore:
+def score_stats(self:BLEU, stats:BLEUStats, # summed statistics (not changed)
+               ) -> BLEUScore:
     "The score of (summed) statistics under this object's options; `stats` is not changed."
     return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self.signature())
 

@@ -220,7 +220,8 @@ def _score(self:SelfBLEUMetric, state:dict) -> SelfBLEU:
     return SelfBLEU(score, state['n'], per, Signature(self.name, {**self._options(), 'N': state['n']}))
 
 # %% ../nbs/05a_diversity.ipynb #143639de
-def lexicalrichness_tokenize(text:str) -> list[str]:
+def lexicalrichness_tokenize(text:str, # the text
+                            ) -> list[str]:
     "lexicalrichness's default tokens: lowercase, drop digits and dashes, ASCII punctuation to spaces, split."
     text = re.sub(r"[0-9]+", "", text.lower()).replace("–", "").replace("—", "").replace("-", "")
     return text.translate(str.maketrans({p: " " for p in string.punctuation})).split()

@@ -18,7 +18,10 @@ __all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_lines', 'read_items'
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
     "A problem with an input file, located by file and line."
-    def __init__(self, path, line:int|None, msg:str):
+    def __init__(self, path, # the file
+                 line:int|None, # its 1-based line number, or None for the whole file
+                 msg:str, # what is wrong
+                ):
         self.path, self.line = str(path), line
         super().__init__(f"{path}:{line}: {msg}" if line else f"{path}: {msg}")
 

@@ -23,7 +23,8 @@ __all__ = ['homophones', 'PunScores', 'PunModel']
 
 # %% ../nbs/06a_puns.ipynb #9f880c45
 @lru_cache(maxsize=4096)
-def homophones(word:str) -> tuple[str, ...]:
+def homophones(word:str, # a word
+              ) -> tuple[str, ...]:
     "Words spelled differently from `word` with an identical CMUdict pronunciation."
     import pronouncing
     w = word.lower()
@@ -55,10 +56,12 @@ class PunModel:
             encoder = get_encoder()
         self.encoder, self._vecs = encoder, {}
         self.vocab = [w for w, _ in self.counts.most_common(vocab_size)]
-    def p(self, words) -> np.ndarray:
+    def p(self, words, # words
+         ) -> np.ndarray:
         "Add-one unigram probabilities."
         return np.array([(self.counts[w] + 1) / (self.N + len(self.counts) + 1) for w in words])
-    def vec(self, words) -> np.ndarray:
+    def vec(self, words, # words
+           ) -> np.ndarray:
         new = [w for w in dict.fromkeys(words) if w not in self._vecs]
         if new: self._vecs.update(zip(new, self.encoder.encode(new, progress=False)))
         return np.array([self._vecs[w] for w in words])
@@ -71,14 +74,19 @@ class PunModel:
 
 # %% ../nbs/06a_puns.ipynb #ac396622
 @patch
-def p_related(self:PunModel, words:Sequence[str], m:str) -> np.ndarray:
+def p_related(self:PunModel, words:Sequence[str], # the sentence's words
+              m:str, # a meaning (one of the two readings of the pun word)
+             ) -> np.ndarray:
     support = list(dict.fromkeys(self.vocab + list(words)))
     w = np.exp(self.beta * (self.vec(support) @ self.vec([m])[0])) * self.p(support)
     idx = {x: i for i, x in enumerate(support)}
     return w[[idx[x] for x in words]] / w.sum()
 
 @patch
-def score(self:PunModel, sentence:str, pun_word:str, other:str) -> PunScores:
+def score(self:PunModel, sentence:str, # the sentence
+          pun_word:str, # the word read two ways
+          other:str, # its other reading (a homophone)
+         ) -> PunScores:
     "Ambiguity and distinctiveness of `sentence` read with the two meanings `pun_word` and `other`."
     words = [w for w in self.tok(sentence) if w != pun_word.lower()]
     ms = (pun_word.lower(), other.lower())
@@ -94,7 +102,8 @@ def score(self:PunModel, sentence:str, pun_word:str, other:str) -> PunScores:
     return PunScores(pun_word, ms, amb, float(np.sum(kl(f[0], f[1]) + kl(f[1], f[0]))), tuple(map(float, post)))
 
 @patch
-def scores(self:PunModel, sentence:str) -> PunScores|None:
+def scores(self:PunModel, sentence:str, # the sentence
+          ) -> PunScores|None:
     "The most ambiguous pun reading of a sentence, or None when no word has a homophone in the corpus."
     best = None
     for w in dict.fromkeys(self.tok(sentence)):
