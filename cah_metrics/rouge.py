@@ -190,7 +190,8 @@ class ROUGE(Metric):
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
     keys = _rouge_keys(('rouge1', 'rouge2', 'rougeL'))
     @classmethod
-    def keys_for(cls, options): return _rouge_keys(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL')))
+    def keys_for(cls, options, # the options a registry name fixes (its `rouge_types`)
+                ): return _rouge_keys(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL')))
     signature_keys = ('types', 'tok', 'case', 'norm', 'stem', 'split', 'multi', 'agg', 'boot')
 
 # %% ../nbs/01a_rouge.ipynb #1df7a6a8
@@ -221,7 +222,8 @@ def _options(self:ROUGE) -> dict:
             'split': self.split, 'multi': 'best-f', 'agg': 'mean', 'boot': f"{self.n_boot},{self.confidence:g},seed={self.seed}"}
 
 @patch
-def signature(self:ROUGE, rouge_type:str|None=None) -> Signature:
+def signature(self:ROUGE, rouge_type:str|None=None, # one measure, or None for all of them
+             ) -> Signature:
     "The signature of all measures, or (given `rouge_type`) of that measure alone."
     return Signature(self.name, {**self._options(), **({'types': [rouge_type]} if rouge_type else {})})
 
