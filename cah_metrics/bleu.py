@@ -61,6 +61,7 @@ def bleu(candidate:Sequence[str], # the candidate's tokens
     for n in range(1, max_n + 1):
         m, total = _clipped(candidate, references, n)
         if m == 0 and not smooth: return 0.0
+        total = max(1, total)                                  # the notebook counts at least one n-gram
         log_p += math.log(m / total if m else 1 / (total + 1)) / max_n
     c = len(candidate)
     return brevity_penalty(c, closest_ref_length(c, [len(r) for r in references])) * math.exp(log_p)
@@ -175,7 +176,7 @@ def smoothed_log_mean(stats:BLEUStats, # summed statistics
         return p, _weighted_log(w, p, used, skip_zeros=False)
     used = max(1, next((i for i, ti in enumerate(t) if ti == 0), N)) if eff else N
     m, t = m[:used], t[:used]
-    if smooth == 'notebook': p = [mi / ti if mi else 1 / (ti + 1) for mi, ti in zip(m, t)]
+    if smooth == 'notebook': p = [mi / ti if mi else 1 / (max(ti, 1) + 1) for mi, ti in zip(m, t)]
     elif m[0] == 0: return [0.0] * N, -math.inf
     else:
         extra = stats.matches[used] / max(stats.totals[used], 1) if smooth in ('method5', 'method7') else None
