@@ -96,7 +96,7 @@ def load_prompts(path:str|Path|None=None, # a .json pack, or a card file in any 
     return load_cards(path)
 
 # %% ../nbs/03a_corpora.ipynb #c796b4a2
-def corpus_fingerprint(texts:Sequence[str], # the texts, in order
+def corpus_fingerprint(texts:Sequence, # the texts (or token lists), in order
                       ) -> str:
     "The first 12 hex digits of the SHA-256 of `texts` as a JSON list: a short name for a training corpus."
     return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode('utf-8')).hexdigest()[:12]

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 
 # %% ../nbs/04_lm.ipynb #d4bd2e42
 from __future__ import annotations
-import hashlib, json, math
+import json, math
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
@@ -20,6 +20,7 @@ from . import __version__
 from .core import Metric, Score, Signature, register
 from .text import Tokenizer, Vocab, as_texts, get_tokenizer
 from .io import atomic_write_text
+from .corpora import corpus_fingerprint
 
 # %% auto #0
 __all__ = ['BOS', 'EOS', 'UNK', 'NLTK_UNK', 'LM_FORMAT', 'LM_VERSION', 'LMScore', 'NGramLM', 'LidstoneLM', 'LaplaceLM',
@@ -457,7 +458,7 @@ def data_fingerprint(self:_LM) -> str:
     "The first 12 hex digits of a SHA-256 of the training token lists: models trained on other data get another."
     self._check()
     if self._fingerprint is None:
-        self._fingerprint = hashlib.sha256(json.dumps(self._texts, ensure_ascii=False, separators=(',', ':')).encode('utf-8')).hexdigest()[:12]
+        self._fingerprint = corpus_fingerprint(self._texts)     # the corpus readers' fingerprint, of the token lists
     return self._fingerprint
 
 # %% ../nbs/04_lm.ipynb #ab46148c
