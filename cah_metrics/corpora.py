@@ -15,8 +15,8 @@ from pathlib import Path
 from .io import read_lines, InputError, read_items
 
 # %% auto #0
-__all__ = ['CardPack', 'read_card_pack', 'default_pack', 'load_cards', 'load_prompts', 'corpus_fingerprint', 'Line', 'Episode',
-           'read_episode', 'seinfeld_episodes']
+__all__ = ['PACKS', 'CardPack', 'read_card_pack', 'bundled_pack', 'default_pack', 'load_cards', 'load_prompts',
+           'corpus_fingerprint', 'Line', 'Episode', 'read_episode', 'seinfeld_episodes']
 
 # %% ../nbs/03a_corpora.ipynb #547689cd
 @dataclass(frozen=True)
@@ -48,9 +48,17 @@ def read_card_pack(path:str|Path, # a pack in the shared JSON schema
     return CardPack(meta.get('name', path.stem), meta, d['prompts'], d['answers'])
 
 # %% ../nbs/03a_corpora.ipynb #3e736203
+PACKS = {'cah_main_game': 'CAH_LICENSE.md', 'cards_against_coffee': 'COFFEE_LICENSE.md'}   # bundled pack -> its license notice
+
+def bundled_pack(name:str='cah_main_game', # one of `PACKS`: 'cah_main_game' (CC BY-NC-SA 2.0) or 'cards_against_coffee' (CC BY-SA 4.0)
+                ) -> CardPack:
+    "A card pack shipped in the package, unchanged, with its license notice beside it in cah_metrics/data."
+    if name not in PACKS: raise ValueError(f"bundled_pack: name must be one of {sorted(PACKS)}, got {name!r}")
+    return read_card_pack(Path(str(files('cah_metrics') / 'data' / f'{name}.json')))
+
 def default_pack() -> CardPack:
     "The embedded Cards Against Humanity main game (CC BY-NC-SA 2.0; see cah_metrics/data/CAH_LICENSE.md)."
-    return read_card_pack(Path(str(files('cah_metrics') / 'data' / 'cah_main_game.json')))
+    return bundled_pack('cah_main_game')
 
 # %% ../nbs/03a_corpora.ipynb #0e0c632d
 def _parquet_rows(path:Path, column:str) -> list:
