@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/text.html.md"""
 
 # %% ../nbs/00_text.ipynb #56f68f4d
 from __future__ import annotations
-import re, unicodedata
+import math, re, unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -19,7 +19,8 @@ from fastcore.basics import patch
 __all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
            'DesignTokenizer', 'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab',
            'ngram_overlap_ids', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences', 'check_str',
-           'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_pairs', 'as_array', 'check_base']
+           'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_float', 'check_pairs', 'as_array',
+           'check_base']
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
@@ -321,11 +322,29 @@ def check_int(x, # the value
               name:str, # the option's name
               metric:str, # the metric's name
               low:int=1, # the smallest allowed value
+              high:int|None=None, # the largest allowed value (None: no upper bound)
              ) -> int:
-    "`x` as an int if it is an integer >= `low`, else a `ValueError`."
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < low:
-        raise ValueError(f"{metric}: {name} must be an int >= {low}, got {x!r}")
+    "`x` as an int if it is an integer in [`low`, `high`], else a `ValueError`."
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < low or (high is not None and x > high):
+        raise ValueError(f"{metric}: {name} must be an int >= {low}" + (f" and <= {high}" if high is not None else "") + f", got {x!r:.60}")
     return int(x)
+
+def check_float(x, # the value
+                name:str, # the option's name
+                metric:str, # the metric's name
+                low:float=-math.inf, # the smallest allowed value
+                high:float=math.inf, # the largest allowed value
+                open_low:bool=False, # exclude `low` itself
+                open_high:bool=False, # exclude `high` itself
+               ) -> float:
+    "`x` as a float if it is a finite real number (not a bool) in the range, else a `TypeError` or `ValueError`."
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{metric}: {name} must be a number, got {type(x).__name__}")
+    x = float(x)
+    if not math.isfinite(x) or x < low or x > high or (open_low and x == low) or (open_high and x == high):
+        rng = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise ValueError(f"{metric}: {name} must be a finite number in {rng}, got {x!r}")
+    return x
 
 # %% ../nbs/00_text.ipynb #c3c8c29e
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
@@ -352,6 +371,7 @@ def as_array(x, # a list, an array or a tensor (torch tensors are detached and m
              name:str, # the argument's name, for error messages
              metric:str, # the metric's name, for error messages
              numeric:bool=True, # require numbers (bool, int or float)
+             finite:bool=False, # also require every number to be finite (no NaN or inf)
             ) -> np.ndarray:
     "A NumPy array from a list, an array or a tensor."
     if hasattr(x, 'detach') and hasattr(x, 'cpu'): x = x.detach().cpu().numpy()
@@ -359,6 +379,8 @@ def as_array(x, # a list, an array or a tensor (torch tensors are detached and m
     except (ValueError, TypeError) as e: raise ValueError(f"{metric}: {name} is not a rectangular array of numbers ({e})") from None
     if numeric and (a.dtype == object or a.dtype.kind not in 'biuf'):
         raise TypeError(f"{metric}: {name} must hold numbers, got dtype {a.dtype}")
+    if finite and a.dtype.kind == 'f' and not np.isfinite(a).all():
+        raise ValueError(f"{metric}: {name} must be finite; it has NaN or inf at index {tuple(int(v) for v in np.argwhere(~np.isfinite(a))[0])}")
     return a
 
 def check_base(base, # a logarithm base
