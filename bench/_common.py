@@ -1,14 +1,15 @@
 "Shared by the benchmarks: the sentence pairs and the timing helpers."
-import gc, json, random, statistics, sys, time, tracemalloc
+import gc, random, statistics, time, tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / 'shared' / 'data' / 'cah'
+PACKS = ('cah_main_game', 'cards_against_coffee')   # the card packs shipped in the package (cah_metrics/data), in this order
 
 def make_pairs(n, seed=0, lo=20, hi=40):
-    files = sorted(SHARED.glob('*.json'))
-    if not files: sys.exit(f"benchmark: no card packs in {SHARED} (the shared folder must sit beside the repository)")
-    cards = [c['text'] for f in files for part in ('prompts', 'answers') for c in json.loads(f.read_text())[part]]
+    "n (hypothesis, reference) pairs of lo-hi words cut from the text of the bundled card packs (seeded)."
+    from cah_metrics.corpora import bundled_pack
+    packs = [bundled_pack(name) for name in PACKS]
+    cards = [c['text'] for pk in packs for part in (pk.prompts, pk.answers) for c in part]
     words = ' '.join(cards).replace('_', ' ').split()
     rng = random.Random(seed)
     hyps, refs = [], []

@@ -1,6 +1,7 @@
 """Corpus BLEU: cah_metrics vs sacrebleu vs nltk on the same 5,000 pairs, in one run.
 
-Sentences of 20-40 words are cut from the real text of the Cards Against Humanity packs in ../shared/data/cah;
+Sentences of 20-40 words are cut from the real text of the two card packs shipped in the package (cah_metrics/data:
+the Cards Against Humanity main game and Cards Against Coffee, read with cah_metrics.corpora.bundled_pack);
 each hypothesis is its reference with about a quarter of the words replaced and sometimes one dropped (seeded).
 Every implementation gets the raw strings and does its own whitespace tokenization. The script checks that the
 numbers agree, then prints the median time of each, the ratios, and the peak memory (tracemalloc) of one run.

@@ -1,7 +1,7 @@
 """ROUGE-1, ROUGE-2 and ROUGE-L: cah_metrics vs rouge-score on the same 5,000 pairs, stemmer off and on, in one run.
 
-The pairs are those of bench_bleu.py (20-40-word sentences cut from the CAH card packs in ../shared/data/cah, the
-hypothesis a noisy copy of the reference). Both sides use rouge-score's tokenizer (ours: tokenizer='rouge-score'),
+The pairs are those of bench_bleu.py (20-40-word sentences cut from the two card packs shipped in the package,
+cah_metrics/data, the hypothesis a noisy copy of the reference). Both sides use rouge-score's tokenizer (ours: tokenizer='rouge-score'),
 so every per-example precision, recall and F1 must agree to 1e-9; the script checks that, then prints the median
 time of each, the ratio, and the peak memory (tracemalloc) of one run.
 

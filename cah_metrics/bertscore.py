@@ -6,9 +6,9 @@ Docs: https://cah-metrics.github.io/cah_metrics/bertscore.html.md"""
 
 # %% ../nbs/07_bertscore.ipynb #932fe6e4
 from __future__ import annotations
-import math, warnings
+import math, os, reprlib, warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -17,8 +17,8 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
-from .embeddings import DEFAULT_MODEL, load_transformer, model_path
-from .text import check_pairs
+from .embeddings import DEFAULT_MODEL, _check_model, _check_text, clip_text, load_transformer, model_path
+from .text import as_array, check_float, check_int, check_pairs, check_sequence
 
 # %% auto #0
 __all__ = ['doc_freq', 'idf_from_df', 'idf_weights', 'match_maxima', 'prf_from_maxima', 'greedy_match', 'BERTScoreResult',
@@ -40,11 +40,11 @@ def _load(model:str, layer:int|None, device:str):
 # %% ../nbs/07_bertscore.ipynb #b3ed8369
 def _word_pieces(tok, text:str) -> list[int]:
     "Word-piece ids of a stripped text with [CLS] and [SEP], cut (with a warning) to the model's window."
-    s = text.strip()
-    ids = tok.encode(s, add_special_tokens=True) if s else [tok.cls_token_id, tok.sep_token_id]
-    if len(ids) > tok.model_max_length:
-        warnings.warn(f"bertscore: a text of {len(ids)} word pieces is truncated to the model's {tok.model_max_length}: {s[:40]!r}...")
-        ids = ids[:tok.model_max_length - 1] + [tok.sep_token_id]
+    s, L = text.strip(), tok.model_max_length
+    ids = tok.encode(clip_text(tok, s, L - 2), add_special_tokens=True, verbose=False) if s else [tok.cls_token_id, tok.sep_token_id]
+    if len(ids) > L:
+        warnings.warn(f"bertscore: a text of more than {L} word pieces is truncated to the model's {L}: {s[:40]!r}...")
+        ids = ids[:L - 1] + [tok.sep_token_id]
     return ids
 
 # %% ../nbs/07_bertscore.ipynb #88715b37
@@ -73,18 +73,31 @@ def _encode(tok, mdl, texts:list[str], batch_size:int, device:str, progress:bool
     return emb, ids
 
 # %% ../nbs/07_bertscore.ipynb #915f539f
+def _ids(x, name:str, metric:str) -> np.ndarray:
+    "A 1-d array of non-negative word-piece ids, else a `TypeError`/`ValueError` naming `name`."
+    a = as_array(x, name, metric)
+    if a.ndim != 1 or (a.size and (a.dtype.kind not in 'iu' or a.min() < 0)):
+        raise ValueError(f"{metric}: {name} must be a 1-d sequence of word-piece ids (ints >= 0), got shape {a.shape} of {a.dtype}")
+    return a.astype(np.int64)
+
 def doc_freq(ref_ids:Sequence[Sequence[int]], # the word-piece ids of each reference
             ) -> Counter:
     "The number of references that contain each word piece (a `Counter`: piece id -> c_t)."
-    if not len(ref_ids): return Counter()
-    t, c = np.unique(np.concatenate([np.unique(np.asarray(r, np.int64)) for r in ref_ids]), return_counts=True)
+    ref_ids = [_ids(r, f'ref_ids[{i}]', 'doc_freq') for i, r in enumerate(check_sequence(ref_ids, 'ref_ids', 'doc_freq'))]
+    if not ref_ids: return Counter()
+    t, c = np.unique(np.concatenate([np.unique(r) for r in ref_ids]), return_counts=True)
     return Counter(dict(zip(t.tolist(), c.tolist())))
 
-def idf_from_df(df:Counter, # piece id -> number of references that contain it
-                M:int, # the number of references
+def idf_from_df(df:Mapping[int, int], # piece id -> number of references that contain it (0..M)
+                M:int, # the number of references, >= 0
                 special:set[int], # ids of weight 0 ([CLS], [SEP])
                ) -> tuple[dict, float]:
     "idf(t) = ln((M + 1) / (c_t + 1)), and the value for a word piece no reference has."
+    M = check_int(M, 'M', 'idf_from_df', low=0)
+    if not isinstance(df, Mapping): raise TypeError(f"idf_from_df: df must be a mapping (piece id -> count), got {type(df).__name__}")
+    for t, n in df.items():
+        check_int(t, 'a piece id of df', 'idf_from_df', low=0); check_int(n, f'df[{t}]', 'idf_from_df', low=0, high=M)
+    special = [check_int(s, 'a special id', 'idf_from_df', low=0) for s in check_sequence(special, 'special', 'idf_from_df')]
     idf = {t: math.log((M + 1) / (n + 1)) for t, n in df.items()}
     for s in special: idf[s] = 0.0
     return idf, math.log(M + 1)
@@ -94,22 +107,39 @@ def idf_weights(ref_ids:list[list[int]], # the word-piece ids of each reference
                 special:set[int], # ids of weight 0 ([CLS], [SEP])
                ) -> tuple[dict, float]:
     "idf(t) = ln((M + 1) / (c_t + 1)) over M references, and the value for a word piece no reference has."
-    return idf_from_df(doc_freq(ref_ids), len(ref_ids), special)
+    return idf_from_df(doc_freq(ref_ids), len(check_sequence(ref_ids, 'ref_ids', 'idf_weights')), special)
 
 # %% ../nbs/07_bertscore.ipynb #d6877c59
-def match_maxima(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
-                 R:np.ndarray, # reference word-piece vectors (unit), n_r x d
+def _vectors(x, name:str, metric:str) -> np.ndarray:
+    "A finite 2-d float64 array with at least one row, else a `TypeError`/`ValueError` naming `name`."
+    a = as_array(x, name, metric, finite=True)
+    if a.ndim != 2 or not a.shape[0]: raise ValueError(f"{metric}: {name} must be a 2-d array of vectors with at least one row, got shape {a.shape}")
+    return a.astype(np.float64)
+
+def match_maxima(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d, n_c >= 1
+                 R:np.ndarray, # reference word-piece vectors (unit), n_r x d, n_r >= 1
                 ) -> tuple[np.ndarray, np.ndarray]:
     "Each candidate piece's best cosine with the reference pieces, and each reference piece's with the candidate's."
-    S = H.astype(np.float64) @ R.astype(np.float64).T
+    H, R = _vectors(H, 'H', 'match_maxima'), _vectors(R, 'R', 'match_maxima')
+    if H.shape[1] != R.shape[1]: raise ValueError(f"match_maxima: H and R must have vectors of one dimension, got {H.shape[1]} and {R.shape[1]}")
+    S = H @ R.T
     return S.max(axis=1), S.max(axis=0)
+
+# %% ../nbs/07_bertscore.ipynb #52f84705
+def _weights_for(x, w, nx:str, nw:str, metric:str) -> tuple[np.ndarray, np.ndarray]:
+    "Best matches `x` and their weights `w`: finite 1-d arrays of one length, weights >= 0."
+    x, w = as_array(x, nx, metric, finite=True), as_array(w, nw, metric, finite=True)
+    if x.ndim != 1 or w.shape != x.shape: raise ValueError(f"{metric}: {nx} and {nw} must be 1-d and of one length, got shapes {x.shape} and {w.shape}")
+    if w.size and w.min() < 0: raise ValueError(f"{metric}: {nw} must be >= 0")
+    return x.astype(np.float64), w.astype(np.float64)
 
 def prf_from_maxima(bp:np.ndarray, # each candidate piece's best match
                     br:np.ndarray, # each reference piece's best match
-                    wh:np.ndarray, # candidate weights
-                    wr:np.ndarray, # reference weights
+                    wh:np.ndarray, # candidate weights (>= 0, one per candidate piece)
+                    wr:np.ndarray, # reference weights (>= 0, one per reference piece)
                    ) -> tuple[float, float, float]:
     "P, R, F1 from the best matches and the weights; 0 for an empty side (no weight)."
+    (bp, wh), (br, wr) = _weights_for(bp, wh, 'bp', 'wh', 'prf_from_maxima'), _weights_for(br, wr, 'br', 'wr', 'prf_from_maxima')
     if wh.sum() == 0 or wr.sum() == 0: return 0.0, 0.0, 0.0
     p = float(bp @ wh / wh.sum()); r = float(br @ wr / wr.sum())
     return p, r, (2 * p * r / (p + r) if p + r != 0 else 0.0)
@@ -123,6 +153,8 @@ def greedy_match(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
                  floor_r:bool=False, # the same for the reference's
                 ) -> tuple[float, float, float]:
     "BERTScore P, R, F1 of one pair; 0 for an empty side (no weight)."
+    for k, v in (('floor_p', floor_p), ('floor_r', floor_r)):
+        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"greedy_match: {k} must be a bool, got {type(v).__name__}")
     bp, br = match_maxima(H, R)
     return prf_from_maxima(np.maximum(bp, 0) if floor_p else bp, np.maximum(br, 0) if floor_r else br, wh, wr)
 
@@ -149,18 +181,27 @@ class BERTScoreResult:
 
 # %% ../nbs/07_bertscore.ipynb #3e397235
 def read_baseline(path:str|Path, # a bert-score baseline file
-                  layer:int, # the layer whose row to read
+                  layer:int, # the layer whose row to read, >= 0
                  ) -> tuple[float, float, float]:
     "A baseline (P, R, F) for `layer` from a bert-score style file: a header `LAYER,P,R,F` and one row per layer."
-    rows = [l.split(',') for l in Path(path).read_text().split() if l]
-    for r in rows[1:]:
-        if int(r[0]) == layer: return tuple(float(x) for x in r[1:4])
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"read_baseline: path must be a str or a path, got {type(path).__name__}")
+    layer = check_int(layer, 'layer', 'read_baseline', low=0)
+    try: lines = Path(path).read_text().split()
+    except (OSError, UnicodeDecodeError, ValueError) as e: raise ValueError(f"read_baseline: cannot read the baseline file {path}: {type(e).__name__}") from None
+    for i, l in enumerate(lines[1:], 2):
+        r = l.split(',')
+        try: row_layer, prf = int(r[0]), tuple(check_float(float(x), 'baseline', 'read_baseline', high=1, open_high=True) for x in r[1:4])
+        except (ValueError, TypeError, IndexError): raise ValueError(f"read_baseline: {path}:{i}: expected LAYER,P,R,F with finite P, R, F < 1, got {l[:60]!r}") from None
+        if len(prf) == 3 and row_layer == layer: return prf
     raise ValueError(f"bertscore: {path} has no baseline for layer {layer}")
 
 def _baseline(baseline, layer:int) -> tuple[float, float, float]|None:
-    "A baseline option (None, numbers or a file) as (P, R, F) numbers."
+    "A baseline option (None, numbers or a file) as (P, R, F) numbers, each finite and below 1."
     if baseline is None: return None
-    return read_baseline(baseline, layer) if isinstance(baseline, (str, Path)) else tuple(float(x) for x in baseline)
+    if isinstance(baseline, (str, os.PathLike)): return read_baseline(baseline, layer)
+    b = check_sequence(baseline, 'baseline', 'bertscore')
+    if len(b) != 3: raise ValueError(f"bertscore: baseline must be 3 numbers (P, R, F) or a file, got {len(b)} values")
+    return tuple(check_float(x, f'baseline[{i}]', 'bertscore', high=1, open_high=True) for i, x in enumerate(b))
 
 # %% ../nbs/07_bertscore.ipynb #3b896e61
 @register()
@@ -174,25 +215,29 @@ class BERTScore(Metric):
 # %% ../nbs/07_bertscore.ipynb #d82b6a73
 @patch
 def __init__(self:BERTScore, model:str=DEFAULT_MODEL, # the bundled MiniLM, or a local transformers model folder
-             layer:int|None=None, # which layer's output (default: the last)
+             layer:int|None=None, # which layer's output, 0..the model's number of layers (default: the last)
              idf:bool=False, # weight word pieces by their idf over the references
-             baseline:Sequence[float]|str|Path|None=None, # (P, R, F) baseline numbers or a bert-score baseline file
+             baseline:Sequence[float]|str|Path|None=None, # (P, R, F) baseline numbers, each finite and < 1, or a bert-score baseline file
              multi:str='max', # several references: 'max' (bert-score's: max of P, R, F separately) or 'best-f'
-             batch_size:int=64, # texts per forward pass
+             batch_size:int=64, # texts per forward pass, >= 1
              use_gpu:bool=False, # run the model on the GPU when there is one
              progress:bool|None=None, # show a progress bar (default: for more than 1000 candidates)
              compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
              keep_items:bool=False, # also keep the per-item statistics (`item_stats`, `per_item`)
             ):
-    if multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {multi!r}")
-    if compat not in (None, 'bert-score'): raise ValueError(f"bertscore: compat must be None or 'bert-score', got {compat!r}")
+    model, layer = _check_model(model, 'bertscore'), None if layer is None else check_int(layer, 'layer', 'bertscore', low=0)
+    for k, v in (('idf', idf), ('use_gpu', use_gpu), ('keep_items', keep_items), ('progress', progress)):
+        if not isinstance(v, (bool, np.bool_)) and not (k == 'progress' and v is None): raise TypeError(f"bertscore: {k} must be a bool, got {type(v).__name__}")
+    if not isinstance(multi, str) or multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {reprlib.repr(multi)}")
+    if not (compat is None or isinstance(compat, str) and compat == 'bert-score'): raise ValueError(f"bertscore: compat must be None or 'bert-score', got {reprlib.repr(compat)}")
     import torch
     self.device = 'cuda' if use_gpu and torch.cuda.is_available() else 'cpu'
-    self.model, self.idf, self.multi, self.batch_size, self.progress, self.compat = model, bool(idf), multi, int(batch_size), progress, compat
+    self.model, self.idf, self.multi, self.progress, self.compat = model, bool(idf), multi, progress, compat
+    self.batch_size = check_int(batch_size, 'batch_size', 'bertscore')
     self._key = (model, layer, self.device)
     self.layer = _load(*self._key)[2]
     self.baseline = _baseline(baseline, self.layer)
-    Metric.__init__(self, keep_items)
+    Metric.__init__(self, bool(keep_items))
 
 # %% ../nbs/07_bertscore.ipynb #0b15c6c4
 BERTScore.tok = property(lambda self: _load(*self._key)[0], doc="The model's tokenizer.")
@@ -205,8 +250,11 @@ def _options(self:BERTScore) -> dict:
 
 # %% ../nbs/07_bertscore.ipynb #c768ef5b
 @patch
-def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]]) -> dict:
+def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]], name:str='predictions') -> dict:
     "Per-item statistics of validated candidates and references: word-piece ids and each piece's best match."
+    for i, c in enumerate(cands): _check_text(c, f'{name}[{i}]', self.name)
+    for i, rs in enumerate(refs):
+        for j, r in enumerate(rs): _check_text(r, f'references[{i}][{j}]', self.name)
     progress = len(cands) > 1000 if self.progress is None else self.progress
     emb, ids = _encode(self.tok, self.mdl, [r for rs in refs for r in rs] + cands, self.batch_size, self.device, progress)
     pieces = {t: np.array(p, np.int64) for t, p in ids.items()}
@@ -286,7 +334,7 @@ def score(self:BERTScore, candidates:str|Sequence[str], # one candidate or a seq
           references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
          ) -> BERTScoreResult:
     "Per-example BERTScore of candidates against their references (the running statistics are left alone)."
-    return self._result(self._reduce(self._best_matches(*check_pairs(candidates, references, metric='BERTScore'))))
+    return self._result(self._reduce(self._best_matches(*check_pairs(candidates, references, metric='BERTScore', name='candidates'), 'candidates')))
 
 def bert_score(candidates:str|Sequence[str], # one candidate or a sequence of them
                references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references

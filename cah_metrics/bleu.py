@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/bleu.html.md"""
 
 # %% ../nbs/01_bleu.ipynb #b6257f05
 from __future__ import annotations
-import math
+import math, sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,24 +16,28 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import check_int, check_tokens, Tokenizer, get_tokenizer, check_pairs, ngram_counts, ngram_overlap
+from .text import (check_int, check_float, check_bool, check_sequence, check_tokens, as_array, Tokenizer, get_tokenizer,
+                              check_pairs, ngram_counts, ngram_overlap, MAX_NGRAM_ORDER, _brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
-           'BLEUStats', 'bleu_stats_array', 'smoothed_log_mean', 'bleu_from_stats', 'BLEUScore', 'bleu_weights', 'BLEU',
-           'stats_from_rows', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU']
+           'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
+           'BLEUScore', 'BLEU', 'stats_from_rows', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
                        ref_lens:Sequence[int], # lengths of its references
                       ) -> int:
     "The reference length nearest to `hyp_len`, the shorter on a tie (0 if there are no references)."
+    hyp_len = check_int(hyp_len, 'hyp_len', 'closest_ref_length', low=0)
+    ref_lens = [check_int(r, f'ref_lens[{i}]', 'closest_ref_length', low=0) for i, r in enumerate(check_sequence(ref_lens, 'ref_lens', 'closest_ref_length'))]
     return min(ref_lens, key=lambda r: (abs(r - hyp_len), r), default=0)
 
 def brevity_penalty(c:int, # hypothesis length (summed over a corpus)
                     r:int, # closest reference length (summed over a corpus)
                    ) -> float:
     "BLEU's brevity penalty: 1 if c > r, exp(1 - r/c) if 0 < c <= r, and 0 for an empty hypothesis."
+    c, r = check_int(c, 'c', 'brevity_penalty', low=0), check_int(r, 'r', 'brevity_penalty', low=0)
     return 1.0 if c > r else (0.0 if c == 0 else math.exp(1 - r / c))
 
 # %% ../nbs/01_bleu.ipynb #b4b881c4
@@ -47,7 +51,7 @@ def _clipped(candidate:list[str], references:list[list[str]], n:int) -> tuple[in
 # %% ../nbs/01_bleu.ipynb #790db5a2
 def bleu(candidate:Sequence[str], # the candidate's tokens
          references:Sequence[Sequence[str]], # a list of references, each a list of tokens
-         max_n:int=4, # highest n-gram order, uniform weights 1/max_n
+         max_n:int=4, # highest n-gram order (1 to 100), uniform weights 1/max_n
          smooth:bool=True, # give an order with no match p_n = 1/(total_n + 1) instead of 0
         ) -> float:
     "Sentence BLEU on token lists, exactly as the tutorial defines it (score in [0, 1])."
@@ -56,7 +60,7 @@ def bleu(candidate:Sequence[str], # the candidate's tokens
        any(isinstance(r, str) for r in references):
         raise TypeError("bleu: references must be a list of token lists, e.g. [['a', 'cat'], ['the', 'cat']]")
     references = [check_tokens(r, f'references[{i}]', 'bleu') for i, r in enumerate(references)]
-    max_n = check_int(max_n, 'max_n', 'bleu')
+    max_n, smooth = check_int(max_n, 'max_n', 'bleu', high=MAX_NGRAM_ORDER), check_bool(smooth, 'smooth', 'bleu')
     log_p = 0.0
     for n in range(1, max_n + 1):
         m, total = _clipped(candidate, references, n)
@@ -74,6 +78,14 @@ class BLEUStats:
     ref_len: int = 0
     matches: tuple[int, ...] = (0, 0, 0, 0)
     totals: tuple[int, ...] = (0, 0, 0, 0)
+
+    def __post_init__(self):
+        m, t = self.matches, self.totals
+        if not (type(m) is tuple and type(t) is tuple and 1 <= len(m) == len(t) <= MAX_NGRAM_ORDER + 1
+                and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in (self.hyp_len, self.ref_len, *m, *t))):
+            raise TypeError(f"BLEUStats: hyp_len and ref_len must be ints >= 0, matches and totals tuples of as many ints >= 0 (1 to {MAX_NGRAM_ORDER + 1}); "
+                            f"got {_brief(self.hyp_len)}, {_brief(self.ref_len)}, {_brief(m)}, {_brief(t)}")
+        if any(a > b for a, b in zip(m, t)): raise ValueError(f"BLEUStats: matches {m} exceed totals {t} (a clipped count never does)")
 
     @classmethod
     def zero(cls, orders:int=4, # the number of n-gram orders
@@ -102,12 +114,17 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
                      orders:int=4, # number of n-gram orders to count
                     ) -> np.ndarray:
     "Per-segment BLEU statistics as an int64 array of rows `[c, r, m_1..m_N, t_1..t_N]`."
+    M = 'bleu_stats_array'
+    hyp_toks, ref_toks = check_sequence(hyp_toks, 'hyp_toks', M), check_sequence(ref_toks, 'ref_toks', M)
+    if len(ref_toks) != len(hyp_toks): raise ValueError(f"{M}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; give one list of references per hypothesis")
+    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', M) for i, rs in enumerate(ref_toks)]
+    orders = check_int(orders, 'orders', M, high=MAX_NGRAM_ORDER + 1)
+    m, t = ngram_overlap(hyp_toks, ref_toks, orders)           # first: it checks that every item is a list of str tokens
     N = len(hyp_toks)
     hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
     nref = np.fromiter(map(len, ref_toks), np.int64, N)
     rlen = np.fromiter((len(r) for rs in ref_toks for r in rs), np.int64, int(nref.sum()))
     r = _closest_ref_lens(hlen, rlen, np.repeat(np.arange(N), nref), np.cumsum(nref) - nref)
-    m, t = ngram_overlap(hyp_toks, ref_toks, orders)
     return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * orders)
 
 # %% ../nbs/01_bleu.ipynb #86486e56
@@ -115,6 +132,21 @@ SACREBLEU_SMOOTHING = {'none': None, 'floor': 0.1, 'add-k': 1, 'exp': None}
 CHEN_CHERRY_SMOOTHING = {'method0': None, 'method1': 0.1, 'method2': None, 'method3': None,
                          'method4': 5, 'method5': None, 'method6': 5, 'method7': 5}
 SMOOTHING = {**SACREBLEU_SMOOTHING, **CHEN_CHERRY_SMOOTHING, 'notebook': None}
+_SMOOTH_RANGE = {'floor': (0, 1, True), 'method1': (0, 1, True), 'add-k': (0, math.inf, False),   # low, high, low excluded
+                 'method4': (1e-9, math.inf, False), 'method7': (1e-9, math.inf, False), 'method6': (0, math.inf, True)}
+
+def check_smooth(smooth:str, # a key of `SMOOTHING`
+                 smooth_value=None, # the method's constant, or None for its default
+                 metric:str='BLEU', # the metric's name, for error messages
+                ) -> float|None:
+    "The constant `smooth` uses: `smooth_value` checked against the method's range, or its default; None for methods without one."
+    if not isinstance(metric, str): raise TypeError(f"check_smooth: metric must be a str, got {type(metric).__name__}")
+    if not isinstance(smooth, str) or smooth not in SMOOTHING:
+        raise ValueError(f"{metric}: unknown smooth {_brief(smooth)}; expected one of {list(SMOOTHING)}")
+    if smooth_value is None: return SMOOTHING[smooth]
+    if smooth not in _SMOOTH_RANGE: raise ValueError(f"{metric}: smooth {smooth!r} takes no smooth_value, got {_brief(smooth_value)}")
+    low, high, open_low = _SMOOTH_RANGE[smooth]
+    return check_float(smooth_value, 'smooth_value', metric, low, high, open_low=open_low)
 
 def _sacre_precisions(m, t, method, value, eff):
     "sacrebleu's `compute_bleu` loop: precisions and the number of orders used."
@@ -151,7 +183,36 @@ def _chen_cherry(m, t, d, extra, method, value, c):
             p[i] = (m[i] + value * prior) / (t[i] + value)
     return p
 
+# %% ../nbs/01_bleu.ipynb #a72a80b5
+def bleu_weights(max_n:int|None, # highest n-gram order, 1 to 100 (uniform weights 1/max_n); None: len(weights), or 4
+                 weights:Sequence[float]|None, # custom weights, one per order, each in [0, 1], not all 0
+                 metric:str='BLEU', # the metric's name, for error messages
+                ) -> list[float]:
+    "The weight of each n-gram order, checked."
+    if max_n is not None: max_n = check_int(max_n, 'max_n', metric, high=MAX_NGRAM_ORDER)
+    if weights is None: return [1 / (max_n or 4)] * (max_n or 4)
+    if isinstance(weights, (str, bytes, dict)) or not isinstance(weights, Sequence | np.ndarray):
+        raise TypeError(f"{metric}: weights must be a sequence of numbers, one per n-gram order; got {type(weights).__name__}")
+    if not 1 <= len(weights) <= MAX_NGRAM_ORDER:
+        raise ValueError(f"{metric}: weights must have 1 to {MAX_NGRAM_ORDER} entries (one per n-gram order), got {len(weights)}")
+    w = [check_float(x, f'weights[{i}]', metric, 0, 1) for i, x in enumerate(weights)]
+    if not any(w): raise ValueError(f"{metric}: weights must not all be 0, got {w}")
+    if max_n is not None and len(w) != max_n:
+        raise ValueError(f"{metric}: weights has {len(w)} entries but max_n is {max_n}; give one weight per order, or leave max_n out")
+    return w
+
 # %% ../nbs/01_bleu.ipynb #a042da84
+def _check_stats_args(stats, w, smooth, value, eff, M:str) -> tuple[list[float], float|None]:
+    "Check the arguments of `smoothed_log_mean`/`bleu_from_stats`; the weights as a list and the smoothing constant."
+    if not isinstance(stats, BLEUStats): raise TypeError(f"{M}: stats must be a BLEUStats, got {type(stats).__name__}")
+    w = bleu_weights(None, w, M)
+    value = check_smooth(smooth, value, M); check_bool(eff, 'effective_order', M)
+    need = len(w) + (smooth in ('method5', 'method7'))     # 5 and 7 read one order further
+    if stats.orders < need: raise ValueError(f"{M}: smooth {smooth!r} with {len(w)} weights needs statistics of {need} orders, got {stats.orders}")
+    return w, value
+
+_BIG = sys.float_info.max
+
 def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> float:
     "Sum of w_n log p_n over the first `used` orders, rescaled to the weight of all orders; -inf for BLEU = 0."
     terms = [(wi, pi) for wi, pi in zip(w[:used], p) if wi > 0]     # a zero weight ignores its order
@@ -159,7 +220,7 @@ def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> fl
     if any(pi <= 0 for _, pi in terms):
         if not skip_zeros: return -math.inf
         terms = [(wi, pi) for wi, pi in terms if pi > 0]              # nltk's rule for Chen & Cherry
-    return math.fsum(wi * math.log(pi) for wi, pi in terms) * sum(w) / sum(w[:used])
+    return math.fsum(wi * math.log(min(pi, _BIG)) for wi, pi in terms) * sum(w) / sum(w[:used])   # an overflowed prior counts as the largest float
 
 def smoothed_log_mean(stats:BLEUStats, # summed statistics
                       w:list[float], # the weight of each n-gram order
@@ -168,6 +229,7 @@ def smoothed_log_mean(stats:BLEUStats, # summed statistics
                       eff:bool, # effective order: use only the orders the hypotheses have
                      ) -> tuple[list[float], float]:
     "Smoothed precisions and the weighted sum of their logs (-inf when BLEU is 0)."
+    w, value = _check_stats_args(stats, w, smooth, value, eff, 'smoothed_log_mean')
     N = len(w)
     m, t = list(stats.matches[:N]), list(stats.totals[:N])
     if smooth in SACREBLEU_SMOOTHING:
@@ -190,11 +252,14 @@ def bleu_from_stats(stats:BLEUStats, # summed statistics (one segment's, or a co
                     smooth_value:float|None=None, # the method's constant; None: its default in `SMOOTHING`
                     effective_order:bool=False, # use only the orders the hypotheses have
                    ) -> tuple[float, tuple[float, ...], float]:
-    "BLEU of summed statistics: `(score, precisions, brevity_penalty)`, score in [0, 1]."
-    if smooth_value is None: smooth_value = SMOOTHING.get(smooth)
-    prec, lm = smoothed_log_mean(stats, list(weights), smooth, smooth_value, effective_order)
+    "BLEU of summed statistics: `(score, precisions, brevity_penalty)`, score in [0, 1] (clipped: see above)."
+    weights, smooth_value = _check_stats_args(stats, weights, smooth, smooth_value, effective_order, 'bleu_from_stats')
+    prec, lm = smoothed_log_mean(stats, weights, smooth, smooth_value, effective_order)
     bp = brevity_penalty(stats.hyp_len, stats.ref_len)
-    return (0.0 if lm == -math.inf else bp * math.exp(lm)), tuple(prec), bp
+    if lm == -math.inf or bp == 0: score = 0.0
+    elif lm < 700: score = min(1.0, bp * math.exp(lm))
+    else: score = math.exp(min(0.0, lm + math.log(bp)))          # e**lm would overflow: the clip, in logs
+    return score, tuple(prec), bp
 
 # %% ../nbs/01_bleu.ipynb #6a06b241
 class BLEUScore(Score):
@@ -208,6 +273,13 @@ class BLEUScore(Score):
                  signature:str, # the signature of the options
                  n:int|None=None, # the number of segments
                 ):
+        M = 'BLEUScore'
+        score, bp = check_float(score, 'score', M, 0, 1), check_float(bp, 'bp', M, 0, 1)
+        precisions = [check_float(p, f'precisions[{i}]', M, 0) for i, p in enumerate(check_sequence(precisions, 'precisions', M))]
+        hyp_len, ref_len = check_int(hyp_len, 'hyp_len', M, low=0), check_int(ref_len, 'ref_len', M, low=0)
+        if not isinstance(stats, BLEUStats): raise TypeError(f"{M}: stats must be a BLEUStats, got {type(stats).__name__}")
+        if not isinstance(signature, str): raise TypeError(f"{M}: signature must be a str, got {type(signature).__name__}")
+        if n is not None: n = check_int(n, 'n', M, low=0)
         self.score, self.precisions, self.bp, self.hyp_len, self.ref_len, self.stats = score, tuple(precisions), bp, hyp_len, ref_len, stats
         super().__init__({'bleu': score, 'precisions': list(self.precisions), 'brevity_penalty': bp,
                           'length_ratio': hyp_len / ref_len if ref_len else 0.0, 'translation_length': hyp_len,
@@ -217,24 +289,6 @@ class BLEUScore(Score):
         return (f"BLEU = {100 * self.score:.2f} {p} (BP = {self.bp:.3f} ratio = {self['length_ratio']:.3f} "
                 f"hyp_len = {self.hyp_len} ref_len = {self.ref_len}) | {self.signature}")
 
-# %% ../nbs/01_bleu.ipynb #a72a80b5
-def bleu_weights(max_n:int, # highest n-gram order (uniform weights 1/max_n), used when `weights` is None
-                 weights:Sequence[float]|None, # custom weights, one per order
-                ) -> list[float]:
-    "The weight of each n-gram order, checked."
-    if weights is None:
-        max_n = check_int(max_n, 'max_n', 'BLEU')
-        return [1 / max_n] * max_n
-    w = [float(x) for x in weights]
-    if not w or any(x < 0 or math.isnan(x) for x in w) or sum(w) == 0:
-        raise ValueError(f"BLEU: weights must be non-negative, not all zero, one per n-gram order; got {weights!r}")
-    return w
-
-def _check_smooth(smooth, value):
-    if smooth not in SMOOTHING:
-        raise ValueError(f"BLEU: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
-    return SMOOTHING[smooth] if value is None else value
-
 # %% ../nbs/01_bleu.ipynb #7501ddec
 @register()
 class BLEU(Metric):
@@ -243,21 +297,22 @@ class BLEU(Metric):
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
     keys = ('bleu', 'precisions', 'brevity_penalty', 'length_ratio', 'translation_length', 'reference_length')
     signature_keys = ('nrefs', 'n', 'w', 'tok', 'case', 'norm', 'smooth', 'eff', 'compat')
-    def __init__(self, max_n:int=4, # highest n-gram order (uniform weights 1/max_n)
-                 weights:Sequence[float]|None=None, # custom weights per order; overrides max_n
+    def __init__(self, max_n:int|None=None, # highest n-gram order, 1 to 100 (uniform weights 1/max_n); None: len(weights), or 4
+                 weights:Sequence[float]|None=None, # custom weights per order, each in [0, 1]; with max_n, one per order
                  smooth:str='exp', # a key of `SMOOTHING`
-                 smooth_value:float|None=None, # the method's constant (epsilon, k, K or alpha); None: its default
+                 smooth_value:float|None=None, # the method's constant (epsilon, k, K or alpha; ranges above); None: its default
                  tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                  lowercase:bool=False, # lowercase before tokenizing (used with a tokenizer name)
-                 effective_order:bool=False, # use only the orders the hypotheses have (sacrebleu's sentence BLEU)
+                 effective_order:bool|None=False, # use only the orders the hypotheses have; None: on for sacrebleu's methods, off for nltk's
                  compat:str|None=None, # 'nltk': count nltk's phantom n-grams (see below)
                  keep_items:bool=False, # also keep the per-segment rows (`item_stats`, `per_item`)
                 ):
         self.weights = bleu_weights(max_n, weights)
-        self.smooth, self.smooth_value = smooth, _check_smooth(smooth, smooth_value)
+        self.smooth, self.smooth_value = smooth, check_smooth(smooth, smooth_value)
         self.tokenizer = get_tokenizer(tokenizer, lowercase, metric='BLEU')
-        if compat not in (None, 'nltk'): raise ValueError(f"BLEU: compat must be None or 'nltk', got {compat!r}")
-        self.effective_order, self.compat = bool(effective_order), compat
+        if not (compat is None or (isinstance(compat, str) and compat == 'nltk')): raise ValueError(f"BLEU: compat must be None or 'nltk', got {_brief(compat)}")
+        eff = smooth not in CHEN_CHERRY_SMOOTHING if effective_order is None else check_bool(effective_order, 'effective_order', 'BLEU')
+        self.effective_order, self.compat = eff, compat
         self.orders = len(self.weights) + (smooth in ('method5', 'method7'))  # 5 and 7 look one order further
         super().__init__(keep_items)
 
@@ -304,7 +359,12 @@ def _reduce(self:BLEU, stats:dict) -> dict:
 def stats_from_rows(rows:np.ndarray, # per-segment rows from `BLEU.segment_stats` (or their sum, one row)
                    ) -> BLEUStats:
     "Sum per-segment rows into one `BLEUStats`."
-    rows = np.asarray(rows).reshape(-1, np.shape(rows)[-1])
+    M = 'stats_from_rows'
+    rows = as_array(rows, 'rows', M)
+    if rows.ndim not in (1, 2) or rows.shape[-1] < 4 or rows.shape[-1] % 2 or rows.shape[-1] > 2 * MAX_NGRAM_ORDER + 4:
+        raise ValueError(f"{M}: rows must be one row or a 2-D array of rows [c, r, m_1..m_N, t_1..t_N] (an even width >= 4), got shape {rows.shape}")
+    if rows.size and (rows.dtype.kind not in 'iu' or rows.min() < 0): raise ValueError(f"{M}: rows must hold integers >= 0 (counts), got dtype {rows.dtype}")
+    rows = rows.reshape(-1, rows.shape[-1])
     k = (rows.shape[1] - 2) // 2
     s = rows.sum(axis=0, dtype=np.int64).tolist()
     return BLEUStats(s[0], s[1], tuple(s[2:2 + k]), tuple(s[2 + k:]))
@@ -343,6 +403,7 @@ def _bleu(self:BLEU, stats:BLEUStats) -> tuple:
 def score_stats(self:BLEU, stats:BLEUStats, # summed statistics (not changed)
                ) -> BLEUScore:
     "The score of (summed) statistics under this object's options; `stats` is not changed."
+    if not isinstance(stats, BLEUStats): raise TypeError(f"{self.name}: stats must be a BLEUStats, got {type(stats).__name__}")
     return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self.signature())
 
 # %% ../nbs/01_bleu.ipynb #a401cdd0
@@ -367,12 +428,12 @@ def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
 def sentence_bleu(hypothesis:str, # one hypothesis
                   references:str|Sequence[str], # its reference, or a list of references
                   smooth:str='exp', # a key of `SMOOTHING`
-                  effective_order:bool=True, # use only the orders the hypothesis has
+                  effective_order:bool|None=None, # use only the orders the hypothesis has; None: on for sacrebleu's methods, off for nltk's
                   **kwargs, # other options of `BLEU`
                  ) -> BLEUScore:
     "BLEU of a single hypothesis."
     if not isinstance(hypothesis, str):
-        raise TypeError(f"BLEU: sentence_bleu takes one hypothesis str, got {type(hypothesis).__name__}; use corpus_bleu for many")
+        raise TypeError(f"sentence_bleu: hypothesis must be one str, got {type(hypothesis).__name__}; use corpus_bleu for many")
     return corpus_bleu(hypothesis, references, smooth=smooth, effective_order=effective_order, **kwargs)
 
 # %% ../nbs/01_bleu.ipynb #032bd5d8
@@ -381,13 +442,13 @@ class SentenceBLEU(BLEU):
     "The mean over segments of each segment's sentence BLEU."
     name, summary = 'sentence_bleu', 'mean sentence BLEU over segments (effective order, exp smoothing: sacrebleu sentence_bleu)'
     keys = ('sentence_bleu',)
-    def __init__(self, max_n:int=4, # highest n-gram order (uniform weights 1/max_n)
-                 weights:Sequence[float]|None=None, # custom weights per order; overrides max_n
+    def __init__(self, max_n:int|None=None, # highest n-gram order, 1 to 100 (uniform weights 1/max_n); None: len(weights), or 4
+                 weights:Sequence[float]|None=None, # custom weights per order, each in [0, 1]; with max_n, one per order
                  smooth:str='exp', # a key of `SMOOTHING`
-                 smooth_value:float|None=None, # the method's constant; None: its default
+                 smooth_value:float|None=None, # the method's constant (ranges in Smoothing); None: its default
                  tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                  lowercase:bool=False, # lowercase before tokenizing (used with a tokenizer name)
-                 effective_order:bool=True, # use only the orders each hypothesis has
+                 effective_order:bool|None=None, # use only the orders each hypothesis has; None: on for sacrebleu's methods, off for nltk's
                  compat:str|None=None, # 'nltk': count nltk's phantom n-grams
                  keep_items:bool=False, # also keep each segment's score (`item_stats`, `per_item`)
                 ):

@@ -6,12 +6,12 @@ Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #d432188a
 from __future__ import annotations
-import argparse, json, sys
+import argparse, json, sys, traceback
 from pathlib import Path
 
 from . import __version__
-from .io import InputError, atomic_write_text, bundled_example, read_dataset
-from .text import TOKENIZERS
+from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_outputs, read_dataset
+from .text import TOKENIZERS, check_int
 
 # %% auto #0
 __all__ = ['SCORE_METRICS', 'score', 'humor', 'main']
@@ -21,10 +21,18 @@ from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
 SCORE_METRICS = ('bleu', 'sentence_bleu', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore', 'code_mixing_coverage')
 
 # %% ../nbs/90_cli.ipynb #7f551c53
+class _Parser(argparse.ArgumentParser):
+    "argparse with its errors as one line (`cah-metrics: error: ...`) and exit status 2."
+    def error(self, message): self.exit(2, f"cah-metrics: error: {' '.join(message.splitlines())} (see {self.prog} --help)\n")
+
+def _debug(p, top:bool):
+    p.add_argument('--debug', action='store_true', default=False if top else argparse.SUPPRESS, help="on an error, print the traceback too")
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
+    p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
                                 "'cah-metrics score' scores predictions against references. Add -h after either for its options.")
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
+    _debug(p, True)
     sub = p.add_subparsers(dest='command', required=True)
     _humor_parser(sub); _score_parser(sub)
     return p
@@ -33,17 +41,18 @@ def _parser() -> argparse.ArgumentParser:
 def _score_parser(sub):
     s = sub.add_parser('score', help='score predictions against references',
         description="Score predictions against references and print a JSON report. Without --predictions and "
-                    "--references, score the bundled example. Exit status 2 on bad input, with file and line.")
+                    "--references, score the bundled example. Exit status 2 on bad input, with file and line; nothing is written then.")
     s.add_argument('--predictions', type=Path, metavar='FILE', help="one prediction per line: plain text, or JSON Lines "
                    "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', 'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
-    s.add_argument('--references', type=Path, metavar='FILE', action='append', help="references, line by line with the "
-                   "predictions: plain text, or JSON Lines of strings, lists of strings, or objects with 'references', "
-                   "'reference', 'summary' or 'text' (and an optional 'id', matched to the predictions' ids); repeat the option for several reference files")
+    s.add_argument('--references', type=Path, metavar='FILE', action='append', help="references: plain text, or JSON Lines "
+                   "of strings, lists of strings, or objects with 'references', 'reference', 'summary' or 'text' and an optional 'id'. "
+                   "Paired with the predictions by id when both files have ids on every line, by line when neither has any (anything else is an error); "
+                   "repeat the option for several reference files")
     s.add_argument('--metrics', nargs='+', default=list(DEFAULT_METRICS), metavar='NAME',
                    help=f"registry names of the metrics to compute, e.g. {', '.join(SCORE_METRICS)}, or any other metric of cah_metrics.list_metrics() that takes predictions and references (default: {' '.join(DEFAULT_METRICS)})")
     s.add_argument('--sources', type=Path, metavar='FILE', help="source conversations for code_mixing_coverage, line by line: plain text, "
                    "or JSON Lines objects with 'thread', 'messages' (strings or objects with 'text') or 'source' (default: those fields of the references file)")
-    s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines, atomically")
+    s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines (with --output, as one atomic set; never an input file)")
     s.add_argument('--bert-model', default=None, metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
     s.add_argument('--idf', action='store_true', default=None, help="BERTScore: weight word pieces by idf over the references")
     s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None, help="code-mixing coverage language identification: script rule + romanised-Hindi model (default), the design's langdetect (seeded), or the script rule alone")
@@ -56,7 +65,8 @@ def _score_parser(sub):
     s.add_argument('--stem', action='store_true', default=None, help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
     s.add_argument('--split', choices=['newline', 'punct'], default=None,
                    help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence punctuation (default: newline)")
-    s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically")
+    s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically (never an input file)")
+    _debug(s, False)
 
 # %% ../nbs/90_cli.ipynb #dd6ae50c
 def _humor_parser(sub):
@@ -65,57 +75,82 @@ def _humor_parser(sub):
                     "and the metric breakdown, and write humor_scores.csv, humor_scores.json and humor_chart.png atomically.")
     h.add_argument('--cards', type=Path, metavar='FILE', help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; default: the embedded main game's 500 answers)")
     h.add_argument('--prompts', type=Path, metavar='FILE', help="prompt cards (a .json pack's prompts, or one prompt per item in the other formats; default: the embedded main game's)")
-    h.add_argument('--n-prompts', type=int, default=5, metavar='N', help="score against a seeded sample of N prompts; 0 for all (default: 5)")
+    h.add_argument('--n-prompts', type=int, default=5, metavar='N', help="score against a seeded sample of N prompts; 0 for all; N >= 0 (default: 5)")
     h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS)")
     h.add_argument('--corpus', type=Path, metavar='FILE', help="training corpus (default: every card of the embedded main game)")
     h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm', help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or the design's co-occurrence fallback (default: minilm)")
-    h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt (default: 3)")
+    h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt, K >= 1 (default: 3)")
     h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
-    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the CSV, JSON and PNG go (default: ./humor_scores)")
+    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the CSV, JSON and PNG go, written as one atomic set (default: ./humor_scores, which the repository's .gitignore ignores)")
+    _debug(h, False)
 
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
     return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
             'bertscore': {'model': opts.bert_model, 'idf': opts.idf}, 'code_mixing_coverage': {'detector': opts.detector}}
 
+def _check_opts(opts, cmd:str, keys:tuple):
+    "`opts` if it is the parsed options of command `cmd`, else a TypeError."
+    if not isinstance(opts, argparse.Namespace) or not all(hasattr(opts, k) for k in keys):
+        raise TypeError(f"{cmd}: opts must be the options `cah-metrics {cmd}` parses (an argparse.Namespace), got {type(opts).__name__}")
+    return opts
+
+def _report_text(report:dict) -> str: return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+# %% ../nbs/90_cli.ipynb #3a1b4c79
 def score(opts, # parsed `score` options
          ) -> dict:
-    "The report for parsed `score` options (and the per-example file, when asked)."
-    from cah_metrics.evaluate import score_dataset, write_per_example
-    if opts.predictions is None and not opts.references: opts.predictions, rp = bundled_example(); opts.references = [rp]
-    elif opts.predictions is None or not opts.references:
-        raise InputError('--predictions' if opts.predictions is None else '--references', None, "give both --predictions and --references, or neither")
-    preds, refs, srcs, ids = read_dataset(opts.predictions, opts.references, opts.sources, opts.fmt)
+    "The report for parsed `score` options; `--output` and `--per-example`, when asked, are written atomically as a set."
+    from cah_metrics.evaluate import _per_example_jsonl, score_dataset
+    _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output', 'per_example'))
+    pf, rfs = opts.predictions, opts.references
+    if pf is None and not rfs: pf, rp = bundled_example(); rfs = [rp]
+    elif pf is None or not rfs: raise InputError('--predictions' if pf is None else '--references', None, "give both --predictions and --references, or neither")
+    check_outputs({'--output': opts.output, '--per-example': opts.per_example}, {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
+    preds, refs, srcs, ids = read_dataset(pf, rfs, opts.sources, opts.fmt)
     report, per = score_dataset(preds, refs, srcs, opts.metrics, _metric_options(opts), per_example=opts.per_example is not None)
-    if opts.per_example: write_per_example(opts.per_example, per, ids)
+    files = {**({opts.per_example: _per_example_jsonl(per, ids, 'score')} if opts.per_example else {}), **({opts.output: _report_text(report)} if opts.output else {})}
+    with AtomicWriteSet('score') as ws:
+        for path, text in files.items(): ws.write_text(path, text)
     return report
 
 # %% ../nbs/90_cli.ipynb #acc1bae3
 def humor(opts, # parsed `humor` options
          ) -> int:
-    "Run the main job for parsed `humor` options."
+    "Run the main job for parsed `humor` options; its three files are written atomically as a set."
     from cah_metrics.corpora import load_cards, load_prompts
-    from cah_metrics.evaluate import rank_answers, humor_summary, write_humor_outputs
+    from cah_metrics.evaluate import HUMOR_FILES, humor_outputs, humor_summary, rank_answers
+    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'top', 'seed', 'output_dir'))
+    out, top = _as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
+    if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, not a folder")
+    check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile, '--corpus': opts.corpus}, 'humor')
     df, ev = rank_answers(load_cards(opts.cards) if opts.cards else None, load_prompts(opts.prompts), opts.n_prompts, opts.seed,
                           load_cards(opts.profile) if opts.profile else None, load_cards(opts.corpus) if opts.corpus else None,
                           opts.encoder, progress=sys.stderr.isatty())
-    print(ev.training_summary(), file=sys.stderr)
-    print(humor_summary(df, opts.top))
-    paths = write_humor_outputs(df, opts.output_dir)
+    text, data = humor_summary(df, top), humor_outputs(df)
+    with AtomicWriteSet('humor') as ws: paths = [ws.write_bytes(out / name, b) for name, b in data.items()]
+    print(ev.training_summary(), file=sys.stderr); print(text)
     print(f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #f35e3c84
+def _one_line(e:BaseException) -> str:
+    "An error as one line: an `OSError` as its file and reason, anything else as its message."
+    if isinstance(e, OSError) and e.filename is not None: msg = f"{e.filename}: {e.strerror or e}"
+    elif isinstance(e, RecursionError): msg = "input nested too deeply"
+    else: msg = str(e)
+    return ' '.join(msg.splitlines())
+
 def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         ) -> int:
     "Entry point of `cah-metrics`; returns the exit status."
-    opts = _parser().parse_args(argv)
-    try:
-        if opts.command == 'humor': return humor(opts)
-        report = score(opts)
-    except (InputError, ValueError, TypeError) as e:
-        print(f"cah-metrics: error: {e}", file=sys.stderr); return 2
-    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-    if opts.output: atomic_write_text(opts.output, text)
-    sys.stdout.write(text)
+    if argv is not None and (not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv)):
+        raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
+    try: opts = _parser().parse_args(argv)
+    except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
+    try: report = humor(opts) if opts.command == 'humor' else score(opts)
+    except (ValueError, TypeError, OSError, RecursionError) as e:
+        if opts.debug: traceback.print_exc()
+        print(f"cah-metrics: error: {_one_line(e)}", file=sys.stderr); return 2
+    if opts.command == 'score': sys.stdout.write(_report_text(report))
     return 0

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/cmc.html.md"""
 
 # %% ../nbs/07a_cmc.ipynb #b38f2dea
 from __future__ import annotations
-import json, math, unicodedata
+import json, math, re, unicodedata
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
@@ -16,7 +16,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
-from .text import as_texts
+from .text import as_texts, check_float, check_int, check_str
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'DETECTORS', 'LangdetectDetector', 'ScriptDetector', 'HinglishDetector', 'language_ratios',
@@ -26,10 +26,10 @@ __all__ = ['NEUTRAL', 'DETECTORS', 'LangdetectDetector', 'ScriptDetector', 'Hing
 class LangdetectDetector:
     "The design's word-level detector: langdetect's most likely language, seeded and cached."
     name = 'langdetect'
-    def __init__(self, seed:int=0): self.seed = seed   # langdetect's seed (it is random otherwise)
+    def __init__(self, seed:int=0): self.seed = check_int(seed, 'seed', 'LangdetectDetector', low=0)   # langdetect's seed (it is random otherwise), >= 0
     def __repr__(self): return f"LangdetectDetector(seed={self.seed})"
     def signature(self) -> str: return f"langdetect(seed={self.seed})"
-    def __call__(self, word:str) -> str|None: return _langdetect(word, self.seed)
+    def __call__(self, word:str) -> str|None: return _langdetect(check_str(word, 'word', 'LangdetectDetector'), self.seed)
 
 @lru_cache(maxsize=2**16)
 def _langdetect(word:str, seed:int) -> str|None:
@@ -47,7 +47,7 @@ class ScriptDetector:
     def __repr__(self): return "ScriptDetector()"
     def signature(self) -> str: return "script"
     def __call__(self, word:str) -> str|None:
-        scripts = Counter(unicodedata.name(c, 'UNKNOWN').split()[0] for c in word if c.isalpha())
+        scripts = Counter(unicodedata.name(c, 'UNKNOWN').split()[0] for c in check_str(word, 'word', 'ScriptDetector') if c.isalpha())
         if not scripts: return None
         s = scripts.most_common(1)[0][0]
         return {'DEVANAGARI': 'hi', 'LATIN': 'en'}.get(s, s.lower())
@@ -66,48 +66,64 @@ def _char_ngrams(word:str, n:int) -> list[str]:
     w = f'^{word}$'
     return [w[i:i + k] for k in range(1, n + 1) for i in range(len(w) - k + 1)]
 
-@lru_cache(maxsize=2**16)
-def _hinglish_llr(word:str) -> float:
-    "The log-likelihood ratio of a lowercased word's ASCII letters."
+def _llr(word:str) -> float:
+    "The log-likelihood ratio of a lowercased word's ASCII letters: the sum over `_char_ngrams`, streamed (no list of n-grams)."
     llr, unseen, n = _hinglish_model()
-    return math.fsum(llr.get(g, unseen) for g in _char_ngrams(''.join(c for c in word if 'a' <= c <= 'z'), n))
+    w = '^' + ''.join(c for c in word if 'a' <= c <= 'z') + '$'
+    return math.fsum(llr.get(w[i:i + k], unseen) for k in range(1, n + 1) for i in range(len(w) - k + 1))
+
+_llr_cached, _CACHED_LEN = lru_cache(maxsize=2**16)(_llr), 64   # longer "words" (URLs, a line without spaces) bypass the cache
+
+def _hinglish_llr(word:str) -> float: return _llr_cached(word) if len(word) <= _CACHED_LEN else _llr(word)
 
 # %% ../nbs/07a_cmc.ipynb #bd93f65c
 class HinglishDetector:
     "Hindi or English per word: Devanagari is 'hi'; Latin letters are romanised Hindi ('hi') or English ('en') by a character n-gram model."
     name = 'hinglish'
-    def __init__(self, threshold:float=0.0): self.threshold = threshold   # log-odds above which a Latin word is Hindi
-    def __repr__(self): return f"HinglishDetector(threshold={self.threshold})"
+    def __init__(self, threshold:float=0.0): self.threshold = check_float(threshold, 'threshold', 'HinglishDetector')   # log-odds above which a Latin word is Hindi; finite
+    def __repr__(self): return f"HinglishDetector(threshold={self.threshold:g})"
     def signature(self) -> str: return f"hinglish(char-{_hinglish_model()[2]}gram-v1,threshold={self.threshold:g})"
     def score(self, word:str, # a word
              ) -> float:
         "Log-likelihood ratio ln P(word | romanised Hindi) - ln P(word | English) of the word's ASCII letters."
-        return _hinglish_llr(word.lower())
+        return _hinglish_llr(check_str(word, 'word', 'HinglishDetector').lower())
     def __call__(self, word:str) -> str|None:
-        script = ScriptDetector()(word)
+        script = ScriptDetector()(check_str(word, 'word', 'HinglishDetector'))
         if script != 'en': return script                       # Devanagari 'hi', other scripts by name, None without letters
         return 'hi' if self.score(word) > self.threshold else 'en'
 
 # %% ../nbs/07a_cmc.ipynb #9f22e95b
 NEUTRAL = 0.5    # the CMC of a pair with an empty text, or a text with no identifiable word (the design's)
 
-def language_ratios(text:str, # a text
-                    detector:Callable[[str], str|None]|None=None, # word -> language (default: `HinglishDetector()`)
-                    min_len:int=3, # shorter words are skipped (the design's rule)
+def _detector(detector, fn:str) -> Callable[[str], str|None]:
+    if detector is None: return HinglishDetector()
+    if isinstance(detector, str): return get_detector(detector, fn)
+    if callable(detector): return detector
+    raise TypeError(f"{fn}: detector must be a name ({', '.join(map(repr, DETECTORS))}), a callable word -> language, or None; got {type(detector).__name__}")
+
+def language_ratios(text:str, # one text
+                    detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language (default: `HinglishDetector()`)
+                    min_len:int=3, # shorter words are skipped (the design's rule); an int >= 0
                    ) -> dict[str, float]:
     "Share of each language among the text's identifiable words (whitespace-split, at least `min_len` characters)."
-    detector = detector or HinglishDetector()
-    langs = Counter(l for l in (detector(w) for w in as_texts(text, 'text', 'code_mixing_coverage')[0].split() if len(w) >= min_len) if l)
+    text, detector, min_len = check_str(text, 'text', 'language_ratios'), _detector(detector, 'language_ratios'), check_int(min_len, 'min_len', 'language_ratios', low=0)
+    langs = Counter()
+    for m in re.finditer(r'\S+', text):               # str.split()'s words, one at a time
+        if len(w := m.group()) >= min_len and (l := detector(w)) is not None:
+            if not isinstance(l, str): raise TypeError(f"language_ratios: detector returned {type(l).__name__} for {w[:40]!r}; it must return a language code (str) or None")
+            langs[l] += 1
     n = sum(langs.values())
     return {l: c / n for l, c in langs.items()} if n else {}
 
 # %% ../nbs/07a_cmc.ipynb #0429de4b
 def code_mixing_coverage(summary:str, # the summary
-                         thread:str, # the source conversation
-                         detector:Callable[[str], str|None]|None=None, # word -> language
-                         min_len:int=3, # shorter words are skipped
+                         thread:str, # the source conversation (one str; join a list of messages first)
+                         detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language
+                         min_len:int=3, # shorter words are skipped; an int >= 0
                         ) -> float:
     "The design's CMC: 1 - total variation between the language ratios of thread and summary; `NEUTRAL` when undefined."
+    summary, thread = check_str(summary, 'summary', 'code_mixing_coverage'), check_str(thread, 'thread', 'code_mixing_coverage')
+    detector, min_len = _detector(detector, 'code_mixing_coverage'), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
     if not summary.strip() or not thread.strip(): return NEUTRAL
     a, b = language_ratios(thread, detector, min_len), language_ratios(summary, detector, min_len)
     if not a or not b: return NEUTRAL
@@ -120,18 +136,22 @@ def get_detector(detector:str|Callable[[str], str|None]='hinglish', # a name in 
                  metric:str='code_mixing_coverage', # the metric's name, for error messages
                 ) -> Callable[[str], str|None]:
     "A new detector by name, or `detector` itself when it is a callable with a `name`."
+    if not isinstance(metric, str): raise TypeError(f"get_detector: metric must be a str, got {type(metric).__name__}")
     if isinstance(detector, str):
         if detector in DETECTORS: return DETECTORS[detector]()
         raise ValueError(f"{metric}: detector must be one of {', '.join(map(repr, DETECTORS))} or a detector object, got {detector!r}")
     if callable(detector) and isinstance(getattr(detector, 'name', None), str): return detector
-    raise ValueError(f"{metric}: detector must be a name ({', '.join(map(repr, DETECTORS))}) or a callable with a `name` "
+    raise TypeError(f"{metric}: detector must be a name ({', '.join(map(repr, DETECTORS))}) or a callable with a `name` "
                      f"for the signature, got {type(detector).__name__}")
 
 # %% ../nbs/07a_cmc.ipynb #1d230a3f
-def detector_signature(detector:Callable[[str], str|None], # a detector with a `name`
+def detector_signature(detector:str|Callable[[str], str|None], # a name in `DETECTORS`, or a detector with a `name`
                       ) -> str:
     "How a detector appears in a signature: its `signature()` when it has one, else its `name`."
-    return detector.signature() if callable(getattr(detector, 'signature', None)) else detector.name
+    d = get_detector(detector, 'detector_signature')
+    sig = d.signature() if callable(getattr(d, 'signature', None)) else d.name
+    if not isinstance(sig, str): raise TypeError(f"detector_signature: the detector's signature() must return a str, got {type(sig).__name__}")
+    return sig
 
 # %% ../nbs/07a_cmc.ipynb #c8a8524b
 @register()
@@ -145,12 +165,10 @@ class CodeMixingCoverage(Metric):
 # %% ../nbs/07a_cmc.ipynb #4fa7d1d5
 @patch
 def __init__(self:CodeMixingCoverage, detector:str|Callable[[str], str|None]='hinglish', # 'hinglish', 'langdetect', 'script', or a detector with a `name`
-             min_len:int=3, # shorter words are skipped (the design's rule)
+             min_len:int=3, # shorter words are skipped (the design's rule); an int >= 0
              keep_items:bool=False, # also keep each item's CMC (`item_stats`, `per_item`)
             ):
-    if isinstance(min_len, bool) or not isinstance(min_len, (int, np.integer)) or min_len < 0:
-        raise ValueError(f"code_mixing_coverage: min_len must be an integer >= 0, got {min_len!r}")
-    self.detector, self.min_len = get_detector(detector), int(min_len)
+    self.detector, self.min_len = get_detector(detector), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
     Metric.__init__(self, keep_items)
 
 @patch

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 
 # %% ../nbs/00b_core.ipynb #42ffe5ec
 from __future__ import annotations
-import copy, importlib, json, math
+import copy, importlib, inspect, json, math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -15,6 +15,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
+from .text import _brief, check_bool
 
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'Signature', 'Score', 'Metric', 'register', 'load', 'metric_class', 'MetricInfo', 'list_metrics']
@@ -35,7 +36,13 @@ class Signature(str):
                 options:Mapping|Sequence[tuple]=(), # option name -> value, in the metric's order
                 version:str=__version__, # the library version
                ):
-        opts = {str(k): _sig_value(v) for k, v in (options.items() if isinstance(options, Mapping) else options)}
+        for arg, v in (('metric', metric), ('version', version)):
+            if not isinstance(v, str) or '|' in v: raise TypeError(f"Signature: {arg} must be a str without '|', got {_brief(v)}")
+        try: pairs = list(options.items() if isinstance(options, Mapping) else options)
+        except TypeError: raise TypeError(f"Signature: options must be a mapping or (name, value) pairs, got {type(options).__name__}") from None
+        if not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
+            raise TypeError("Signature: options must be a mapping or (name, value) pairs")
+        opts = {str(k): _sig_value(v) for k, v in pairs}
         self = super().__new__(cls, '|'.join([metric, *(f"{k}:{v}" for k, v in opts.items()), f"version:{version}"]))
         self.metric, self.options, self.version = metric, opts, version
         return self
@@ -79,6 +86,12 @@ class Score(dict):
                  confidence:float|None=None, # its level, e.g. 0.95
                  n:int|None=None, # the number of items scored
                 ):
+        if not isinstance(values, Mapping) or not values: raise TypeError(f"Score: values must be a non-empty mapping, got {_brief(values)}")
+        if main is not None and (not isinstance(main, str) or main not in values): raise ValueError(f"Score: main must be one of the keys {list(values)}, got {_brief(main)}")
+        if not isinstance(signature, str): raise TypeError(f"Score: signature must be a str, got {type(signature).__name__}")
+        if ci is not None and not (isinstance(ci, tuple) and len(ci) == 2): raise TypeError(f"Score: ci must be a (low, high) tuple or None, got {_brief(ci)}")
+        if confidence is not None and not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
+            raise ValueError(f"Score: confidence must be a number in (0, 1) or None, got {_brief(confidence)}")
         super().__init__(values)
         self.main = main if main is not None else next(iter(values))
         self.signature, self.ci, self.confidence, self.n = signature, ci, confidence, n
@@ -136,7 +149,7 @@ class Metric:
     keys: tuple[str, ...] = ()                    # the documented keys of its `Score`
     signature_keys: tuple[str, ...] = ()          # the option names of its signature, in order
     def __init__(self, keep_items:bool=False): # also keep the per-item statistics (for resampling: bootstrap, paired tests)
-        self.keep_items = bool(keep_items)
+        self.keep_items = check_bool(keep_items, 'keep_items', self.name)
         self.reset()
     @classmethod
     def keys_for(cls, options:dict) -> tuple[str, ...]: return cls.keys   # the Score's keys under these options
@@ -267,7 +280,7 @@ def _dec(v):
     if '__counter__' in v: return Counter({_dec(k): c for k, c in v['__counter__']})
     if '__tuple__' in v: return tuple(_dec(x) for x in v['__tuple__'])
     if '__dict__' in v: return {k: _dec(x) for k, x in v['__dict__']}
-    raise ValueError(f"metric state: unknown value {v!r:.60}")
+    raise ValueError(f"metric state: unknown value {_brief(v)}")
 
 # %% ../nbs/00b_core.ipynb #9def9c3b
 STATE_FORMAT = 'cah_metrics.metric-state'
@@ -317,11 +330,18 @@ def load(name:str, # a registry name, see `list_metrics()`
         ) -> Metric:
     "A new metric by its registry name."
     cls, defaults = metric_class(name)
+    ps = inspect.signature(cls.__init__).parameters
+    takes = set(ps) - {'self'} - set(defaults)
+    for k in options:
+        if k in defaults: raise TypeError(f"load: the name {name!r} fixes {k}={defaults[k]!r}; use load({cls.name!r}, {k}=...) to choose it")
+        if k not in takes and not any(p.kind is p.VAR_KEYWORD for p in ps.values()):
+            raise TypeError(f"load: {name} has no option {k!r}; its options are {', '.join(sorted(takes))}")
     return cls(**{**defaults, **options})
 
 def metric_class(name:str, # a registry name
                 ) -> tuple[type, dict]:
     "The class a registry name stands for, and the options the name fixes."
+    if not isinstance(name, str): raise TypeError(f"metric_class: name must be a registry name (str), got {type(name).__name__}")
     if name not in _REGISTRY: _import_metrics()
     if name not in _REGISTRY: raise ValueError(f"unknown metric {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]

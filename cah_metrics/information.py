@@ -8,69 +8,111 @@ Docs: https://cah-metrics.github.io/cah_metrics/information.html.md"""
 from __future__ import annotations
 import math, re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import NamedTuple
 
+import numpy as np
+
 from .embeddings import wordpiece_tokenizer
-from .text import check_str, Tokenizer, check_base, get_tokenizer, ngram_counts
+from .text import check_base, check_float, check_int, check_sequence, check_str, get_tokenizer, Tokenizer, Vocab
 
 # %% auto #0
 __all__ = ['entropy', 'char_entropy', 'word_entropy', 'entropy_score', 'ngram_entropy', 'miller_madow_entropy', 'Repetition',
            'repetition', 'local_entropy_drops', 'model_tokens', 'token_entropy']
 
 # %% ../nbs/04a_information.ipynb #eb1c0559
-def entropy(symbols:Iterable, # any hashable symbols (characters, words, n-gram tuples)
-            base:float=2, # logarithm base: 2 for bits, math.e for nats
+def _counts(symbols, metric:str) -> Counter:
+    "How often each symbol occurs; a `TypeError` naming `metric` for a str, a non-sequence or an unhashable symbol."
+    if isinstance(symbols, str): raise TypeError(f"{metric}: symbols must be a sequence of symbols, not a str; give a sequence of symbols, or for a text use char_entropy or word_entropy")
+    symbols = check_sequence(symbols, 'symbols', metric)
+    try: return Counter(symbols)
+    except TypeError:
+        i = next(i for i, s in enumerate(symbols) if not _hashable(s))
+        raise TypeError(f"{metric}: symbols[{i}] must be hashable (a str, a number or a tuple), got {type(symbols[i]).__name__}") from None
+
+def _hashable(s) -> bool:
+    try: hash(s); return True
+    except TypeError: return False
+
+def _entropy_of_counts(counts:Iterable[int], base:float) -> float:
+    "Plug-in entropy from the counts of the distinct symbols; 0.0 for none."
+    counts = list(counts); N = sum(counts)
+    if N == 0: return 0.0
+    return max(0.0, -math.fsum(c / N * math.log(c / N, base) for c in counts))
+
+def entropy(symbols:Iterable, # any hashable symbols (characters, words, n-gram tuples); not a str
+            base:float=2, # logarithm base, a finite number > 1: 2 for bits, math.e for nats
            ) -> float:
     "Plug-in Shannon entropy of the symbols' empirical distribution; 0.0 for no symbols."
-    check_base(base, 'entropy')
-    if isinstance(symbols, str): raise TypeError("entropy: give a sequence of symbols; for a text use char_entropy or word_entropy")
-    counts = Counter(symbols)
-    N = sum(counts.values())
-    if N == 0: return 0.0
-    return max(0.0, -math.fsum(c / N * math.log(c / N, base) for c in counts.values()))
+    base = check_base(base, 'entropy')
+    return _entropy_of_counts(_counts(symbols, 'entropy').values(), base)
 
 # %% ../nbs/04a_information.ipynb #79c92a9f
 def char_entropy(text:str, # the text
-                 base:float=2, # logarithm base: 2 for bits, math.e for nats
+                 base:float=2, # logarithm base, a finite number > 1: 2 for bits, math.e for nats
                  whitespace:bool=True, # count whitespace characters (the design does)
                 ) -> float:
     "Entropy of the lowercased text's characters (whitespace counted, as the design does, unless whitespace=False)."
-    return entropy([c for c in check_str(text, 'text', 'char_entropy').lower() if whitespace or not c.isspace()], base)
+    base, text = check_base(base, 'char_entropy'), check_str(text, 'text', 'char_entropy')
+    if not isinstance(whitespace, bool): raise TypeError(f"char_entropy: whitespace must be a bool, got {type(whitespace).__name__}")
+    counts = Counter(text.lower())                    # counted in one pass: no list of characters
+    return _entropy_of_counts((c for ch, c in counts.items() if whitespace or not ch.isspace()), base)
 
 def word_entropy(text:str, # the text
-                 base:float=2, # logarithm base
+                 base:float=2, # logarithm base, a finite number > 1
                  tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased): the design splits on whitespace
                 ) -> float:
     "Entropy of the text's words: lowercased, split on whitespace (the design's) or by `tokenizer`."
-    return entropy(get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'word_entropy')), base)
+    base, tok = check_base(base, 'word_entropy'), get_tokenizer(tokenizer, lowercase=True, metric='word_entropy')
+    return _entropy_of_counts(Counter(tok(check_str(text, 'text', 'word_entropy'))).values(), base)
 
 def entropy_score(text:str, # the text
-                  base:float=math.e, # logarithm base: natural, as the design's humor evaluator
+                  base:float=math.e, # logarithm base, a finite number > 1: natural, as the design's humor evaluator
                  ) -> float:
     "The design's combined score: min(2 (0.3 char entropy + 0.7 word entropy), 10), natural logs by default."
+    check_str(text, 'text', 'entropy_score'); check_base(base, 'entropy_score')
     return min(2 * (0.3 * char_entropy(text, base) + 0.7 * word_entropy(text, base)), 10.0)
 
 # %% ../nbs/04a_information.ipynb #9967647e
+def _pair_classes(a:np.ndarray, b:np.ndarray, shift:int, m:int) -> np.ndarray:
+    "Dense class ids of the pairs (a[i], b[i + shift]) for i < m: equal pairs, equal ids."
+    return np.unique(a[:m] * (int(b.max()) + 1) + b[shift:shift + m], return_inverse=True)[1].astype(np.int64)
+
+def _ngram_classes(ids:np.ndarray, n:int) -> np.ndarray:
+    "A class id for the n-gram at each position of the token ids `ids` (equal n-grams, equal ids), by prefix doubling."
+    T = len(ids)
+    if n > T: return np.zeros(0, np.int64)
+    res, r, cls, k = None, 0, ids, 1            # res: classes of the r-grams; cls: classes of the k-grams, k = 2^j
+    while True:
+        if len(cls) and int(cls.max()) + 1 == len(cls): return np.arange(T - n + 1)   # all k-grams distinct: so are all n-grams
+        if n & k: res, r = (cls if res is None else _pair_classes(res, cls, r, T - r - k + 1)), r + k
+        if 2 * k > n: return res
+        cls, k = _pair_classes(cls, cls, k, T - 2 * k + 1), 2 * k
+
+# %% ../nbs/04a_information.ipynb #bc8e8253
+def _word_ids(text:str, tokenizer, metric:str) -> np.ndarray:
+    "The ids of the text's lowercased words (the word list itself is freed on return)."
+    return Vocab().encode([get_tokenizer(tokenizer, lowercase=True, metric=metric)(check_str(text, 'text', metric))])[0]
+
 def ngram_entropy(text:str, # the text
-                  n:int=1, # the n-gram order
-                  base:float=2, # logarithm base
+                  n:int=1, # the n-gram order, an int >= 1 (any size: an order longer than the text gives 0.0)
+                  base:float=2, # logarithm base, a finite number > 1
                   tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
                  ) -> float:
-    "Entropy of the text's word n-grams (0.0 when it has none)."
-    if not isinstance(n, int) or n < 1: raise ValueError(f"ngram_entropy: n must be an int >= 1, got {n!r}")
-    toks = get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'ngram_entropy'))
-    return entropy(ngram_counts(toks, n).elements(), base)
+    "Entropy of the text's word n-grams (0.0 when it has none), in memory linear in the text for any n."
+    n, base = check_int(n, 'n', 'ngram_entropy'), check_base(base, 'ngram_entropy')
+    return _entropy_of_counts(np.bincount(_ngram_classes(_word_ids(text, tokenizer, 'ngram_entropy'), n)).tolist(), base)
 
 # %% ../nbs/04a_information.ipynb #1f0cdedf
-def miller_madow_entropy(symbols:Iterable, # the symbols
-                         base:float=2, # logarithm base
+def miller_madow_entropy(symbols:Iterable, # the symbols (hashable; not a str)
+                         base:float=2, # logarithm base, a finite number > 1
                         ) -> float:
     "Miller-Madow bias-corrected entropy: plug-in + (K - 1) / (2 N ln base); 0.0 for no symbols."
-    symbols = list(symbols)
-    if not symbols: return 0.0
-    K, N = len(set(symbols)), len(symbols)
-    return entropy(symbols, base) + (K - 1) / (2 * N * math.log(base))
+    base, counts = check_base(base, 'miller_madow_entropy'), _counts(symbols, 'miller_madow_entropy')
+    if not counts: return 0.0
+    K, N = len(counts), sum(counts.values())
+    return _entropy_of_counts(counts.values(), base) + (K - 1) / (2 * N * math.log(base))
 
 # %% ../nbs/04a_information.ipynb #0daa1fcb
 class Repetition(NamedTuple):
@@ -83,40 +125,61 @@ def repetition(text:str, # the text
                tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
               ) -> Repetition:
     "Repetitive if the most frequent word is > 20% of the words, or some bigram occurs at least twice."
-    toks = get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'repetition'))
-    if not toks: return Repetition(False, 0.0, 0)
-    share = Counter(toks).most_common(1)[0][1] / len(toks)
-    rep = sum(1 for c in ngram_counts(toks, 2).values() if c >= 2)
+    ids = _word_ids(text, tokenizer, 'repetition')
+    if not len(ids): return Repetition(False, 0.0, 0)
+    share = int(np.bincount(ids).max()) / len(ids)
+    rep = int((np.bincount(_ngram_classes(ids, 2)) >= 2).sum()) if len(ids) > 1 else 0
     return Repetition(share > 0.2 or rep > 0, share, rep)
 
 # %% ../nbs/04a_information.ipynb #918eff0b
 def local_entropy_drops(text:str, # the text
-                        chunk:int=10, # words per chunk
-                        ratio:float=0.8, # a drop is an entropy below ratio x the previous chunk's
-                        base:float=2, # logarithm base
+                        chunk:int=10, # words per chunk, an int >= 2
+                        ratio:float=0.8, # a drop is an entropy below ratio x the previous chunk's; a finite number >= 0
+                        base:float=2, # logarithm base, a finite number > 1
                         tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
                        ) -> tuple[list[float], int]:
     "Word entropy of half-overlapping chunks, and the number of drops below `ratio` times the previous chunk."
-    if not isinstance(chunk, int) or chunk < 2: raise ValueError(f"local_entropy_drops: chunk must be an int >= 2, got {chunk!r}")
-    toks = get_tokenizer(tokenizer, lowercase=True)(check_str(text, 'text', 'local_entropy_drops'))
+    fn = 'local_entropy_drops'
+    chunk, ratio, base = check_int(chunk, 'chunk', fn, low=2), check_float(ratio, 'ratio', fn, low=0), check_base(base, fn)
+    toks = get_tokenizer(tokenizer, lowercase=True, metric=fn)(check_str(text, 'text', fn))
     step = chunk // 2
     starts = range(0, max(len(toks) - chunk, 0) + 1, step) if toks else []
-    H = [entropy(toks[s:s + chunk], base) for s in starts]
+    H = [_entropy_of_counts(Counter(toks[s:s + chunk]).values(), base) for s in starts]
     return H, sum(1 for a, b in zip(H, H[1:]) if b < ratio * a)
 
 # %% ../nbs/04a_information.ipynb #7e3c80ad
 _FALLBACK = re.compile(r"\w+|[^\w\s]")
+_PIECE = 1 << 20                  # characters per tokenizer call: a long text is tokenized piece by piece
+
+def _pieces(text:str, size:int=_PIECE) -> Iterator[str]:
+    "The text in pieces of about `size` characters, cut just before a space (both tokenizers split there: the same tokens)."
+    i = 0
+    while i < len(text):
+        j = text.find(' ', i + size) if i + size < len(text) else -1
+        j = len(text) if j < 0 else j
+        yield text[i:j]; i = j
+
+def _model_token_pieces(text:str, metric:str) -> tuple[Iterator[list[str]], str]:
+    "The tokens of each piece of the text (lazily), and which tokenizer gives them."
+    check_str(text, 'text', metric)
+    t = wordpiece_tokenizer()
+    if t is None: return (_FALLBACK.findall(p.lower()) for p in _pieces(text)), 'regex'
+    def tokens():
+        for p in _pieces(text):
+            try: yield t.encode(p, add_special_tokens=False).tokens
+            except TypeError: raise ValueError(f"{metric}: text is not valid Unicode (a lone surrogate); the tokenizer reads UTF-8") from None
+    return tokens(), 'wordpiece:all-MiniLM-L6-v2'
 
 def model_tokens(text:str, # the text
                 ) -> tuple[list[str], str]:
     "The text's tokens under the bundled MiniLM WordPiece tokenizer, or the regex fallback; and which was used."
-    check_str(text, 'text', 'model_tokens')
-    t = wordpiece_tokenizer()
-    if t is None: return _FALLBACK.findall(text.lower()), 'regex'
-    return t.encode(text, add_special_tokens=False).tokens, 'wordpiece:all-MiniLM-L6-v2'
+    pieces, used = _model_token_pieces(text, 'model_tokens')
+    return list(chain.from_iterable(pieces)), used
 
 def token_entropy(text:str, # the text
-                  base:float=2, # logarithm base
+                  base:float=2, # logarithm base, a finite number > 1
                  ) -> float:
-    "Entropy of the text's model tokens (WordPiece, or the regex fallback)."
-    return entropy(model_tokens(text)[0], base)
+    "Entropy of the text's model tokens (WordPiece, or the regex fallback), counted piece by piece."
+    base, counts = check_base(base, 'token_entropy'), Counter()
+    for toks in _model_token_pieces(text, 'token_entropy')[0]: counts.update(toks)
+    return _entropy_of_counts(counts.values(), base)

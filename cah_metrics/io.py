@@ -6,14 +6,17 @@ Docs: https://cah-metrics.github.io/cah_metrics/io.html.md"""
 
 # %% ../nbs/00a_io.ipynb #a8a1166a
 from __future__ import annotations
-import json, os, tempfile
+import json, os, secrets, signal, stat, tempfile, threading
 from collections.abc import Sequence
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 
+from fastcore.basics import patch
+
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'InputError', 'read_lines', 'read_items', 'read_sources', 'read_dataset',
-           'bundled_example', 'atomic_write_bytes', 'atomic_write_text']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'InputError', 'read_lines', 'read_items', 'read_sources', 'read_dataset',
+           'bundled_example', 'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -27,12 +30,33 @@ class InputError(ValueError):
 
 PRED_FIELDS, REF_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text'), ('references', 'reference', 'summary', 'text')
 
+# %% ../nbs/00a_io.ipynb #6d3ee930
+def _as_path(path, fn:str, name:str='path') -> Path:
+    "`path` as a `Path`, or a `TypeError`/`ValueError` naming the function `fn` and the argument `name`."
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(s := os.fspath(path), str):
+        raise TypeError(f"{fn}: {name} must be a file path (str or pathlib.Path), got {type(path).__name__}")
+    if not s or '\x00' in s: raise ValueError(f"{fn}: {name} must be a non-empty path without NUL characters, got {s!r:.60}")
+    try: os.fsencode(s)
+    except UnicodeEncodeError: raise ValueError(f"{fn}: {name} cannot be a file name (it has a lone surrogate), got {s!r:.60}") from None
+    return Path(s)
+
+def _os_reason(e:OSError) -> str:
+    "What an `OSError` means, in words."
+    if isinstance(e, FileNotFoundError): return "no such file"
+    if isinstance(e, IsADirectoryError): return "is a directory, not a file"
+    if isinstance(e, PermissionError): return "permission denied"
+    return f"cannot be read ({e.strerror or e})"
+
 # %% ../nbs/00a_io.ipynb #f798adbd
 def read_lines(path:str|Path, # the file
               ) -> list[str]:
     "The file's lines: strict UTF-8 (an error names the line), a byte-order mark dropped, `\\n` or `\\r\\n` endings."
-    path = Path(path)
-    data = path.read_bytes()
+    path = _as_path(path, 'read_lines')
+    try:
+        if not stat.S_ISREG(mode := path.stat().st_mode):
+            raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file")
+        data = path.read_bytes()
+    except OSError as e: raise InputError(path, None, _os_reason(e)) from None
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         raise InputError(path, data[:e.start].count(b'\n') + 1, f"not valid UTF-8 (byte {data[e.start]:#04x})") from None
@@ -42,11 +66,23 @@ def read_lines(path:str|Path, # the file
     return [l[:-1] if l.endswith('\r') else l for l in lines]
 
 # %% ../nbs/00a_io.ipynb #d0c44ec1
+def _show(v) -> str:
+    "A JSON value, shortened for a message."
+    try: return json.dumps(v, ensure_ascii=False)[:60]
+    except (RecursionError, ValueError): return type(v).__name__
+
 def _strings(v, path, i, what) -> list[str]:
     if isinstance(v, str): return [v]
     if what == 'references' and isinstance(v, list) and all(isinstance(x, str) for x in v): return v
     expected = "a string or a list of strings" if what == 'references' else "a string"
-    raise InputError(path, i, f"expected {expected} for the {what[:-1]}, got {json.dumps(v)[:60]}")
+    raise InputError(path, i, f"expected {expected} for the {what[:-1]}, got {_show(v)}")
+
+def _id(v:dict, path, i):
+    "The `id` of a JSON Lines object (None when it has none): a string or an integer."
+    k = v.get('id')
+    if 'id' in v and (isinstance(k, bool) or not isinstance(k, (str, int))):
+        raise InputError(path, i, f"id must be a string or an integer, got {_show(k)}")
+    return k
 
 def _from_json(v, path, i, what):
     "(id, texts) from one JSON Lines value."
@@ -54,26 +90,35 @@ def _from_json(v, path, i, what):
     fields = PRED_FIELDS if what == 'predictions' else REF_FIELDS
     key = next((f for f in fields if f in v), None)
     if key is None: raise InputError(path, i, f"object has none of the fields {', '.join(fields)}")
-    return v.get('id'), _strings(v[key], path, i, what)
+    return _id(v, path, i), _strings(v[key], path, i, what)
 
 # %% ../nbs/00a_io.ipynb #021884dc
 def _json_lines(path, lines):
-    "(line number, value) of each line of a JSON Lines file; a blank or invalid line is an `InputError`."
+    "(line number, value) of each line of a JSON Lines file; a blank, invalid or too deeply nested line is an `InputError`."
     for i, line in enumerate(lines, 1):
         if not line.strip(): raise InputError(path, i, "blank line in a JSON Lines file")
-        try: yield i, json.loads(line)
+        try: v = json.loads(line)
         except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+        except RecursionError: raise InputError(path, i, "JSON nested too deeply") from None
+        except ValueError as e: raise InputError(path, i, f"invalid JSON ({e})") from None   # e.g. an integer of over 4300 digits
+        yield i, v
 
+def _fmt(path:Path, fmt, fn:str) -> str:
+    if not isinstance(fmt, str) or fmt not in ('auto', 'text', 'jsonl'):
+        raise ValueError(f"{fn}: fmt must be 'auto', 'text' or 'jsonl', got " + (f"{fmt!r:.60}" if isinstance(fmt, str) else type(fmt).__name__))
+    if fmt != 'auto': return fmt
+    return 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
+
+# %% ../nbs/00a_io.ipynb #eb2c1ba5
 def read_items(path:str|Path, # the file to read
                what:str='predictions', # 'predictions' (one text per item) or 'references' (one or more per item)
                fmt:str='auto', # 'text', 'jsonl', or 'auto' (by extension: .jsonl/.ndjson/.json are JSON Lines)
               ) -> tuple[list, list[list[str]]]:
     "Read a file of items: `(ids, texts)` with `texts[i]` a list of strings (ids are None when absent)."
-    path = Path(path)
-    if what not in ('predictions', 'references'): raise ValueError(f"read_items: what must be 'predictions' or 'references', got {what!r}")
-    if fmt not in ('auto', 'text', 'jsonl'): raise ValueError(f"read_items: fmt must be 'auto', 'text' or 'jsonl', got {fmt!r}")
-    if not path.is_file(): raise InputError(path, None, "no such file")
-    if fmt == 'auto': fmt = 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
+    path = _as_path(path, 'read_items')
+    if not isinstance(what, str) or what not in ('predictions', 'references'):
+        raise ValueError(f"read_items: what must be 'predictions' or 'references', got {what!r:.60}" if isinstance(what, str) else f"read_items: what must be 'predictions' or 'references', got {type(what).__name__}")
+    fmt = _fmt(path, fmt, 'read_items')
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), [[l] for l in lines]
     ids, texts = [], []
@@ -83,57 +128,89 @@ def read_items(path:str|Path, # the file to read
     return ids, texts
 
 # %% ../nbs/00a_io.ipynb #611cc71c
+SOURCE_FIELDS = ('thread', 'messages', 'source')
+
 def _source(v, path, i):
-    if not isinstance(v, dict): return None
-    if isinstance(v.get('thread'), str): return v['thread']
-    if isinstance(v.get('messages'), list):
-        parts = [m if isinstance(m, str) else m.get('text', '') if isinstance(m, dict) else None for m in v['messages']]
-        if any(p is None or not isinstance(p, str) for p in parts): raise InputError(path, i, "messages must be strings or objects with a 'text' string")
-        return ' '.join(parts)
-    return v['source'] if isinstance(v.get('source'), str) else None
+    "The source conversation of one JSON Lines value, or None when it has none of `SOURCE_FIELDS`."
+    key = next((k for k in SOURCE_FIELDS if k in v), None) if isinstance(v, dict) else None
+    if key is None: return None
+    x = v[key]
+    if isinstance(x, str): return x
+    if isinstance(x, list):
+        parts = [m if isinstance(m, str) else m.get('text') if isinstance(m, dict) else None for m in x]
+        if all(isinstance(p, str) for p in parts): return ' '.join(parts)
+    raise InputError(path, i, f"{key} must be a string or a list of messages (strings or objects with a 'text' string), got {_show(x)}")
 
 # %% ../nbs/00a_io.ipynb #ad196a4c
 def read_sources(path:str|Path, # the file to read
                  fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
                 ) -> tuple[list, list[str|None]]:
     "`(ids, sources)`: the source conversation of each line (None where a JSON Lines object has none)."
-    path = Path(path)
-    if not path.is_file(): raise InputError(path, None, "no such file")
-    if fmt == 'auto': fmt = 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
+    path = _as_path(path, 'read_sources')
+    fmt = _fmt(path, fmt, 'read_sources')
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), lines
     ids, out = [], []
     for i, v in _json_lines(path, lines):
-        ids.append(v.get('id') if isinstance(v, dict) else None); out.append(_source(v, path, i))
+        ids.append(_id(v, path, i) if isinstance(v, dict) else None); out.append(_source(v, path, i))
     return ids, out
 
 # %% ../nbs/00a_io.ipynb #4b4f8904
-def _align(path, ids, items, pids, what):
-    "Reorder `items` (read from `path` with `ids`) to the predictions' ids, when every line of both has an id."
-    if len(items) != len(pids): raise InputError(path, None, f"has {len(items)} {what} but the predictions have {len(pids)}")
-    if not all(i is not None for i in pids + ids): return items
-    where = {k: j for j, k in enumerate(ids)}
-    missing = [k for k in pids if k not in where]
-    if missing: raise InputError(path, None, f"no {what[:-1]} with id {missing[0]!r}")
+def _id_lines(path, ids) -> dict|None:
+    "id -> 0-based line of a file whose every line has an id, None for a file without ids; some or duplicate ids are an `InputError`."
+    have = [k is not None for k in ids]
+    if not any(have): return None
+    if not all(have): raise InputError(path, have.index(False) + 1, f"no id, but line {have.index(True) + 1} has one: give every line an id, or none")
+    where = {}
+    for j, k in enumerate(ids):
+        if k in where: raise InputError(path, j + 1, f"duplicate id {k!r:.60} (first on line {where[k] + 1})")
+        where[k] = j
+    return where
+
+# %% ../nbs/00a_io.ipynb #bf7cdd9c
+def _pair(ppath, pids, pwhere, path, ids, items, what):
+    "`items` (read from `path`) in the order of the predictions (read from `ppath`): by id when both have ids, else by line."
+    where = _id_lines(path, ids)
+    if (pwhere is None) != (where is None):
+        has, lacks = (ppath, path) if where is None else (path, ppath)
+        raise InputError(lacks, None, f"has no ids but {has} has: give every line of both files an id, or neither (pairing by line could pair the wrong items)")
+    if where is None:
+        if len(items) != len(pids): raise InputError(path, None, f"has {len(items)} {what} but {ppath} has {len(pids)} predictions")
+        return items
+    for j, k in enumerate(pids):
+        if k not in where: raise InputError(ppath, j + 1, f"no {what[:-1]} with id {k!r:.60} in {path}")
+    for j, k in enumerate(ids):
+        if k not in pwhere: raise InputError(path, j + 1, f"id {k!r:.60} is not among the predictions of {ppath}")
     return [items[where[k]] for k in pids]
 
 # %% ../nbs/00a_io.ipynb #b865b450
 def read_dataset(predictions:str|Path, # the predictions file
-                 references:Sequence[str|Path], # one or more references files (their references are pooled per item)
-                 sources:str|Path|None=None, # source conversations; default: the fields of the first references file
+                 references:str|Path|Sequence[str|Path], # one or more references files (their references are pooled per item)
+                 sources:str|Path|None=None, # source conversations; default: the fields of the first references file, if JSON Lines
                  fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
                 ) -> tuple[list[str], list[list[str]], list|None, list]:
-    "`(predictions, references, sources, ids)` read from files, paired by id when ids are present (sources None if none)."
+    "`(predictions, references, sources, ids)` read from files, paired by id or by line (see above); sources None if none."
+    rfs = [references] if isinstance(references, (str, os.PathLike)) else references
+    if not isinstance(rfs, Sequence) or not rfs: raise TypeError(f"read_dataset: references must be a path or a non-empty list of paths, got {type(references).__name__}")
+    rfs = [_as_path(r, 'read_dataset', f'references[{i}]') for i, r in enumerate(rfs)]
+    predictions, _ = _as_path(predictions, 'read_dataset', 'predictions'), _fmt(Path('x'), fmt, 'read_dataset')
     pids, preds = read_items(predictions, 'predictions', fmt)
-    refs = [[] for _ in preds]
-    for rf in references:
+    pwhere, refs = _id_lines(predictions, pids), [[] for _ in preds]
+    for rf in rfs:
         rids, rtexts = read_items(rf, 'references', fmt)
-        for r, t in zip(refs, _align(rf, rids, rtexts, pids, 'references')): r.extend(t)
-    spath = sources or references[0]
+        for r, t in zip(refs, _pair(predictions, pids, pwhere, rf, rids, rtexts, 'references')): r.extend(t)   # _pair checked the lengths
+    spath = rfs[0] if sources is None else _as_path(sources, 'read_dataset', 'sources')
+    if sources is None and _fmt(spath, fmt, 'read_dataset') == 'text': return [p[0] for p in preds], refs, None, pids
     sids, srcs = read_sources(spath, fmt)
-    if sources is None and all(s is None for s in srcs): srcs = None
-    else: srcs = _align(spath, sids, srcs, pids, 'sources')
-    return [p[0] for p in preds], refs, srcs, pids
+    return [p[0] for p in preds], refs, _sources(spath, _pair(predictions, pids, pwhere, spath, sids, srcs, 'sources')), pids
+
+# %% ../nbs/00a_io.ipynb #4088b333
+def _sources(path, srcs:list) -> list|None:
+    "The sources, None when no line has one; a file where some lines have one and others not is an `InputError`."
+    missing = [s is None for s in srcs]
+    if all(missing): return None
+    if any(missing): raise InputError(path, None, f"item {missing.index(True) + 1} has no {'/'.join(SOURCE_FIELDS)} field but item {missing.index(False) + 1} has one")
+    return srcs
 
 # %% ../nbs/00a_io.ipynb #5742efeb
 def bundled_example() -> tuple[Path, Path]:
@@ -141,28 +218,164 @@ def bundled_example() -> tuple[Path, Path]:
     d = files('cah_metrics') / 'data'
     return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
 
-# %% ../nbs/00a_io.ipynb #40a9ed2e
+# %% ../nbs/00a_io.ipynb #4675c532
 def _umask() -> int:
     m = os.umask(0); os.umask(m); return m
 
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+@contextmanager
+def _held_signals():
+    "Hold SIGINT and SIGTERM back (in the main thread, where they are delivered) until the block ends."
+    hold = threading.current_thread() is threading.main_thread() and hasattr(signal, 'pthread_sigmask')
+    if hold: old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try: yield
+    finally:
+        if hold: signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+def _raise_signal(signum, frame):
+    "While a set is open: SIGINT is a KeyboardInterrupt as usual, SIGTERM a SystemExit with status 128 + 15."
+    if signum == signal.SIGINT: raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
+
+# %% ../nbs/00a_io.ipynb #a209a9af
+class AtomicWriteSet:
+    "The output files of one run, written as a set: all of them, or none (see above)."
+    def __init__(self, owner:str='AtomicWriteSet', # who writes, for error messages (a function or command name)
+                ):
+        self.owner, self._tmp, self._dirs, self._old = owner, {}, [], {}
+    def __repr__(self): return f"AtomicWriteSet({self.owner!r}, {len(self._tmp)} pending)"
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for s in _SIGNALS:
+                if signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler): self._old[s] = signal.signal(s, _raise_signal)
+        return self
+    def __exit__(self, typ, *_):
+        try:
+            if typ is None: self.commit()
+        finally:
+            self.discard()
+            for s, h in self._old.items(): signal.signal(s, h)
+            self._old = {}
+
+# %% ../nbs/00a_io.ipynb #3cef9b17
+def _mkdirs(self:AtomicWriteSet, folder:Path):
+    "Create `folder` and its missing parents, remembering those it created (removed again on failure)."
+    missing = [d for d in (folder, *folder.parents) if not d.exists()]
+    for d in reversed(missing):
+        d.mkdir(); self._dirs.append(d)
+
+@patch
+def write_bytes(self:AtomicWriteSet, path:str|Path, # the destination
+                 data:bytes, # its whole content
+                ) -> Path:
+    "Write `data` to a temporary file beside `path`, renamed over it when the set commits."
+    path = _as_path(path, self.owner)
+    if not isinstance(data, (bytes, bytearray, memoryview)): raise TypeError(f"{self.owner}: data for {path} must be bytes, got {type(data).__name__}")
+    if any(os.path.abspath(p) == os.path.abspath(path) for p in self._tmp): raise ValueError(f"{self.owner}: {path} is written twice in one run")
+    try:
+        if path.is_dir(): raise ValueError(f"{self.owner}: {path} is a directory, not a file")
+        _mkdirs(self, path.parent.absolute())
+        with _held_signals():                  # a temporary file always has its entry, so discard finds it
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"); self._tmp[path] = tmp
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data); f.flush(); os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())              # mkstemp makes the file private; give it the usual mode
+    except OSError as e: raise ValueError(f"{self.owner}: cannot write {path} ({e.strerror or e})") from None
+    return path
+
+# %% ../nbs/00a_io.ipynb #a9e87f1e
+@patch
+def write_text(self:AtomicWriteSet, path:str|Path, # the destination
+                text:str, # its whole content, written as UTF-8
+               ) -> Path:
+    "Write `text` as UTF-8 (text that cannot be encoded fails before anything is written), as `write_bytes`."
+    path = _as_path(path, self.owner)
+    if not isinstance(text, str): raise TypeError(f"{self.owner}: text for {path} must be a str, got {type(text).__name__}")
+    try: data = text.encode('utf-8')
+    except UnicodeEncodeError as e: raise ValueError(f"{self.owner}: text for {path} is not valid Unicode at position {e.start} ({e.reason})") from None
+    return self.write_bytes(path, data)
+
+# %% ../nbs/00a_io.ipynb #a8d8da9e
+def _backup(path:Path) -> Path|None:
+    "A hard link to `path`'s current file (None when it has none or the file system cannot link)."
+    b = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old.tmp")
+    try: os.link(path, b); return b
+    except OSError: return None
+
+@patch
+def commit(self:AtomicWriteSet) -> list[Path]:
+    "Rename every temporary file over its destination: all of them, or (a rename failing) none."
+    done = []
+    with _held_signals():
+        try:
+            for path, tmp in list(self._tmp.items()):
+                old = _backup(path)
+                os.replace(tmp, path); del self._tmp[path]; done.append((path, old))
+        except OSError as e:
+            for path, old in reversed(done):
+                if old is None: path.unlink(missing_ok=True)
+                else: os.replace(old, path)
+            raise ValueError(f"{self.owner}: cannot write {path} ({e.strerror or e}); nothing was written") from None
+        finally:
+            for _, old in done:
+                if old is not None: old.unlink(missing_ok=True)
+    self._dirs = []
+    return [p for p, _ in done]
+
+# %% ../nbs/00a_io.ipynb #e56ce66a
+@patch
+def discard(self:AtomicWriteSet):
+    "Remove the temporary files not yet committed, and the folders this set created if they are empty."
+    with _held_signals():
+        for tmp in self._tmp.values(): Path(tmp).unlink(missing_ok=True)
+        self._tmp = {}
+        for d in reversed(self._dirs):
+            try: d.rmdir()
+            except OSError: pass
+        self._dirs = []
+
+# %% ../nbs/00a_io.ipynb #3c45ad06
 def atomic_write_bytes(path:str|Path, # destination
                        data:bytes, # the whole content
                       ) -> Path:
     "Write `data` to `path` so that readers see the old file or the new one, never a partial one."
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            f.write(data); f.flush(); os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())              # mkstemp makes the file private; give it the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    with AtomicWriteSet('atomic_write_bytes') as ws: ws.write_bytes(path, data)
+    return Path(path)
 
 def atomic_write_text(path:str|Path, # destination
                       text:str, # the whole content
                      ) -> Path:
     "Write `text` (UTF-8) atomically; text that cannot be encoded fails before anything is written."
-    return atomic_write_bytes(path, text.encode('utf-8'))
+    with AtomicWriteSet('atomic_write_text') as ws: ws.write_text(path, text)
+    return Path(path)
+
+# %% ../nbs/00a_io.ipynb #16f5d748
+def _same_file(a:Path, b:Path) -> bool:
+    "Do `a` and `b` name one file: the same path after resolving symlinks, or hard links to one file?"
+    try: return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except (OSError, RuntimeError): return os.path.abspath(a) == os.path.abspath(b)   # a symlink loop, or an unreadable folder
+
+def _paths(v, fn, label) -> list[Path]:
+    if v is None: return []
+    if isinstance(v, (str, os.PathLike)): return [_as_path(v, fn, label)]
+    if not isinstance(v, Sequence): raise TypeError(f"{fn}: {label} must be a path or a list of paths, got {type(v).__name__}")
+    return [_as_path(p, fn, label) for p in v]
+
+# %% ../nbs/00a_io.ipynb #63260fa1
+def check_outputs(outputs:dict, # label (e.g. '--output') -> the path it writes, or None
+                  inputs:dict, # label (e.g. '--predictions') -> the path it reads, a list of paths, or None
+                  fn:str='check_outputs', # the caller (function or command), for messages
+                 ) -> None:
+    "A `ValueError` when an output is an input, another output, or an existing folder; else nothing."
+    if not isinstance(fn, str) or not fn: raise TypeError(f"check_outputs: fn must be a non-empty str (the caller's name), got {type(fn).__name__}")
+    if not isinstance(outputs, dict) or not isinstance(inputs, dict): raise TypeError(f"check_outputs: outputs and inputs must be dicts of label -> path")
+    ins, seen = [(k, p) for k, v in inputs.items() for p in _paths(v, fn, k)], []
+    for k, v in outputs.items():
+        for o in _paths(v, fn, k):
+            if o.is_dir(): raise ValueError(f"{fn}: {k} {o} is a directory, not a file")
+            for ik, i in ins:
+                if _same_file(o, i): raise ValueError(f"{fn}: {k} {o} is the input {ik} {i}; write the output to another file")
+            for sk, s in seen:
+                if _same_file(o, s): raise ValueError(f"{fn}: {k} and {sk} are the same file {o}")
+            seen.append((k, o))

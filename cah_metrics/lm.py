@@ -18,8 +18,8 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import Tokenizer, Vocab, as_texts, get_tokenizer
-from .io import atomic_write_text
+from .text import Tokenizer, Vocab, as_texts, check_float, check_int, check_sequence, check_str, check_tokens, get_tokenizer
+from .io import InputError, _as_path, atomic_write_text, read_lines
 from .corpora import corpus_fingerprint
 
 # %% auto #0
@@ -115,20 +115,22 @@ class _LM:
     @property
     def unk_id(self) -> int: return self.vocab.unk_id   # the id of a token never seen in training: the vocabulary's
     def _check(self):
-        if self.vocab is None: raise RuntimeError(f"{self._name()}: the model is not trained; call fit(texts) first")
+        if self.vocab is None: raise ValueError(f"{self._name()}: the model is not trained; call fit(texts) first")
     def _tokens(self, x, what='text') -> list[str]:
-        return self._token_lists([x], [what])[0]
-    def _token_lists(self, xs, names=None, check_tokens=True) -> list[list[str]]:
-        "Texts become token lists; lists of tokens are kept, and their tokens checked here or (`check_tokens=False`) by `_uvw`."
+        "The tokens of a text, or a list of tokens as given; a `TypeError` naming `what` for anything else."
+        if isinstance(x, str): return self.tokenizer(x)
+        if isinstance(x, (list, tuple)) and all(isinstance(t, str) for t in x): return list(x)
+        raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(x).__name__}")
+    def _token_lists(self, xs, name='texts', check_tokens=True) -> list[list[str]]:
+        "Texts (a lone str is one text) become token lists; lists of tokens are kept, their tokens checked here or (`check_tokens=False`) by `_uvw`."
+        xs = [xs] if isinstance(xs, str) else check_sequence(xs, name, self._name())
         out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs]
         if not set(map(type, out)) <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
             i = next(i for i, x in enumerate(out) if not isinstance(x, (list, tuple)) or not all(isinstance(t, str) for t in x))
-            what = names[i] if names else f'texts[{i}]'
-            raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(xs[i]).__name__}")
+            raise TypeError(f"{self._name()}: {name}[{i}] must be a str or a list of str tokens, got {type(xs[i]).__name__}")
         return out
-    def fit(self, texts:Sequence[str|Sequence[str]]): # texts, or lists of tokens
+    def fit(self, texts:str|Sequence[str|Sequence[str]]): # texts (a lone str is one text), or lists of tokens
         "Train on `texts`; returns the model."
-        if isinstance(texts, str) or not isinstance(texts, Sequence): raise TypeError(f"{self._name()}: fit takes a sequence of texts")
         sents = [list(t) for t in self._token_lists(texts)]
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
         self._fit(sents)
@@ -179,8 +181,10 @@ def surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
               context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
              ) -> LMScore:
     "The design's surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
-    s = [x for _, x in self.token_surprisal(text, context)]
-    raw = math.fsum(s) / len(s) if s else 0.0
+    self._check()                                   # as token_surprisal, without its list of (token, value) pairs
+    toks, ctx = self._tokens(text), self._tokens(context, 'context') if context is not None else []
+    s = -self._logp(*self._uvw([toks], [ctx])[:3]) if toks else []
+    raw = math.fsum(s) / len(s) if len(s) else 0.0
     return LMScore(raw, min(raw / 2, 10.0))
 
 @patch
@@ -193,13 +197,13 @@ def perplexity(self:_LM, text:str|Sequence[str], # the text (or its tokens)
 
 # %% ../nbs/04_lm.ipynb #df6458e7
 @patch
-def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or token lists)
-                    contexts:Sequence[str|Sequence[str]]|None=None, # one context per text, or None
+def mean_surprisals(self:_LM, texts:str|Sequence[str|Sequence[str]], # texts (or token lists); a lone str is one text
+                    contexts:str|Sequence[str|Sequence[str]]|None=None, # one context per text (a lone str: one), or None
                    ) -> np.ndarray:
     "The raw surprisal (mean -ln P per token) of each text after its context; 0.0 for a text with no tokens."
     self._check()
     toks = self._token_lists(texts, check_tokens=False)
-    ctx = self._token_lists(contexts, [f'contexts[{i}]' for i in range(len(contexts))]) if contexts is not None else None
+    ctx = self._token_lists(contexts, 'contexts') if contexts is not None else None
     if ctx is not None and len(ctx) != len(toks): raise ValueError(f"{self._name()}: got {len(toks)} texts but {len(ctx)} contexts")
     if not toks: return np.zeros(0)
     u, v, w, n = self._uvw(toks, ctx)
@@ -208,17 +212,21 @@ def mean_surprisals(self:_LM, texts:Sequence[str|Sequence[str]], # texts (or tok
     return np.divide(total, n, out=np.zeros(len(toks)), where=n > 0)
 
 # %% ../nbs/04_lm.ipynb #712b921a
+def _got(x) -> str:
+    "A short repr of a user's value for an error message (a type name for containers, which may be huge or deep)."
+    return repr(x)[:60] if isinstance(x, (str, int, float)) else type(x).__name__
+
 class NGramLM(_LM):
     "The design's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
     kind = 'design'
-    def __init__(self, alpha:float=0.1, # the design's smoothing constant
+    def __init__(self, alpha:float=0.1, # the design's smoothing constant, a finite number in (0, 1e9]
                  tokenizer:str|Tokenizer='design', # how texts become tokens; the design's own by default
                  bigram_rule:str='bigram-count', # back off to the bigram when c(v w) > 0 ('bigram-count') or c(v) > 0 ('context-count')
                 ):
         super().__init__(tokenizer)
-        if not alpha > 0: raise ValueError(f"NGramLM: alpha must be > 0, got {alpha!r}")
-        if bigram_rule not in ('bigram-count', 'context-count'):
-            raise ValueError(f"NGramLM: bigram_rule must be 'bigram-count' or 'context-count', got {bigram_rule!r}")
+        alpha = check_float(alpha, 'alpha', 'NGramLM', 0, 1e9, open_low=True)    # a larger alpha is the uniform model to 1e-9
+        if not isinstance(bigram_rule, str) or bigram_rule not in ('bigram-count', 'context-count'):
+            raise ValueError(f"NGramLM: bigram_rule must be 'bigram-count' or 'context-count', got {_got(bigram_rule)}")
         self.alpha, self.bigram_rule = alpha, bigram_rule
     def __repr__(self): return f"NGramLM(alpha={self.alpha}, " + (f"vocab={len(self.vocab)}, tokens={self.total})" if self.vocab else "untrained)")
     def _sig(self): return {'model': f"design-add{self.alpha:g}-backoff,bigram={self.bigram_rule}", 'pad': 'none', 'unk': 'count-0'}
@@ -248,11 +256,12 @@ def _logp(self:NGramLM, u, v, w):
 
 @patch
 def prob(self:_LM, word:str, # the token
-         context:Sequence[str]=(), # the tokens before it (the last two are used)
+         context:Sequence[str]=(), # the tokens before it, a list of str (the last two are used)
         ) -> float:
     "P(word | the last two tokens of context)."
     self._check()
-    return float(np.exp(self._logp(*self._uvw([[word]], [list(context)])[:3]))[0])
+    word, context = check_str(word, 'word', self._name()), check_tokens(context, 'context', self._name())
+    return float(np.exp(self._logp(*self._uvw([[word]], [context])[:3]))[0])
 
 # %% ../nbs/04_lm.ipynb #ab3e6cd9
 NLTK_UNK = '<UNK>'
@@ -260,13 +269,13 @@ NLTK_UNK = '<UNK>'
 class LidstoneLM(_LM):
     "nltk.lm.Lidstone(gamma, order), with nltk's padding and vocabulary, exactly and fast."
     kind, pad = 'lidstone', True
-    def __init__(self, gamma:float=0.1, # added to every count
-                 order:int=3, # the n of the n-grams
+    def __init__(self, gamma:float=0.1, # added to every count, a finite number in (0, 1e9]
+                 order:int=3, # the n of the n-grams: 1, 2 or 3
                  tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
                 ):
         super().__init__(tokenizer)
-        if not gamma > 0: raise ValueError(f"{self._name()}: gamma must be > 0, got {gamma!r}")
-        if order not in (1, 2, 3): raise ValueError(f"{self._name()}: order must be 1, 2 or 3, got {order!r}")
+        gamma = check_float(gamma, 'gamma', self._name(), 0, 1e9, open_low=True)
+        order = check_int(order, 'order', self._name(), 1, 3)
         self.gamma, self.order, self.n_eos = gamma, order, order - 1
     def __repr__(self): return f"{self._name()}(gamma={self.gamma}, order={self.order}, " + (f"vocab={len(self.vocab) + 1})" if self.vocab else "untrained)")
     def _padded(self, sents): return [[BOS] * (self.order - 1) + s + [EOS] * (self.order - 1) for s in sents]
@@ -288,7 +297,7 @@ class LidstoneLM(_LM):
 class LaplaceLM(LidstoneLM):
     "nltk.lm.Laplace(order): Lidstone with gamma = 1."
     kind = 'laplace'
-    def __init__(self, order:int=3, # the n-gram order
+    def __init__(self, order:int=3, # the n-gram order: 1, 2 or 3
                  tokenizer:str|Tokenizer='unicode', # how texts become tokens
                 ): super().__init__(1.0, order, tokenizer)
 
@@ -301,11 +310,11 @@ def _logp_keys(self:LidstoneLM, h_keys, w, k:int):
 
 @patch
 def score(self:LidstoneLM, word:str, # the token
-          context:Sequence[str]=(), # the tokens before it, as given (at most order - 1)
+          context:Sequence[str]=(), # the tokens before it, a list of str, as given (at most order - 1)
          ) -> float:
     "nltk's `score(word, context)`: the context is used as given (at most order - 1 tokens)."
     self._check()
-    context = list(context)
+    word, context = check_str(word, 'word', self._name()), check_tokens(context, 'context', self._name())
     if len(context) > self.order - 1: raise ValueError(f"{self._name()}: context has {len(context)} tokens, at most {self.order - 1} for order {self.order}")
     ids = [self.vocab.get(t, self.unk_id) for t in context + [word]]
     h = 0
@@ -354,12 +363,11 @@ def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
     kind, pad, n_eos = 'kneser-ney', True, 1
-    def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>
+    def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>; an int >= 1
                  tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
                 ):
         super().__init__(tokenizer)
-        if not isinstance(min_count, int) or min_count < 1: raise ValueError(f"KneserNeyLM: min_count must be an int >= 1, got {min_count!r}")
-        self.min_count = min_count
+        self.min_count = check_int(min_count, 'min_count', 'KneserNeyLM')
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return {'model': 'kn3-modified-interpolated', 'pad': '<s>x2,</s>x1', 'unk': f'<unk>,min_count={self.min_count}'}
 
@@ -401,11 +409,11 @@ def _logp(self:KneserNeyLM, u, v, w):
 
 # %% ../nbs/04_lm.ipynb #7128be5b
 @patch
-def distribution(self:KneserNeyLM, context:Sequence[str]=(), # the tokens before (the last two are used)
+def distribution(self:KneserNeyLM, context:Sequence[str]=(), # the tokens before, a list of str (the last two are used)
                 ) -> dict[str, float]:
     "P(w | last two tokens of context) for every predictable token w."
     self._check()
-    ctx = ([BOS, BOS] + list(context))[-2:]
+    ctx = ([BOS, BOS] + check_tokens(context, 'context', self._name()))[-2:]
     u, v = (np.full(self.n_words, self.vocab.get(t, self.unk_id)) for t in ctx)
     p = np.exp(self._logp(u, v, np.arange(self.n_words)))
     return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
@@ -424,24 +432,35 @@ def save_lm(model:_LM, # a trained model
             path:str|Path, # where to write the JSON file
            ) -> Path:
     "Save a trained model as versioned JSON (atomically): kind, parameters and tokenized training text."
+    if not isinstance(model, _LM): raise TypeError(f"save_lm: model must be a model of cah_metrics.lm, got {type(model).__name__}")
     model._check()
     data = {'format': LM_FORMAT, 'version': LM_VERSION, 'kind': model.kind, 'params': model._params(),
             'texts': model._texts, 'library': __version__}
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
 # %% ../nbs/04_lm.ipynb #efc260fb
+def _lm_json(path:Path) -> dict:
+    "The saved model's JSON object; an `InputError` naming the file for anything that is not one."
+    try: d = json.loads('\n'.join(read_lines(path)))          # read_lines: missing, unreadable or non-UTF-8 files are InputErrors
+    except json.JSONDecodeError as e: raise InputError(path, None, f"not a saved language model ({e})") from None
+    except RecursionError: raise InputError(path, None, "not a saved language model (JSON nested too deeply)") from None
+    if not isinstance(d, dict) or d.get('format') != LM_FORMAT: raise InputError(path, None, f"not a saved language model (format {_got(d.get('format')) if isinstance(d, dict) else None}, expected {LM_FORMAT!r})")
+    if d.get('version') != LM_VERSION: raise InputError(path, None, f"saved with format version {_got(d.get('version'))}; this library reads version {LM_VERSION}")
+    if not isinstance(d.get('kind'), str) or d['kind'] not in _KINDS: raise InputError(path, None, f"unknown model kind {_got(d.get('kind'))}; expected one of {list(_KINDS)}")
+    if not isinstance(d.get('params', {}), dict): raise InputError(path, None, f"params must be an object, got {type(d['params']).__name__}")
+    return d
+
 def load_lm(path:str|Path, # a file written by `save_lm`
            ) -> _LM:
-    "Load a model saved by `save_lm`."
-    path = Path(path)
-    try: d = json.loads(path.read_text(encoding='utf-8'))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path}: not a saved language model ({e})") from None
-    if not isinstance(d, dict) or d.get('format') != LM_FORMAT: raise ValueError(f"{path}: not a saved language model (format {d.get('format') if isinstance(d, dict) else None!r}, expected {LM_FORMAT!r})")
-    if d.get('version') != LM_VERSION: raise ValueError(f"{path}: saved with format version {d.get('version')!r}; this library reads version {LM_VERSION}")
-    if d.get('kind') not in _KINDS: raise ValueError(f"{path}: unknown model kind {d.get('kind')!r}; expected one of {list(_KINDS)}")
+    "Load a model saved by `save_lm`; anything wrong in the file is an `InputError` (a `ValueError`) naming it."
+    d = _lm_json(path := _as_path(path, 'load_lm'))
     p = dict(d.get('params') or {})
-    if 'tokenizer' in p: p['tokenizer'] = get_tokenizer(p['tokenizer'], lowercase=p.pop('lowercase', True), metric='load_lm')
-    return _KINDS[d['kind']](**p).fit(d['texts'])
+    try:
+        if 'tokenizer' in p: p['tokenizer'] = get_tokenizer(p['tokenizer'], lowercase=p.pop('lowercase', True), metric='load_lm')
+        model = _KINDS[d['kind']](**p)
+    except (TypeError, ValueError) as e: raise InputError(path, None, f"bad params for a {d['kind']} model ({e})") from None
+    try: return model.fit(d.get('texts'))
+    except (TypeError, ValueError) as e: raise InputError(path, None, f"bad training texts ({e})") from None
 
 # %% ../nbs/04_lm.ipynb #c6fe8da6
 @patch

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
 
-from .text import get_tokenizer
+from .text import as_texts, check_float, check_int, check_str, check_tokens, get_tokenizer
 from .core import Signature
 
 # %% auto #0
@@ -23,13 +23,15 @@ __all__ = ['homophones', 'PunScores', 'PunModel']
 
 # %% ../nbs/06a_puns.ipynb #9f880c45
 @lru_cache(maxsize=4096)
-def homophones(word:str, # a word
-              ) -> tuple[str, ...]:
-    "Words spelled differently from `word` with an identical CMUdict pronunciation."
+def _homophones(w:str) -> tuple[str, ...]:
     import pronouncing
-    w = word.lower()
     out = {h for p in pronouncing.phones_for_word(w) for h in pronouncing.search(f"^{p}$") if h != w and "'" not in h}
     return tuple(sorted(out))
+
+def homophones(word:str, # a word
+              ) -> tuple[str, ...]:
+    "Words spelled differently from `word` with an identical CMUdict pronunciation (cached)."
+    return _homophones(check_str(word, 'word', 'homophones').lower())
 
 # %% ../nbs/06a_puns.ipynb #7b9c1e5f
 class PunScores(NamedTuple):
@@ -42,28 +44,36 @@ class PunScores(NamedTuple):
 
 class PunModel:
     "Kao, Levy & Goodman's (2016) pun model with encoder relatedness and corpus word probabilities."
-    def __init__(self, corpus:Sequence[str], # texts for the word probabilities P(w)
-                 encoder=None, # an `Encoder`; default: the bundled MiniLM
-                 q:float=0.5, # P(f_i = 1), the prior that a word is chosen for its relatedness
-                 beta:float=10.0, # sharpness of relatedness
-                 vocab_size:int=3000, # normalise P(w | rel m) over this many most frequent corpus words
+    def __init__(self, corpus:str|Sequence[str], # texts for the word probabilities P(w); a lone str is one text
+                 encoder=None, # an `Encoder` (anything with `encode(texts, progress=False)`); default: the bundled MiniLM
+                 q:float=0.5, # P(f_i = 1), the prior that a word is chosen for its relatedness, in (0, 1)
+                 beta:float=10.0, # sharpness of relatedness, in [0, 100] (e^(100 cos) stays finite)
+                 vocab_size:int=3000, # normalise P(w | rel m) over this many most frequent corpus words, an int >= 1
                 ):
-        tok = get_tokenizer('unicode', lowercase=True)
-        self.counts = Counter(w for t in corpus for w in tok(t))
+        q, beta = check_float(q, 'q', 'PunModel', 0, 1, open_low=True, open_high=True), check_float(beta, 'beta', 'PunModel', 0, 100)
+        vocab_size, tok = check_int(vocab_size, 'vocab_size', 'PunModel'), get_tokenizer('unicode', lowercase=True)
+        if encoder is not None and (isinstance(encoder, (str, bytes)) or not callable(getattr(encoder, 'encode', None))):
+            raise TypeError(f"PunModel: encoder must have an encode(texts) method, got {type(encoder).__name__}")
+        self.counts = Counter(w for t in as_texts(corpus, 'corpus', 'PunModel') for w in tok(t))
         self.N, self.q, self.beta, self.tok = sum(self.counts.values()), q, beta, tok
         if encoder is None:
             from cah_metrics.embeddings import get_encoder
             encoder = get_encoder()
         self.encoder, self._vecs = encoder, {}
         self.vocab = [w for w, _ in self.counts.most_common(vocab_size)]
-    def p(self, words, # words
+    def p(self, words, # words (a list of str)
          ) -> np.ndarray:
         "Add-one unigram probabilities."
-        return np.array([(self.counts[w] + 1) / (self.N + len(self.counts) + 1) for w in words])
-    def vec(self, words, # words
+        return np.array([(self.counts[w] + 1) / (self.N + len(self.counts) + 1) for w in check_tokens(words, 'words', 'PunModel')])
+    def vec(self, words, # words (a list of str)
            ) -> np.ndarray:
-        new = [w for w in dict.fromkeys(words) if w not in self._vecs]
-        if new: self._vecs.update(zip(new, self.encoder.encode(new, progress=False)))
+        "The encoder's vector of each word (each distinct word encoded once, then kept)."
+        new = [w for w in dict.fromkeys(check_tokens(words, 'words', 'PunModel')) if w not in self._vecs]
+        if new:
+            try: E = self.encoder.encode(new, progress=False)
+            except (TypeError, ValueError) as e: raise type(e)(f"PunModel: {e}") from None
+            if len(E) != len(new): raise ValueError(f"PunModel: the encoder gave {len(E)} vectors for {len(new)} words")
+            self._vecs.update(zip(new, E))
         return np.array([self._vecs[w] for w in words])
     def __repr__(self): return f"PunModel({self.signature})"
     @property
@@ -77,7 +87,8 @@ class PunModel:
 def p_related(self:PunModel, words:Sequence[str], # the sentence's words
               m:str, # a meaning (one of the two readings of the pun word)
              ) -> np.ndarray:
-    support = list(dict.fromkeys(self.vocab + list(words)))
+    words, m = check_tokens(words, 'words', 'PunModel'), check_str(m, 'm', 'PunModel')
+    support = list(dict.fromkeys(self.vocab + words))
     w = np.exp(self.beta * (self.vec(support) @ self.vec([m])[0])) * self.p(support)
     idx = {x: i for i, x in enumerate(support)}
     return w[[idx[x] for x in words]] / w.sum()
@@ -88,6 +99,7 @@ def score(self:PunModel, sentence:str, # the sentence
           other:str, # its other reading (a homophone)
          ) -> PunScores:
     "Ambiguity and distinctiveness of `sentence` read with the two meanings `pun_word` and `other`."
+    sentence, pun_word, other = (check_str(x, name, 'PunModel') for x, name in ((sentence, 'sentence'), (pun_word, 'pun_word'), (other, 'other')))
     words = [w for w in self.tok(sentence) if w != pun_word.lower()]
     ms = (pun_word.lower(), other.lower())
     if not words: return PunScores(pun_word, ms, 0.0, 0.0, (0.5, 0.5))
@@ -106,7 +118,7 @@ def scores(self:PunModel, sentence:str, # the sentence
           ) -> PunScores|None:
     "The most ambiguous pun reading of a sentence, or None when no word has a homophone in the corpus."
     best = None
-    for w in dict.fromkeys(self.tok(sentence)):
+    for w in dict.fromkeys(self.tok(check_str(sentence, 'sentence', 'PunModel'))):
         cands = [h for h in homophones(w) if self.counts[h] > 0]
         if not cands: continue
         s = self.score(sentence, w, max(cands, key=lambda h: self.counts[h]))

@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 from __future__ import annotations
 import math, re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from math import isqrt
 from typing import NamedTuple
@@ -18,112 +18,186 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import (Tokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids,
-                              stem_tokens, split_sentences)
+from .text import (Tokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids, stem_tokens,
+                              split_sentences, as_array, as_texts, check_float, check_int, check_sequence, check_str, check_tokens)
 
 # %% auto #0
-__all__ = ['rouge_n', 'lcs_table', 'rouge_l', 'lcs_length', 'lcs_indices', 'lsum_overlap', 'RougeScore', 'prf_arrays',
-           'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'rouge_scores', 'corpus_rouge']
+__all__ = ['MAX_ORDER', 'MAX_TABLE', 'MAX_BOOT', 'rouge_n', 'lcs_table', 'lcs_length', 'rouge_l', 'lcs_indices', 'lsum_overlap',
+           'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'rouge_scores',
+           'corpus_rouge']
 
 # %% ../nbs/01a_rouge.ipynb #36943fab
+MAX_ORDER = 100   # the largest n-gram order of `rouge_n` and of a rougeN measure
+
 def _prf(o:float, n_c:int, n_r:int) -> tuple[float, float, float]:
     "Precision, recall and F1 from an overlap and the two lengths (0 where undefined)."
     p, r = o / max(n_c, 1), o / max(n_r, 1)
     return p, r, (2 * p * r / (p + r) if p + r > 0 else 0.0)
 
-def rouge_n(candidate:Sequence[str], # candidate tokens
+def rouge_n(candidate:Sequence[str], # candidate tokens (a list of str, not a text)
             reference:Sequence[str], # reference tokens
-            n:int=1, # n-gram order
+            n:int=1, # n-gram order, 1 to `MAX_ORDER`
            ) -> tuple[float, float, float]:
     "ROUGE-N (precision, recall, F1) from the multiset overlap of n-grams."
+    candidate, reference = check_tokens(candidate, 'candidate', 'rouge_n'), check_tokens(reference, 'reference', 'rouge_n')
+    n = check_int(n, 'n', 'rouge_n', high=MAX_ORDER)
     c, r = ngram_counts(candidate, n), ngram_counts(reference, n)
     return _prf(sum((c & r).values()), sum(c.values()), sum(r.values()))
 
 # %% ../nbs/01a_rouge.ipynb #67579545
+MAX_TABLE = 1_000_000   # the most cells `lcs_table` builds
+
 def lcs_table(ref:Sequence[str], # reference tokens (rows)
               can:Sequence[str], # candidate tokens (columns)
              ) -> list[list[int]]:
-    "The full LCS dynamic-programming table, (len(ref)+1) x (len(can)+1)."
+    "The full LCS dynamic-programming table, (len(ref)+1) x (len(can)+1), at most `MAX_TABLE` cells."
+    ref, can = check_tokens(ref, 'ref', 'lcs_table'), check_tokens(can, 'can', 'lcs_table')
+    if (cells := (len(ref) + 1) * (len(can) + 1)) > MAX_TABLE:
+        raise ValueError(f"lcs_table: ref and can give a table of {cells:,} cells, more than MAX_TABLE = {MAX_TABLE:,}; use lcs_length")
     T = [[0] * (len(can) + 1) for _ in range(len(ref) + 1)]
     for i, a in enumerate(ref, 1):
         for j, b in enumerate(can, 1):
             T[i][j] = T[i - 1][j - 1] + 1 if a == b else max(T[i - 1][j], T[i][j - 1])
     return T
 
-def rouge_l(candidate:Sequence[str], # candidate tokens
-            reference:Sequence[str], # reference tokens
-           ) -> tuple[float, float, float]:
-    "ROUGE-L (precision, recall, F1) from the LCS length."
-    return _prf(lcs_table(reference, candidate)[-1][-1], len(candidate), len(reference))
-
 # %% ../nbs/01a_rouge.ipynb #279f2c67
-def _masks(a:Sequence) -> dict:
-    "For each distinct token of `a`, the bit mask of its positions."
-    M = {}
-    for i, x in enumerate(a): M[x] = M.get(x, 0) | (1 << i)
-    return M
-
 def _step(V:int, mask:int, full:int) -> int:
-    "One candidate token's update of the bit column V."
+    "One candidate token's update of the bit column V (`full`: the bits that are rows)."
     U = V & mask
     return ((V + U) | (V - U)) & full
 
-def lcs_length(a:Sequence, # one token sequence
-               b:Sequence, # the other
+def lcs_length(a:Sequence[str], # one token sequence (a list of str)
+               b:Sequence[str], # the other
               ) -> int:
-    "Length of the longest common subsequence of `a` and `b` (bit-parallel, via rapidfuzz; exact)."
+    "Length of the longest common subsequence of `a` and `b` (bit-parallel, via rapidfuzz; exact, linear memory)."
     from rapidfuzz.distance import LCSseq
+    a, b = check_tokens(a, 'a', 'lcs_length'), check_tokens(b, 'b', 'lcs_length')
     ids, lens = Vocab().encode([a, b])
     ids, k = ids.tolist(), int(lens[0])
     return LCSseq.similarity(ids[:k], ids[k:])
 
+# %% ../nbs/01a_rouge.ipynb #a162e6fe
+def rouge_l(candidate:Sequence[str], # candidate tokens (a list of str, not a text)
+            reference:Sequence[str], # reference tokens
+           ) -> tuple[float, float, float]:
+    "ROUGE-L (precision, recall, F1) from the LCS length (bit-parallel: linear memory at any length)."
+    candidate, reference = check_tokens(candidate, 'candidate', 'rouge_l'), check_tokens(reference, 'reference', 'rouge_l')
+    return _prf(lcs_length(reference, candidate), len(candidate), len(reference))
+
 # %% ../nbs/01a_rouge.ipynb #19eb4d46
-class _Columns:
-    "Bit-vector columns V_0..V_n of the LCS table of `ref` (bits) x `can`, kept every k-th and recomputed by block."
-    def __init__(self, ref, can):
-        self.M, self.full, self.can, n = _masks(ref), (1 << len(ref)) - 1, can, len(can)
-        self.k, V, self.saved = max(1, isqrt(n)), self.full, {}
-        for j, x in enumerate(can):
-            if j % self.k == 0: self.saved[j] = V
-            V = _step(V, self.M.get(x, 0), self.full)
-        self.last, self.block_start, self.block = V, None, None
-    def __getitem__(self, j:int) -> int:
-        if j == len(self.can): return self.last
-        s = j - j % self.k
-        if s != self.block_start:
-            cols = [self.saved[s]]
-            for x in self.can[s:min(s + self.k, len(self.can)) - 1]: cols.append(_step(cols[-1], self.M.get(x, 0), self.full))
-            self.block_start, self.block = s, cols
-        return self.block[j - s]
+_REV8 = bytes(int(f'{b:08b}'[::-1], 2) for b in range(256))   # each byte with its bits in reverse order
+
+def _reverse(x:int, nb:int) -> int:
+    "The lowest 8*nb bits of `x` in reverse order: bit p moves to bit 8*nb - 1 - p."
+    return int.from_bytes(x.to_bytes(nb, 'little').translate(_REV8), 'big')
+
+def _bits(pos:Sequence[int], nb:int) -> int:
+    "The integer whose set bits are the positions `pos`, all below 8*nb."
+    if len(pos) < 64: return sum(1 << p for p in pos)
+    a = np.zeros(8 * nb, np.uint8); a[list(pos)] = 1
+    return int.from_bytes(np.packbits(a, bitorder='little').tobytes(), 'little')
+
+# %% ../nbs/01a_rouge.ipynb #453ac7bd
+_WIDTH, _MASK_BYTES = 1 << 16, 32 << 20   # bits of reference sentences per pack; bytes of token masks kept per pack
+
+class _Pack:
+    "Reference sentences side by side in the bits of one integer, a zero guard bit below, between and above them."
+    def __init__(self, sents:list[list[str]]):
+        self.sents, self.starts, self.pos, rows, p = sents, [], {}, [], 1
+        for s in sents:
+            self.starts.append(p); rows.extend(range(p, p + len(s)))
+            for i, t in enumerate(s): self.pos.setdefault(t, []).append(p + i)
+            p += len(s) + 1
+        self.nb, self.cache = (p + 7) // 8, {}
+        self.full, self.rows = (1 << 8 * self.nb) - 1, _bits(rows, self.nb)     # rows: every bit but the guards; V_0
+        self.rrows = _reverse(self.rows, self.nb)
+        self.start = _reverse(_bits([b + len(s) - 1 for s, b in zip(sents, self.starts) if s], self.nb), self.nb)  # last rows
+
+# %% ../nbs/01a_rouge.ipynb #1ca43984
+@patch
+def masks(self:_Pack, t:str) -> tuple[int, int]:
+    "The bit mask of the positions of token `t` in the pack, and its reverse."
+    m = self.cache.get(t)
+    if m is None:
+        if (len(self.cache) + 1) * 2 * self.nb > _MASK_BYTES: self.cache.clear()
+        M = _bits(self.pos.get(t, ()), self.nb)
+        m = self.cache[t] = (M, _reverse(M, self.nb))
+    return m
+
+# %% ../nbs/01a_rouge.ipynb #3e5e514b
+@patch
+def columns(self:_Pack, can:list[str]):
+    "The bit columns V_j of every sentence against `can`, for j = len(can) down to 1."
+    n = len(can); k, V, saved = max(1, isqrt(n)), self.rows, []
+    for j in range(0, n, k):
+        saved.append(V)
+        for t in can[j:j + k]: V = _step(V, self.masks(t)[0], self.rows)
+    for b in range(len(saved) - 1, -1, -1):
+        cols = [saved[b]]
+        for t in can[b * k:(b + 1) * k]: cols.append(_step(cols[-1], self.masks(t)[0], self.rows))
+        yield from reversed(cols[1:])
+
+# %% ../nbs/01a_rouge.ipynb #8d2761e2
+@patch
+def walk(self:_Pack, can:list[str]) -> int:
+    "The rows (in reversed bits) of each sentence's LCS with `can` that rouge-score's backtrack picks."
+    cur, hits, full = self.start, 0, self.full
+    for j, V in zip(range(len(can), 0, -1), self.columns(can)):
+        Mr = self.masks(can[j - 1])[1]
+        stop = Mr | (full ^ _reverse(V, self.nb))         # a match, a growth row or a guard
+        F = ((full ^ stop) + cur) & stop                  # each cursor's first stop at or above it
+        hit = F & Mr
+        hits |= hit
+        cur = (F ^ hit) | (hit << 1)                      # a match: diagonal (one row up); else: left, same row
+        if not cur & self.rrows: break                    # every walk is done
+    return hits
+
+# %% ../nbs/01a_rouge.ipynb #1d652287
+@patch
+def union(self:_Pack, can_sents:list[list[str]]) -> list[list[int]]:
+    "For each sentence of the pack, the sorted positions of the union of its LCS with each candidate sentence."
+    h = 0
+    for c in can_sents: h |= self.walk(c)
+    bits = np.flatnonzero(np.unpackbits(np.frombuffer(_reverse(h, self.nb).to_bytes(self.nb, 'little'), np.uint8), bitorder='little'))
+    cuts = np.searchsorted(bits, self.starts + [8 * self.nb]).tolist()
+    return [(bits[a:b] - s).tolist() for a, b, s in zip(cuts, cuts[1:], self.starts)]
 
 # %% ../nbs/01a_rouge.ipynb #bf7f483e
-def lcs_indices(ref:Sequence, # reference tokens
-                can:Sequence, # candidate tokens
+def _packs(sents:list[list[str]]):
+    "Consecutive sentences in packs of up to `_WIDTH` bits (a longer sentence is a pack of its own)."
+    pack, w = [], 1
+    for s in sents:
+        if pack and w + len(s) + 1 > _WIDTH: yield pack; pack, w = [], 1
+        pack.append(s); w += len(s) + 1
+    if pack: yield pack
+
+def lcs_indices(ref:Sequence[str], # reference tokens (a list of str)
+                can:Sequence[str], # candidate tokens
                ) -> list[int]:
     "Positions in `ref` of the LCS that rouge-score's backtrack picks, in increasing order."
-    if not ref or not can: return []
-    V = _Columns(ref, can)
-    T = lambda i, j: i - (V[j] & ((1 << i) - 1)).bit_count()
-    i, j, out = len(ref), len(can), []
-    while i > 0 and j > 0:
-        if ref[i - 1] == can[j - 1]: out.append(i - 1); i -= 1; j -= 1
-        elif T(i, j - 1) > T(i - 1, j): j -= 1
-        else: i -= 1
-    return out[::-1]
+    ref, can = check_tokens(ref, 'ref', 'lcs_indices'), check_tokens(can, 'can', 'lcs_indices')
+    return _Pack([ref]).union([can])[0]
 
 # %% ../nbs/01a_rouge.ipynb #72dda9dc
+def _lsum_hits(ref_sents:list[list[str]], can_sents:list[list[str]]) -> int:
+    "`lsum_overlap` of validated sentences."
+    left_r = Counter(t for s in ref_sents for t in s)
+    left_c = Counter(t for s in can_sents for t in s)
+    hits = 0
+    for pack in _packs(ref_sents):
+        for r, union in zip(pack, _Pack(pack).union(can_sents)):      # one union per sentence of the pack
+            for t in (r[i] for i in union):
+                if left_c[t] > 0 and left_r[t] > 0: hits += 1; left_c[t] -= 1; left_r[t] -= 1
+    return hits
+
 def lsum_overlap(ref_sents:Sequence[Sequence[str]], # tokens of each reference sentence
                  can_sents:Sequence[Sequence[str]], # tokens of each candidate sentence
                 ) -> int:
     "Summary-level union-LCS hits, each token counted at most as often as it occurs in both texts."
-    left_r = Counter(t for s in ref_sents for t in s)
-    left_c = Counter(t for s in can_sents for t in s)
-    hits = 0
-    for r in ref_sents:
-        union = sorted(set().union(*(lcs_indices(r, c) for c in can_sents)))
-        for t in (r[i] for i in union):
-            if left_c[t] > 0 and left_r[t] > 0: hits += 1; left_c[t] -= 1; left_r[t] -= 1
-    return hits
+    f = 'lsum_overlap'
+    ref_sents = [check_tokens(s, f'ref_sents[{i}]', f) for i, s in enumerate(check_sequence(ref_sents, 'ref_sents', f))]
+    can_sents = [check_tokens(s, f'can_sents[{i}]', f) for i, s in enumerate(check_sequence(can_sents, 'can_sents', f))]
+    return _lsum_hits(ref_sents, can_sents)
 
 # %% ../nbs/01a_rouge.ipynb #a4fd79c2
 class RougeScore(NamedTuple):
@@ -132,9 +206,19 @@ class RougeScore(NamedTuple):
     recall: float
     fmeasure: float
 
+def _check_rows(stats, fn:str) -> np.ndarray:
+    "Per-example rows (overlap, n_c, n_r) as an (n, 3) array of counts with overlap <= n_c, n_r; else an error naming `fn`."
+    a = as_array(stats, 'stats', fn, finite=True)
+    if a.size == 0: return a.reshape(0, 3)
+    if a.ndim != 2 or a.shape[1] != 3: raise ValueError(f"{fn}: stats must be (n, 3) rows of (overlap, n_c, n_r), got shape {a.shape}")
+    if (a < 0).any() or (a != np.floor(a)).any() or (a[:, 0] > a[:, 1:].min(axis=1)).any():
+        raise ValueError(f"{fn}: stats must be counts (integers >= 0) with overlap <= n_c and overlap <= n_r")
+    return a
+
 def prf_arrays(stats:np.ndarray, # (n, 3) rows of overlap, candidate length, reference length
               ) -> np.ndarray:
     "Per-row precision, recall and F1 as an (n, 3) float array."
+    stats = _check_rows(stats, 'prf_arrays')
     o, nc, nr = (stats[:, k].astype(np.float64) for k in range(3))
     p, r = o / np.maximum(nc, 1), o / np.maximum(nr, 1)
     f = np.divide(2 * p * r, p + r, out=np.zeros_like(p), where=(p + r) > 0)
@@ -157,25 +241,43 @@ class RougeAggregate:
                 f"n = {self.n} | {self.signature}")
 
 # %% ../nbs/01a_rouge.ipynb #f80af8c2
+MAX_BOOT, _BOOT_BYTES = 100_000, 64 << 20   # the most bootstrap resamples; the bootstrap's working set
+
+def _boot_means(v:np.ndarray, n_boot:int, seed:int) -> np.ndarray:
+    "Means of `n_boot` resamples of the rows of `v`: the rows of one (n_boot, n) draw, drawn a block of rows at a time."
+    rng, n = np.random.default_rng(seed), len(v)
+    k, out = max(1, _BOOT_BYTES // (32 * n)), np.empty((n_boot, v.shape[1]))   # 8 bytes of index, 24 of values per draw
+    for s in range(0, n_boot, k): out[s:s + k] = v[rng.integers(0, n, size=(min(k, n_boot - s), n))].mean(axis=1)
+    return out
+
 def rouge_from_stats(stats:np.ndarray, # (n, 3) per-example rows (overlap, n_c, n_r) of one measure
-                     n_boot:int=1000, # bootstrap resamples (0: no interval; low = high = mean)
-                     confidence:float=0.95, # confidence level of the interval
-                     seed:int=0, # seed of the bootstrap
+                     n_boot:int=1000, # bootstrap resamples, 0 to `MAX_BOOT` (0: no interval; low = high = mean)
+                     confidence:float=0.95, # confidence level of the interval, in (0, 1)
+                     seed:int=0, # seed of the bootstrap, 0 to 2**63 - 1
                     ) -> tuple[RougeScore, RougeScore, RougeScore]:
     "Mean P/R/F1 and the bootstrap interval of the mean, `(mean, low, high)`, independent of the order of the rows."
-    n = len(stats)
+    f, stats = 'rouge_from_stats', _check_rows(stats, 'rouge_from_stats')
+    n_boot, seed = check_int(n_boot, 'n_boot', f, low=0, high=MAX_BOOT), check_int(seed, 'seed', f, low=0, high=2**63 - 1)
+    confidence, n = check_float(confidence, 'confidence', f, 0, 1, open_low=True, open_high=True), len(stats)
     if n == 0: z = RougeScore(0.0, 0.0, 0.0); return z, z, z
-    stats = stats[np.lexsort(stats.T[::-1])]                 # canonical order: shards merge exactly
-    v = prf_arrays(stats)
+    v = prf_arrays(stats[np.lexsort(stats.T[::-1])])        # canonical order: shards merge exactly
     mean = RougeScore(*(math.fsum(v[:, k]) / n for k in range(3)))
-    if n_boot <= 0: return mean, mean, mean
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-    means = v[idx].mean(axis=1)
-    lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
+    if n_boot == 0: return mean, mean, mean
+    lo, hi = np.percentile(_boot_means(v, n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
     return mean, RougeScore(*map(float, lo)), RougeScore(*map(float, hi))
 
 # %% ../nbs/01a_rouge.ipynb #54a53d2f
 _RTYPE = re.compile(r'rouge([1-9][0-9]*|L|Lsum)$')
+
+def _check_types(rouge_types, metric:str='ROUGE') -> list[str]:
+    "The measures, each once: a lone str is one measure; each is rougeN (1 <= N <= `MAX_ORDER`), rougeL or rougeLsum."
+    types = check_sequence([rouge_types] if isinstance(rouge_types, str) else rouge_types, 'rouge_types', metric)
+    if not types: raise ValueError(f"{metric}: rouge_types must name at least one measure, got none")
+    for i, t in enumerate(types):
+        m = _RTYPE.match(check_str(t, f'rouge_types[{i}]', metric))
+        if not m or (m[1].isdigit() and (len(m[1]) > 3 or int(m[1]) > MAX_ORDER)):
+            raise ValueError(f"{metric}: invalid rouge type {t!r:.60} in rouge_types; expected rougeN (1 <= N <= {MAX_ORDER}), rougeL or rougeLsum")
+    return list(dict.fromkeys(types))
 
 def _rouge_keys(types): return tuple(f"{t}{s}" for t in types for s in ('', '_precision', '_recall', '_low', '_high'))
 
@@ -190,30 +292,32 @@ class ROUGE(Metric):
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
     keys = _rouge_keys(('rouge1', 'rouge2', 'rougeL'))
     @classmethod
-    def keys_for(cls, options, # the options a registry name fixes (its `rouge_types`)
-                ): return _rouge_keys(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL')))
+    def keys_for(cls, options:Mapping, # the options a registry name fixes (its `rouge_types`)
+                ):
+        if not isinstance(options, Mapping): raise TypeError(f"ROUGE.keys_for: options must be a mapping, got {type(options).__name__}")
+        return _rouge_keys(_check_types(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL'))))
     signature_keys = ('types', 'tok', 'case', 'norm', 'stem', 'split', 'multi', 'agg', 'boot')
 
 # %% ../nbs/01a_rouge.ipynb #1df7a6a8
 @patch
-def __init__(self:ROUGE, rouge_types:Sequence[str]=('rouge1', 'rouge2', 'rougeL'), # any of rougeN (N >= 1), rougeL, rougeLsum
+def __init__(self:ROUGE, rouge_types:str|Sequence[str]=('rouge1', 'rouge2', 'rougeL'), # rougeN (1 <= N <= MAX_ORDER), rougeL, rougeLsum; a str is one
              tokenizer:str|Tokenizer='unicode', # a name in `TOKENIZERS` or a `Tokenizer`
              lowercase:bool=True, # lowercase before tokenizing (used with a tokenizer name)
              stem:bool=False, # Porter-stem tokens of 4+ characters (nltk), as rouge-score's use_stemmer
              split:str='newline', # sentence rule for rougeLsum: 'newline' (rouge-score's) or 'punct'
-             n_boot:int=1000, # bootstrap resamples for the interval (0: none)
-             confidence:float=0.95, # confidence level of the interval
-             seed:int=0, # seed of the bootstrap
+             n_boot:int=1000, # bootstrap resamples for the interval, 0 (none) to `MAX_BOOT`
+             confidence:float=0.95, # confidence level of the interval, in (0, 1)
+             seed:int=0, # seed of the bootstrap, 0 to 2**63 - 1
              keep_items:bool=False, # also keep the per-example statistics (`item_stats`, `per_item`)
             ):
-    if isinstance(rouge_types, str): rouge_types = [rouge_types]
-    bad = [t for t in rouge_types if not isinstance(t, str) or not _RTYPE.match(t)]
-    if bad or not rouge_types: raise ValueError(f"ROUGE: invalid rouge type {bad[0] if bad else None!r}; expected rougeN (N >= 1), rougeL or rougeLsum")
-    if split not in ('newline', 'punct'): raise ValueError(f"ROUGE: split must be 'newline' or 'punct', got {split!r}")
-    if not 0 < confidence < 1: raise ValueError(f"ROUGE: confidence must be between 0 and 1, got {confidence!r}")
-    self.rouge_types, self.tokenizer = list(dict.fromkeys(rouge_types)), get_tokenizer(tokenizer, lowercase, metric='ROUGE')
-    self.stem, self.split, self.n_boot, self.confidence, self.seed = bool(stem), split, int(n_boot), confidence, seed
-    Metric.__init__(self, keep_items)
+    self.rouge_types = _check_types(rouge_types)
+    for k, v in (('lowercase', lowercase), ('stem', stem), ('keep_items', keep_items)):
+        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"ROUGE: {k} must be a bool, got {type(v).__name__}")
+    if check_str(split, 'split', 'ROUGE') not in ('newline', 'punct'): raise ValueError(f"ROUGE: split must be 'newline' or 'punct', got {split!r:.60}")
+    self.tokenizer, self.stem, self.split = get_tokenizer(tokenizer, bool(lowercase), metric='ROUGE'), bool(stem), split
+    self.n_boot, self.seed = check_int(n_boot, 'n_boot', 'ROUGE', low=0, high=MAX_BOOT), check_int(seed, 'seed', 'ROUGE', low=0, high=2**63 - 1)
+    self.confidence = check_float(confidence, 'confidence', 'ROUGE', 0, 1, open_low=True, open_high=True)
+    Metric.__init__(self, bool(keep_items))
 
 # %% ../nbs/01a_rouge.ipynb #712842d3
 @patch
@@ -222,9 +326,11 @@ def _options(self:ROUGE) -> dict:
             'split': self.split, 'multi': 'best-f', 'agg': 'mean', 'boot': f"{self.n_boot},{self.confidence:g},seed={self.seed}"}
 
 @patch
-def signature(self:ROUGE, rouge_type:str|None=None, # one measure, or None for all of them
+def signature(self:ROUGE, rouge_type:str|None=None, # one of the measures, or None for all of them
              ) -> Signature:
     "The signature of all measures, or (given `rouge_type`) of that measure alone."
+    if rouge_type is not None and check_str(rouge_type, 'rouge_type', 'ROUGE.signature') not in self.rouge_types:
+        raise ValueError(f"ROUGE.signature: rouge_type must be one of {self.rouge_types} or None, got {rouge_type!r:.60}")
     return Signature(self.name, {**self._options(), **({'types': [rouge_type]} if rouge_type else {})})
 
 @patch
@@ -247,11 +353,14 @@ def _split(flat:list, lens:np.ndarray) -> list[list]:
     return [flat[e - k:e] for e, k in zip(ends, lens.tolist())]
 
 @patch
-def pair_stats(self:ROUGE, cands:list[str], # candidates
-               refs:list[str], # one reference per candidate
+def pair_stats(self:ROUGE, cands:str|list[str], # candidates (a lone str is one)
+               refs:str|list[str], # one reference per candidate, as many as `cands`
               ) -> dict[str, np.ndarray]:
     "For aligned lists of candidates and references: per pair and measure, rows (overlap, n_c, n_r)."
     from rapidfuzz.distance import LCSseq
+    f = 'ROUGE.pair_stats'
+    cands, refs = as_texts(cands, 'cands', f), as_texts(refs, 'refs', f)
+    if len(cands) != len(refs): raise ValueError(f"{f}: got {len(cands)} cands but {len(refs)} refs; they must be aligned, one reference per candidate")
     ct, rt, vocab = self._tokens(cands), self._tokens(refs), Vocab()
     (cid, cl), (rid, rl) = vocab.encode(ct), vocab.encode(rt)
     ns = [int(t[5:]) for t in self.rouge_types if t[5:].isdigit()]
@@ -259,8 +368,8 @@ def pair_stats(self:ROUGE, cands:list[str], # candidates
     out = {}
     for t in self.rouge_types:
         if t == 'rougeL': o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
-        elif t == 'rougeLsum': o = [lsum_overlap(self._tokens(split_sentences(r, self.split)), self._tokens(split_sentences(c, self.split)))
-                                    for c, r in zip(cands, refs)]
+        elif t == 'rougeLsum': o = [_lsum_hits(self._tokens(split_sentences(r, self.split)), self._tokens(split_sentences(c, self.split)))
+                                    for c, r in zip(cands, refs)]                    # same lengths, checked above
         else: n = int(t[5:]); o = m[:, n - 1]
         nc, nr = (tot[:, n - 1], np.maximum(rl - n + 1, 0)) if t[5:].isdigit() else (cl, rl)
         out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(len(ct), 3)
@@ -306,19 +415,28 @@ ROUGE.stats = property(lambda self: {t: _rows_of(self.state[t]) for t in self.ro
                        doc="The per-example rows (overlap, n_c, n_r) of each measure, in the order added.")
 
 # %% ../nbs/01a_rouge.ipynb #1cf03a34
+def _check_aggregates(aggregates, confidence) -> tuple[dict, float|None]:
+    "A non-empty mapping of measure -> `RougeAggregate`, and the confidence level (None, or in (0, 1))."
+    if not isinstance(aggregates, Mapping): raise TypeError(f"ROUGEScore: aggregates must be a mapping of measure -> RougeAggregate, got {type(aggregates).__name__}")
+    if not aggregates: raise ValueError("ROUGEScore: aggregates must hold at least one measure")
+    for t, a in aggregates.items():
+        if not isinstance(a, RougeAggregate): raise TypeError(f"ROUGEScore: aggregates[{t!r:.60}] must be a RougeAggregate, got {type(a).__name__}")
+    if confidence is not None: confidence = check_float(confidence, 'confidence', 'ROUGEScore', 0, 1, open_low=True, open_high=True)
+    return dict(aggregates), confidence
+
 class ROUGEScore(Score):
     "Corpus ROUGE: per measure the mean F1, precision and recall and the F1 interval; `aggregates` keeps each `RougeAggregate`."
-    def __init__(self, aggregates:dict, # measure -> `RougeAggregate`
+    def __init__(self, aggregates:Mapping, # measure -> `RougeAggregate`, at least one
                  signature:str, # the signature of all measures
-                 confidence:float|None=None, # the interval's level (None: no interval)
+                 confidence:float|None=None, # the interval's level, in (0, 1) (None: no interval)
                 ):
-        self.aggregates = dict(aggregates)
+        self.aggregates, confidence = _check_aggregates(aggregates, confidence)
         vals = {}
         for t, a in self.aggregates.items():
             vals.update({t: a.mean.fmeasure, f'{t}_precision': a.mean.precision, f'{t}_recall': a.mean.recall,
                          f'{t}_low': a.low.fmeasure, f'{t}_high': a.high.fmeasure})
         a = next(iter(self.aggregates.values()))
-        super().__init__(vals, signature, ci=None if confidence is None else (a.low.fmeasure, a.high.fmeasure), confidence=confidence, n=a.n)
+        super().__init__(vals, check_str(signature, 'signature', 'ROUGEScore'), ci=None if confidence is None else (a.low.fmeasure, a.high.fmeasure), confidence=confidence, n=a.n)
     def __repr__(self):
         lines = [f"{t:10s}{a!r}".split(' | ')[0] for t, a in self.aggregates.items()]
         return '\n'.join(lines) + f"\nn = {self.n} | {self.signature}"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from fastcore.basics import patch
 
-from .text import Vocab, as_texts
+from .text import Vocab, as_texts, check_str, check_tokens
 
 # %% auto #0
 __all__ = ['Semantics']
@@ -22,6 +22,10 @@ class Semantics:
     "The design's distributional model: co-occurrence context vectors (window 3) and document frequencies."
     window = 3
     def __repr__(self): return f"Semantics({len(getattr(self, 'index', {}))} words, window {self.window})"
+    def _fitted(self, metric:str) -> Semantics:
+        "The model, or a `ValueError` naming `metric` when it has not been trained."
+        if not hasattr(self, 'index'): raise ValueError(f"{metric}: the model is not trained; call fit(texts) first")
+        return self
 
 def _cooccurrence(docs:list[list[str]], index:dict, window:int) -> tuple[list[int], list[int]]:
     "Row and column ids of every (word, neighbour within `window`) pair of every document."
@@ -51,17 +55,24 @@ def fit(self:Semantics, texts:Sequence[str], # the training texts (lowercased an
     return self
 
 # %% ../nbs/04b_semantics.ipynb #0a99b603
+_MAX_CELLS = 1 << 25          # the largest similarity block `similarity_matrix` returns (256 MiB of float64)
+
 @patch
 def similarity_matrix(self:Semantics, a:Sequence[str], # words (as in the model: lowercased)
-                      b:Sequence[str], # more words
+                      b:Sequence[str], # more words; len(a) x len(b) at most 2**25
                      ) -> np.ndarray:
     "The design's word similarity for every pair (a_i, b_j): cosine of context vectors, 1 if equal, 0 if a vector is missing."
-    ia = np.array([self.index.get(w, -1) for w in a]); ib = np.array([self.index.get(w, -1) for w in b])
+    self._fitted('Semantics.similarity_matrix')
+    a, b = check_tokens(a, 'a', 'Semantics.similarity_matrix'), check_tokens(b, 'b', 'Semantics.similarity_matrix')
+    if len(a) * len(b) > _MAX_CELLS:
+        raise ValueError(f"Semantics.similarity_matrix: a has {len(a)} words and b {len(b)}: more than 2**25 similarities; use mean_similarity")
+    ia = np.array([self.index.get(w, -1) for w in a], np.int64); ib = np.array([self.index.get(w, -1) for w in b], np.int64)
     S = np.zeros((len(a), len(b)))
     ok_a, ok_b = np.flatnonzero(ia >= 0), np.flatnonzero(ib >= 0)
     if len(ok_a) and len(ok_b):
         S[np.ix_(ok_a, ok_b)] = (self.unit[ia[ok_a]] @ self.unit[ib[ok_b]].T).toarray()
-    S[np.array(a, dtype=object)[:, None] == np.array(b, dtype=object)[None, :]] = 1.0
+    same = {w: k for k, w in enumerate(dict.fromkeys([*a, *b]))}        # equal words, compared as integer ids
+    S[np.array([same[w] for w in a], np.int64)[:, None] == np.array([same[w] for w in b], np.int64)[None, :]] = 1.0
     return S
 
 # %% ../nbs/04b_semantics.ipynb #738c99fe
@@ -70,7 +81,37 @@ def similarity(self:Semantics, w1:str, # a word
                w2:str, # another word
               ) -> float:
     "The design's similarity of two words."
+    w1, w2 = check_str(w1, 'w1', 'Semantics.similarity'), check_str(w2, 'w2', 'Semantics.similarity')
     return float(self.similarity_matrix([w1.lower()], [w2.lower()])[0, 0])
+
+# %% ../nbs/04b_semantics.ipynb #722fbf9b
+_DENSE_MAX = 1 << 22          # blocks up to this many cells are computed densely (32 MiB), as the rule reads
+
+@patch
+def _row_means(self:Semantics, a:list[str], b:list[str]) -> np.ndarray:
+    "Each word of `a`'s mean similarity to the words of `b` (non-empty), in memory linear in len(a) + len(b) + the vocabulary."
+    if len(a) * len(b) <= _DENSE_MAX: return self.similarity_matrix(a, b).mean(axis=1)
+    ia, ib = (np.array([self.index.get(w, -1) for w in x], np.int64) for x in (a, b))
+    U = self.unit
+    s = U.T @ np.bincount(ib[ib >= 0], minlength=U.shape[0]).astype(float)          # sum of b's unit vectors
+    dot, sq = U @ s, np.asarray(U.multiply(U).sum(axis=1)).ravel()
+    cb = Counter(b)
+    known = ia >= 0
+    num = np.where(known, dot[np.where(known, ia, 0)], 0.0)
+    num += np.array([cb.get(w, 0) for w in a], float) * (1 - np.where(known, sq[np.where(known, ia, 0)], 0.0))
+    return num / len(b)
+
+# %% ../nbs/04b_semantics.ipynb #fa515e06
+@patch
+def mean_similarity(self:Semantics, a:Sequence[str], # words (lowercased)
+                    b:Sequence[str], # more words
+                   ) -> float:
+    "The mean of `similarity_matrix(a, b)` (0 when either is empty), in memory linear in the number of words."
+    self._fitted('Semantics.mean_similarity')
+    a, b = check_tokens(a, 'a', 'Semantics.mean_similarity'), check_tokens(b, 'b', 'Semantics.mean_similarity')
+    if not a or not b: return 0.0
+    if len(a) * len(b) <= _DENSE_MAX: return float(self.similarity_matrix(a, b).mean())
+    return float(np.mean(self._row_means(a, b)))
 
 # %% ../nbs/04b_semantics.ipynb #3b761007
 @patch
@@ -86,7 +127,7 @@ def _word_entropy(self:Semantics) -> np.ndarray:
 def ambiguity(self:Semantics, text:str, # the text to score
              ) -> float:
     "The design's ambiguity score: min(2 x mean context entropy of the words, 10)."
-    words, H = text.lower().split(), self._word_entropy()
+    words, H = check_str(text, 'text', 'Semantics.ambiguity').lower().split(), self._fitted('Semantics.ambiguity')._word_entropy()
     total = sum(H[self.index[w]] for w in words if w in self.index)
     return min(total / max(len(words), 1) * 2, 10.0)
 
@@ -96,9 +137,10 @@ def distinctiveness(self:Semantics, text:str, # the text to score
                     context:str, # its context (the prompt)
                    ) -> float:
     "The design's distinctiveness ratio: min(20 x std of each text word's mean similarity to the context, 10); 5.0 if either is empty."
+    self._fitted('Semantics.distinctiveness'); check_str(text, 'text', 'Semantics.distinctiveness'); check_str(context, 'context', 'Semantics.distinctiveness')
     tw, cw = list(dict.fromkeys(text.lower().split())), list(dict.fromkeys(context.lower().split()))
     if not tw or not cw: return 5.0
-    return min(float(np.std(self.similarity_matrix(tw, cw).mean(axis=1))) * 20, 10.0)
+    return min(float(np.std(self._row_means(tw, cw))) * 20, 10.0)
 
 # %% ../nbs/04b_semantics.ipynb #226d5d6d
 @patch
@@ -107,15 +149,19 @@ def _distinct_to(self:Semantics, context:str, texts:Sequence[str]) -> dict[str, 
     cw = list(dict.fromkeys(context.lower().split()))
     tws = {t: list(dict.fromkeys(t.lower().split())) for t in texts}
     words = list(dict.fromkeys(w for tw in tws.values() for w in tw))
-    S, pos = self.similarity_matrix(words, cw), {w: k for k, w in enumerate(words)}
-    return {t: 5.0 if not tw or not cw else min(float(np.std(S[[pos[w] for w in tw]].mean(axis=1))) * 20, 10.0) for t, tw in tws.items()}
+    M, pos = self._row_means(words, cw) if cw and words else np.zeros(len(words)), {w: k for k, w in enumerate(words)}
+    return {t: 5.0 if not tw or not cw else min(float(np.std(M[[pos[w] for w in tw]])) * 20, 10.0) for t, tw in tws.items()}
 
 # %% ../nbs/04b_semantics.ipynb #3f859349
 @patch
 def distinctiveness_batch(self:Semantics, texts:Sequence[str], # the texts to score
-                          contexts:Sequence[str], # the context of each text
+                          contexts:Sequence[str], # the context of each text (as many as texts)
                          ) -> np.ndarray:
     "`distinctiveness` of every (text, context) pair, computed with one similarity block per distinct context."
+    self._fitted('Semantics.distinctiveness_batch')
+    texts, contexts = as_texts(texts, 'texts', 'Semantics.distinctiveness_batch'), as_texts(contexts, 'contexts', 'Semantics.distinctiveness_batch')
+    if len(texts) != len(contexts):
+        raise ValueError(f"Semantics.distinctiveness_batch: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
     out, by_ctx = np.empty(len(texts)), {}
     for i, c in enumerate(contexts): by_ctx.setdefault(c, []).append(i)
     for c, idx in by_ctx.items():

@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/text.html.md"""
 from __future__ import annotations
 import math, re, unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import chain, count
 
@@ -16,25 +16,176 @@ import numpy as np
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['TOKENIZERS', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
-           'DesignTokenizer', 'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab',
-           'ngram_overlap_ids', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences', 'check_str',
-           'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_float', 'check_pairs', 'as_array',
-           'check_base']
+__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'check_str', 'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_float',
+           'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer', 'WhitespaceTokenizer',
+           'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer', 'TreebankTokenizer',
+           'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'ngram_overlap_ids', 'ngram_overlap', 'porter_stem',
+           'stem_tokens', 'split_sentences']
+
+# %% ../nbs/00_text.ipynb #06e7a31a
+def _brief(x, n:int=60) -> str:
+    "A short repr of `x` for an error message; never fails (a value nested too deeply to print is named by its type)."
+    try: r = repr(x)
+    except Exception: return f"<{type(x).__name__}>"
+    return r if len(r) <= n else r[:n - 3] + '...'
+
+def _check_labels(name, metric, fn:str):
+    "A validator's `name` and `metric` go into its messages, so they must be str."
+    if not (isinstance(name, str) and isinstance(metric, str) and name and metric):
+        raise TypeError(f"{fn}: name and metric must be non-empty str, got {_brief(name, 20)} and {_brief(metric, 20)}")
+
+def check_str(x, # the value
+              name:str, # what the caller calls it, e.g. 'text' or 'predictions[3]'
+              metric:str, # the metric's name, for error messages
+             ) -> str:
+    "`x` if it is a str, else a `TypeError` naming the metric and the argument."
+    if not isinstance(x, str):
+        _check_labels(name, metric, 'check_str')
+        raise TypeError(f"{metric}: {name} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
+    return x
+
+def check_sequence(x, # the value
+                   name:str, # the argument's name
+                   metric:str, # the metric's name
+                  ) -> list:
+    "`x` as a list if it is a sequence of items (not a str, bytes, dict or None), else a `TypeError`."
+    _check_labels(name, metric, 'check_sequence')
+    if x is None or isinstance(x, (str, bytes, dict)) or not isinstance(x, Iterable):
+        raise TypeError(f"{metric}: {name} must be a sequence, got {type(x).__name__}")
+    return list(x)
+
+# %% ../nbs/00_text.ipynb #c0156497
+def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
+             name:str='texts', # the argument's name, for error messages
+             metric:str='as_texts', # the metric's name, for error messages
+            ) -> list[str]:
+    "Validate `texts` and return them as a list of strings; a lone string is one text."
+    _check_labels(name, metric, 'as_texts')
+    if isinstance(texts, str): return [texts]
+    try: texts = check_sequence(texts, name, metric)
+    except TypeError: raise TypeError(f"{metric}: {name} must be a str or a sequence of str, got {type(texts).__name__}") from None
+    for i, t in enumerate(texts): check_str(t, f"{name}[{i}]", metric)
+    return texts
+
+# %% ../nbs/00_text.ipynb #b1934885
+def check_tokens(x, # the value: a list of str tokens
+                 name:str, # the argument's name
+                 metric:str, # the metric's name
+                ) -> list[str]:
+    "`x` as a list if it is a sequence of str tokens (not a str), else a `TypeError` naming the bad token."
+    _check_labels(name, metric, 'check_tokens')
+    if isinstance(x, str) or not isinstance(x, Sequence):
+        raise TypeError(f"{metric}: {name} must be a list of tokens (str), got {type(x).__name__}; split the text first")
+    for i, t in enumerate(x): check_str(t, f"{name}[{i}]", metric)
+    return list(x)
+
+def check_int(x, # the value
+              name:str, # the option's name
+              metric:str, # the metric's name
+              low:int=1, # the smallest allowed value
+              high:int|None=None, # the largest allowed value (None: no upper bound)
+             ) -> int:
+    "`x` as an int if it is an integer in [`low`, `high`], else a `ValueError`."
+    _check_labels(name, metric, 'check_int')
+    if not isinstance(low, int) or not (high is None or isinstance(high, int)):
+        raise TypeError(f"check_int: low and high must be int (high may be None), got {type(low).__name__} and {type(high).__name__}")
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < low or (high is not None and x > high):
+        raise ValueError(f"{metric}: {name} must be an int >= {low}" + (f" and <= {high}" if high is not None else "") + f", got {_brief(x)}")
+    return int(x)
+
+def check_float(x, # the value
+                name:str, # the option's name
+                metric:str, # the metric's name
+                low:float=-math.inf, # the smallest allowed value
+                high:float=math.inf, # the largest allowed value
+                open_low:bool=False, # exclude `low` itself
+                open_high:bool=False, # exclude `high` itself
+               ) -> float:
+    "`x` as a float if it is a finite real number (not a bool) in the range, else a `TypeError` or `ValueError`."
+    _check_labels(name, metric, 'check_float')
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or not all(isinstance(v, bool) for v in (open_low, open_high)):
+        raise TypeError("check_float: low and high must be numbers, open_low and open_high bools")
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{metric}: {name} must be a number, got {type(x).__name__}")
+    x = float(x)
+    if not math.isfinite(x) or x < low or x > high or (open_low and x == low) or (open_high and x == high):
+        rng = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise ValueError(f"{metric}: {name} must be a finite number in {rng}, got {x!r}")
+    return x
+
+def check_bool(x, # the value
+               name:str, # the option's name
+               metric:str, # the metric's name
+              ) -> bool:
+    "`x` as a bool if it is `True` or `False` (NumPy's too), else a `TypeError`."
+    if not isinstance(x, (bool, np.bool_)):
+        _check_labels(name, metric, 'check_bool')
+        raise TypeError(f"{metric}: {name} must be True or False, got {type(x).__name__}")
+    return bool(x)
+
+# %% ../nbs/00_text.ipynb #c3c8c29e
+def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
+                references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
+                metric:str='check_pairs', # the metric's name, for error messages
+                name:str='hypotheses', # what the caller calls the first argument ('predictions' in the `Metric` API)
+               ) -> tuple[list[str], list[list[str]]]:
+    "Validate hypothesis/reference pairs; return `(hyps, refs)` with `refs[i]` a list of strings."
+    _check_labels(name, metric, 'check_pairs')
+    single = isinstance(hypotheses, str)
+    hyps = as_texts(hypotheses, name, metric)
+    if single: references = [references]       # the references of the one hypothesis
+    elif isinstance(references, str):
+        raise TypeError(f"{metric}: references is a single str but {name} is a sequence; "
+                        "give one reference (or list of references) per hypothesis")
+    references = check_sequence(references, 'references', metric)
+    if len(references) != len(hyps):
+        raise ValueError(f"{metric}: got {len(hyps)} {name} but {len(references)} references; "
+                         f"they must be the same length (one entry of references per item of {name})")
+    refs = [as_texts(r, f"references[{i}]", metric) or [''] for i, r in enumerate(references)]
+    return hyps, refs
+
+# %% ../nbs/00_text.ipynb #dc21a50d
+def as_array(x, # a list, an array or a tensor (torch tensors are detached and moved to the CPU)
+             name:str, # the argument's name, for error messages
+             metric:str, # the metric's name, for error messages
+             numeric:bool=True, # require numbers (bool, int or float)
+             finite:bool=False, # also require every number to be finite (no NaN or inf)
+            ) -> np.ndarray:
+    "A NumPy array from a list, an array or a tensor."
+    _check_labels(name, metric, 'as_array'); check_bool(numeric, 'numeric', 'as_array'); check_bool(finite, 'finite', 'as_array')
+    if hasattr(x, 'detach') and hasattr(x, 'cpu'): x = x.detach().cpu().numpy()
+    try: a = np.asarray(x)
+    except (ValueError, TypeError, RecursionError, OverflowError) as e:
+        raise ValueError(f"{metric}: {name} is not a rectangular array of numbers ({str(e)[:100]})") from None
+    if numeric and (a.dtype == object or a.dtype.kind not in 'biuf'):
+        raise TypeError(f"{metric}: {name} must hold numbers, got dtype {a.dtype}")
+    if finite and a.dtype.kind == 'f' and not np.isfinite(a).all():
+        raise ValueError(f"{metric}: {name} must be finite; it has NaN or inf at index {tuple(int(v) for v in np.argwhere(~np.isfinite(a))[0])}")
+    return a
+
+def check_base(base, # a logarithm base
+               metric:str, # the metric's name, for error messages
+              ) -> float:
+    "`base` if it is a real number > 1 (2 for bits, e for nats), else a `ValueError`."
+    _check_labels('base', metric, 'check_base')
+    if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)) or not base > 1 or base == float('inf'):
+        raise ValueError(f"{metric}: base must be a finite number > 1, got {_brief(base)}")
+    return float(base)
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
     "Base class: a named, versioned callable from a string to a list of tokens."
     name, version, norm = 'base', '1', 'none'     # norm: the Unicode normalisation applied before tokenizing
     def __init__(self, lowercase:bool=False): # lowercase the text before tokenizing?
-        self.lowercase = lowercase
+        self.lowercase = check_bool(lowercase, 'lowercase', type(self).__name__)
     def tokenize(self, text:str) -> list[str]: raise NotImplementedError
     def __call__(self, text:str) -> list[str]:
         "Tokenize `text`, lowercasing it first when `self.lowercase`."
+        check_str(text, 'text', type(self).__name__)
         return self.tokenize(text.lower() if self.lowercase else text)
     def batch(self, texts:Iterable[str]) -> list[list[str]]:
-        "Tokenize many texts (subclasses may do this faster than one call each)."
-        return [self(t) for t in texts]
+        "Tokenize many texts (subclasses may do this faster than one call each); a lone str is one text."
+        return [self(t) for t in as_texts(texts, 'texts', type(self).__name__)]
     @property
     def signature(self) -> str: return f"{self.name}-v{self.version}"
     @property
@@ -50,8 +201,9 @@ class Tokenizer:
 class WhitespaceTokenizer(Tokenizer):
     "Split on runs of whitespace; nothing else changes."
     name, version = 'whitespace', '1'
-    def tokenize(self, text:str) -> list[str]: return text.split()
+    def tokenize(self, text:str) -> list[str]: return check_str(text, 'text', 'WhitespaceTokenizer').split()
     def batch(self, texts:Iterable[str]) -> list[list[str]]:
+        texts = as_texts(texts, 'texts', 'WhitespaceTokenizer')
         return list(map(str.split, map(str.lower, texts) if self.lowercase else texts))
 
 # %% ../nbs/00_text.ipynb #1b1e1d96
@@ -68,7 +220,7 @@ class UnicodeWordTokenizer(Tokenizer):
     "Words of letters/digits of any script (with combining marks), and emoji, after NFC normalisation."
     name, version, norm = 'unicode', '1', 'nfc'
     def tokenize(self, text:str) -> list[str]:
-        return _unicode_word_re().findall(unicodedata.normalize('NFC', text))
+        return _unicode_word_re().findall(unicodedata.normalize('NFC', check_str(text, 'text', 'UnicodeWordTokenizer')))
 
 # %% ../nbs/00_text.ipynb #489520c5
 _13A_RULES = (
@@ -93,7 +245,7 @@ def _tok13a(line:str) -> tuple[str, ...]:
 class Tokenizer13a(Tokenizer):
     "The `mteval-v13a` tokenizer (sacrebleu's default for BLEU)."
     name, version = '13a', '1'
-    def tokenize(self, text:str) -> list[str]: return list(_tok13a(text.rstrip()))
+    def tokenize(self, text:str) -> list[str]: return list(_tok13a(check_str(text, 'text', 'Tokenizer13a').rstrip()))
 
 # %% ../nbs/00_text.ipynb #7356e596
 _ROUGE_TOKEN = re.compile(r'[a-z0-9]+')
@@ -107,9 +259,11 @@ def _rouge_tokens(text:str) -> list[str]:
 class RougeScoreTokenizer(Tokenizer):
     "rouge-score's tokenizer: lowercased runs of ASCII letters and digits; everything else is dropped."
     name, version = 'rouge-score', '1'
-    def __init__(self, lowercase:bool=True): super().__init__(lowercase=True)   # it always lowercases
-    def tokenize(self, text:str) -> list[str]: return _rouge_tokens(text)
-    def batch(self, texts:Iterable[str]) -> list[list[str]]: return list(map(_rouge_tokens, map(str.lower, texts)))
+    def __init__(self, lowercase:bool=True): # ignored: it always lowercases
+        check_bool(lowercase, 'lowercase', 'RougeScoreTokenizer'); super().__init__(lowercase=True)
+    def tokenize(self, text:str) -> list[str]: return _rouge_tokens(check_str(text, 'text', 'RougeScoreTokenizer'))
+    def batch(self, texts:Iterable[str]) -> list[list[str]]:
+        return list(map(_rouge_tokens, map(str.lower, as_texts(texts, 'texts', 'RougeScoreTokenizer'))))
 
 # %% ../nbs/00_text.ipynb #3bc8e369
 _NOT_WORD_OR_SPACE = re.compile(r'[^\w\s]')
@@ -117,8 +271,9 @@ _NOT_WORD_OR_SPACE = re.compile(r'[^\w\s]')
 class DesignTokenizer(Tokenizer):
     "The design's tokenizer: lowercase, delete characters that are neither word characters nor whitespace, split."
     name, version = 'design', '1'
-    def __init__(self, lowercase:bool=True): super().__init__(lowercase=True)   # it always lowercases
-    def tokenize(self, text:str) -> list[str]: return _NOT_WORD_OR_SPACE.sub('', text).split()
+    def __init__(self, lowercase:bool=True): # ignored: it always lowercases
+        check_bool(lowercase, 'lowercase', 'DesignTokenizer'); super().__init__(lowercase=True)
+    def tokenize(self, text:str) -> list[str]: return _NOT_WORD_OR_SPACE.sub('', check_str(text, 'text', 'DesignTokenizer')).split()
 
 # %% ../nbs/00_text.ipynb #26c14a0a
 @lru_cache(maxsize=1)
@@ -129,7 +284,7 @@ def _treebank():
 class TreebankTokenizer(Tokenizer):
     "nltk's Penn Treebank word tokenizer (the design's diversity metrics use it, lowercased)."
     name, version = 'treebank', '1'
-    def tokenize(self, text:str) -> list[str]: return _treebank().tokenize(text)
+    def tokenize(self, text:str) -> list[str]: return _treebank().tokenize(check_str(text, 'text', 'TreebankTokenizer'))
 
 # %% ../nbs/00_text.ipynb #8d0784e1
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
@@ -141,17 +296,24 @@ def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `
                   metric:str='tokenizer', # metric name for error messages
                  ) -> Tokenizer:
     "Resolve `tokenizer` to a `Tokenizer` instance."
+    _check_labels('tokenizer', metric, 'get_tokenizer'); lowercase = check_bool(lowercase, 'lowercase', metric)
     if isinstance(tokenizer, Tokenizer): return tokenizer
     if isinstance(tokenizer, str) and tokenizer in TOKENIZERS: return TOKENIZERS[tokenizer](lowercase=lowercase)
-    raise ValueError(f"{metric}: unknown tokenizer {tokenizer!r}; expected one of {sorted(TOKENIZERS)} or a Tokenizer")
+    raise ValueError(f"{metric}: unknown tokenizer {_brief(tokenizer)}; expected one of {sorted(TOKENIZERS)} or a Tokenizer")
 
 # %% ../nbs/00_text.ipynb #cfea2780
-def ngrams(tokens:Sequence[str], # the tokens of one text
-           n:int, # the n-gram order, >= 1
+MAX_NGRAM_ORDER = 100   # the highest n-gram order any metric counts: BLEU's max_n, ngram_overlap's orders
+
+def ngrams(tokens:Sequence[str], # the tokens of one text (a list, not a str)
+           n:int, # the n-gram order, >= 1 (an order above len(tokens) has no n-grams)
           ) -> Iterator[tuple[str, ...]]:
     "The n-grams of `tokens`, in order, as tuples."
-    if n < 1: raise ValueError(f"ngrams: n must be >= 1, got {n}")
-    return zip(*(tokens[i:] for i in range(n)))
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
+        raise TypeError(f"ngrams: tokens must be a list of tokens (str), got {type(tokens).__name__}; split the text first")
+    n = check_int(n, 'n', 'ngrams')
+    if n > len(tokens): return iter(())
+    if n <= 8: return zip(*(tokens[i:] for i in range(n)))      # n shifted copies: fastest for the usual orders
+    return (tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))   # one window at a time: memory O(n), not O(n * len)
 
 def ngram_counts(tokens:Sequence[str], # the tokens of one text
                  n:int, # the n-gram order
@@ -165,12 +327,15 @@ class Vocab(dict):
     def __init__(self, tokens:Iterable=(), # initial tokens; the first occurrence of each gets ids 0, 1, 2, ...
                  unk_id:int|None=None, # the id of an unseen token in a fixed vocabulary; None: the vocabulary grows
                 ):
-        super().__init__(zip(dict.fromkeys(tokens), count()))
-        self.unk_id = unk_id
+        if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Iterable):
+            raise TypeError(f"Vocab: tokens must be an iterable of tokens (not a str), got {type(tokens).__name__}")
+        self.unk_id = None if unk_id is None else check_int(unk_id, 'unk_id', 'Vocab', low=-1, high=2**62)
+        try: super().__init__(zip(dict.fromkeys(tokens), count()))
+        except TypeError as e: raise TypeError(f"Vocab: tokens must be hashable (str, or tuples for n-grams): {e}") from None
     def __missing__(self, token):
         if self.unk_id is None: raise KeyError(token)
         if isinstance(token, str): return self.unk_id
-        raise TypeError(f"a token must be a str, got {type(token).__name__}")
+        raise TypeError(f"Vocab: a token must be a str, got {type(token).__name__}")
     def __repr__(self): return f"Vocab({len(self)} tokens, " + ("growing)" if self.unk_id is None else f"unk_id={self.unk_id})")
 
 # %% ../nbs/00_text.ipynb #b6f814eb
@@ -178,12 +343,20 @@ class Vocab(dict):
 def encode(self:Vocab, token_lists:Iterable[Sequence], # lists of tokens
           ) -> tuple[np.ndarray, np.ndarray]:
     "The ids of all tokens of all lists, concatenated, and the length of each list."
-    token_lists = token_lists if isinstance(token_lists, list) else list(token_lists)
+    M = 'Vocab.encode'
+    token_lists = token_lists if isinstance(token_lists, list) else check_sequence(token_lists, 'token_lists', M)
+    for i, t in enumerate(token_lists):
+        if isinstance(t, (str, bytes)) or not isinstance(t, Collection):
+            raise TypeError(f"{M}: token_lists[{i}] must be a list of tokens (not a str), got {type(t).__name__}")
     lens = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
     flat = chain.from_iterable(token_lists)
-    if self.unk_id is not None: return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
-    grow = defaultdict(count(len(self)).__next__, self)   # C-level growth: a new token gets the next dense id
-    ids = np.fromiter(map(grow.__getitem__, flat), np.int64, int(lens.sum()))
+    try:
+        if self.unk_id is not None: return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
+        grow = defaultdict(count(len(self)).__next__, self)   # C-level growth: a new token gets the next dense id
+        ids = np.fromiter(map(grow.__getitem__, flat), np.int64, int(lens.sum()))
+    except TypeError as e:
+        if str(e).startswith('Vocab'): raise
+        raise TypeError(f"{M}: tokens must be hashable (str, or tuples for n-grams): {e}") from None
     self.update(grow)
     return ids, lens
 
@@ -215,6 +388,16 @@ def _count_orders(m, t, tok, seg, src, left, R):
         m[:, n - 1] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
         t[:, n - 1] = np.bincount(seg[hyp], minlength=N)
 
+# %% ../nbs/00_text.ipynb #7c9b71b5
+def _ids(x, name:str, M:str, high:int) -> np.ndarray:
+    "`x` as a 1-D int64 array of integers in [0, high), else a `TypeError`/`ValueError` naming `name`."
+    a = as_array(x, name, M)
+    if a.ndim != 1: raise ValueError(f"{M}: {name} must be 1-D, got shape {a.shape}")
+    if a.size == 0: return np.zeros(0, np.int64)
+    if a.dtype.kind not in 'iu': raise TypeError(f"{M}: {name} must hold integers, got dtype {a.dtype}")
+    if a.min() < 0 or a.max() >= high: raise ValueError(f"{M}: {name} must hold integers in [0, {high}), got {(a.min() if a.min() < 0 else a.max()).item()}")
+    return a.astype(np.int64, copy=False)
+
 # %% ../nbs/00_text.ipynb #58c7e939
 def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
                       hlen:np.ndarray, # the length of each hypothesis
@@ -224,6 +407,13 @@ def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
                       orders:int=4, # count orders 1..orders
                      ) -> tuple[np.ndarray, np.ndarray]:
     "`ngram_overlap` on integer token ids (non-negative), for callers that already have them."
+    M = 'ngram_overlap_ids'
+    orders = check_int(orders, 'orders', M, high=MAX_NGRAM_ORDER + 1)   # + 1: BLEU's methods 5 and 7 read one order past max_n
+    hid, rid = _ids(hid, 'hid', M, 2**31), _ids(rid, 'rid', M, 2**31)
+    hlen, rlen, nref = _ids(hlen, 'hlen', M, 2**40), _ids(rlen, 'rlen', M, 2**40), _ids(nref, 'nref', M, 2**40)
+    for a, b, what in ((nref, hlen, 'nref has {} entries but hlen {}'), (hid, hlen.sum(), 'hid has {} ids but hlen sums to {}'),
+                       (rlen, nref.sum(), 'rlen has {} entries but nref sums to {}'), (rid, rlen.sum(), 'rid has {} ids but rlen sums to {}')):
+        if len(a) != (b if np.ndim(b) == 0 else len(b)): raise ValueError(f"{M}: " + what.format(len(a), b if np.ndim(b) == 0 else len(b)))
     N = len(hlen)
     m, t = np.zeros((N, orders), np.int64), np.zeros((N, orders), np.int64)
     if N == 0: return m, t
@@ -242,9 +432,17 @@ def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
                   orders:int=4, # count orders 1..orders
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Clipped matches `m[i, n-1]` against the max over segment i's references, and hypothesis n-gram totals `t[i, n-1]`."
+    M = 'ngram_overlap'
+    hyp_toks, ref_toks = check_sequence(hyp_toks, 'hyp_toks', M), check_sequence(ref_toks, 'ref_toks', M)
+    if len(ref_toks) != len(hyp_toks):
+        raise ValueError(f"{M}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; give one list of references per hypothesis")
+    orders = check_int(orders, 'orders', M, high=MAX_NGRAM_ORDER + 1)
+    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', M) for i, rs in enumerate(ref_toks)]
     vocab = Vocab()
-    hid, hlen = vocab.encode(hyp_toks)
-    rid, rlen = vocab.encode([r for rs in ref_toks for r in rs])
+    try: hid, hlen = vocab.encode(hyp_toks)
+    except TypeError as e: raise TypeError(f"{M}: hyp_toks must hold lists of str tokens ({e})") from None
+    try: rid, rlen = vocab.encode([r for rs in ref_toks for r in rs])
+    except TypeError as e: raise TypeError(f"{M}: ref_toks must hold lists of lists of str tokens ({e})") from None
     return ngram_overlap_ids(hid, hlen, rid, rlen, np.fromiter(map(len, ref_toks), np.int64, len(hyp_toks)), orders)
 
 # %% ../nbs/00_text.ipynb #99850ab3
@@ -254,16 +452,22 @@ def _porter():
     return PorterStemmer()
 
 @lru_cache(maxsize=2**18)
+def _stem(word:str) -> str: return _porter().stem(word)
+
 def porter_stem(word:str, # one word
                ) -> str:
     "nltk's Porter stem of `word` (cached)."
-    return _porter().stem(word)
+    return _stem(check_str(word, 'word', 'porter_stem'))
+porter_stem.cache_clear = _stem.cache_clear   # forget the cached stems (benchmarks time a cold cache)
 
-def stem_tokens(tokens:Sequence[str], # tokens to stem
-                min_len:int=4, # shorter tokens are kept as they are (rouge-score's rule)
+def stem_tokens(tokens:Sequence[str], # tokens to stem (a list of str, not a str)
+                min_len:int=4, # shorter tokens are kept as they are (rouge-score's rule); >= 0
                ) -> list[str]:
     "Porter-stem every token of at least `min_len` characters."
-    return [porter_stem(t) if len(t) >= min_len else t for t in tokens]
+    min_len = check_int(min_len, 'min_len', 'stem_tokens', low=0)
+    if isinstance(tokens, str) or not isinstance(tokens, Sequence) or not {str}.issuperset(map(type, tokens)):
+        tokens = check_tokens(tokens, 'tokens', 'stem_tokens')      # the slow path names the bad token
+    return [_stem(t) if len(t) >= min_len else t for t in tokens]
 
 # %% ../nbs/00_text.ipynb #ef6b757f
 _SENT_END = re.compile(r'(?<=[.!?…।])\s+|(?<=[。！？])')
@@ -272,121 +476,8 @@ def split_sentences(text:str, # the text
                     rule:str='newline', # 'newline' or 'punct'
                    ) -> list[str]:
     "Split `text` into sentences by `rule`, dropping empty ones."
+    check_str(text, 'text', 'split_sentences')
+    if not isinstance(rule, str): raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {type(rule).__name__}")
     if rule == 'newline': return [s for s in text.split('\n') if s]
     if rule == 'punct': return [s.strip() for line in text.split('\n') for s in _SENT_END.split(line) if s.strip()]
-    raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {rule!r}")
-
-# %% ../nbs/00_text.ipynb #06e7a31a
-def check_str(x, # the value
-              name:str, # what the caller calls it, e.g. 'text' or 'predictions[3]'
-              metric:str, # the metric's name, for error messages
-             ) -> str:
-    "`x` if it is a str, else a `TypeError` naming the metric and the argument."
-    if not isinstance(x, str):
-        raise TypeError(f"{metric}: {name} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
-    return x
-
-def check_sequence(x, # the value
-                   name:str, # the argument's name
-                   metric:str, # the metric's name
-                  ) -> list:
-    "`x` as a list if it is a sequence of items (not a str, bytes, dict or None), else a `TypeError`."
-    if x is None or isinstance(x, (str, bytes, dict)) or not isinstance(x, Iterable):
-        raise TypeError(f"{metric}: {name} must be a sequence, got {type(x).__name__}")
-    return list(x)
-
-# %% ../nbs/00_text.ipynb #c0156497
-def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
-             name:str='hypotheses', # the argument's name, for error messages
-             metric:str='metric', # the metric's name, for error messages
-            ) -> list[str]:
-    "Validate `texts` and return them as a list of strings; a lone string is one text."
-    if isinstance(texts, str): return [texts]
-    try: texts = check_sequence(texts, name, metric)
-    except TypeError: raise TypeError(f"{metric}: {name} must be a str or a sequence of str, got {type(texts).__name__}") from None
-    for i, t in enumerate(texts): check_str(t, f"{name}[{i}]", metric)
-    return texts
-
-# %% ../nbs/00_text.ipynb #b1934885
-def check_tokens(x, # the value: a list of str tokens
-                 name:str, # the argument's name
-                 metric:str, # the metric's name
-                ) -> list[str]:
-    "`x` as a list if it is a sequence of str tokens (not a str), else a `TypeError` naming the bad token."
-    if isinstance(x, str) or not isinstance(x, Sequence):
-        raise TypeError(f"{metric}: {name} must be a list of tokens (str), got {type(x).__name__}; split the text first")
-    for i, t in enumerate(x): check_str(t, f"{name}[{i}]", metric)
-    return list(x)
-
-def check_int(x, # the value
-              name:str, # the option's name
-              metric:str, # the metric's name
-              low:int=1, # the smallest allowed value
-              high:int|None=None, # the largest allowed value (None: no upper bound)
-             ) -> int:
-    "`x` as an int if it is an integer in [`low`, `high`], else a `ValueError`."
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < low or (high is not None and x > high):
-        raise ValueError(f"{metric}: {name} must be an int >= {low}" + (f" and <= {high}" if high is not None else "") + f", got {x!r:.60}")
-    return int(x)
-
-def check_float(x, # the value
-                name:str, # the option's name
-                metric:str, # the metric's name
-                low:float=-math.inf, # the smallest allowed value
-                high:float=math.inf, # the largest allowed value
-                open_low:bool=False, # exclude `low` itself
-                open_high:bool=False, # exclude `high` itself
-               ) -> float:
-    "`x` as a float if it is a finite real number (not a bool) in the range, else a `TypeError` or `ValueError`."
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{metric}: {name} must be a number, got {type(x).__name__}")
-    x = float(x)
-    if not math.isfinite(x) or x < low or x > high or (open_low and x == low) or (open_high and x == high):
-        rng = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
-        raise ValueError(f"{metric}: {name} must be a finite number in {rng}, got {x!r}")
-    return x
-
-# %% ../nbs/00_text.ipynb #c3c8c29e
-def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
-                references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
-                metric:str='metric', # the metric's name, for error messages
-                name:str='hypotheses', # what the caller calls the first argument ('predictions' in the `Metric` API)
-               ) -> tuple[list[str], list[list[str]]]:
-    "Validate hypothesis/reference pairs; return `(hyps, refs)` with `refs[i]` a list of strings."
-    single = isinstance(hypotheses, str)
-    hyps = as_texts(hypotheses, name, metric)
-    if single: references = [references]       # the references of the one hypothesis
-    elif isinstance(references, str):
-        raise TypeError(f"{metric}: references is a single str but {name} is a sequence; "
-                        "give one reference (or list of references) per hypothesis")
-    references = check_sequence(references, 'references', metric)
-    if len(references) != len(hyps):
-        raise ValueError(f"{metric}: got {len(hyps)} {name} but {len(references)} references; "
-                         f"they must be the same length (one entry of references per item of {name})")
-    refs = [as_texts(r, f"references[{i}]", metric) or [''] for i, r in enumerate(references)]
-    return hyps, refs
-
-# %% ../nbs/00_text.ipynb #dc21a50d
-def as_array(x, # a list, an array or a tensor (torch tensors are detached and moved to the CPU)
-             name:str, # the argument's name, for error messages
-             metric:str, # the metric's name, for error messages
-             numeric:bool=True, # require numbers (bool, int or float)
-             finite:bool=False, # also require every number to be finite (no NaN or inf)
-            ) -> np.ndarray:
-    "A NumPy array from a list, an array or a tensor."
-    if hasattr(x, 'detach') and hasattr(x, 'cpu'): x = x.detach().cpu().numpy()
-    try: a = np.asarray(x)
-    except (ValueError, TypeError) as e: raise ValueError(f"{metric}: {name} is not a rectangular array of numbers ({e})") from None
-    if numeric and (a.dtype == object or a.dtype.kind not in 'biuf'):
-        raise TypeError(f"{metric}: {name} must hold numbers, got dtype {a.dtype}")
-    if finite and a.dtype.kind == 'f' and not np.isfinite(a).all():
-        raise ValueError(f"{metric}: {name} must be finite; it has NaN or inf at index {tuple(int(v) for v in np.argwhere(~np.isfinite(a))[0])}")
-    return a
-
-def check_base(base, # a logarithm base
-               metric:str, # the metric's name, for error messages
-              ) -> float:
-    "`base` if it is a real number > 1 (2 for bits, e for nats), else a `ValueError`."
-    if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)) or not base > 1 or base == float('inf'):
-        raise ValueError(f"{metric}: base must be a finite number > 1, got {base!r}")
-    return float(base)
+    raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {_brief(rule)}")

@@ -11,19 +11,26 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
-from .text import as_array, check_int
+from .text import as_array, check_int, _brief
 
 # %% auto #0
 __all__ = ['top_k_accuracy', 'TopKAccuracy']
 
 # %% ../nbs/02_topk.ipynb #1ae516d7
+def _as_labels(labels, M:str) -> np.ndarray:
+    "`labels` as a 1-D array of class values (numbers or strings), else a `ValueError` naming it."
+    a = as_array(labels, 'labels', M, numeric=False)
+    if a.ndim != 1 or a.dtype.kind not in 'biufUS':
+        raise ValueError(f"{M}: labels must be a 1-D list of class values (numbers or strings), got shape {a.shape} and dtype {a.dtype}")
+    return a
+
 def _label_indices(y:np.ndarray, labels, C:int, M:str, Y:str) -> np.ndarray:
     "The column index of each class value in `y`, given `labels` (the class of each column)."
-    labels = np.asarray(labels)
+    labels = _as_labels(labels, M)
     if len(labels) != C or len(np.unique(labels)) != C: raise ValueError(f"{M}: labels must be {C} distinct values, one per column")
     idx = {v: i for i, v in enumerate(labels.tolist())}
     bad = [v for v in y.tolist() if v not in idx]
-    if bad: raise ValueError(f"{M}: {Y} value {bad[0]!r} is not in labels")
+    if bad: raise ValueError(f"{M}: {Y} value {_brief(bad[0])} is not in labels")
     return np.array([idx[v] for v in y.tolist()], dtype=np.int64)
 
 # %% ../nbs/02_topk.ipynb #eb04bfb5
@@ -32,12 +39,12 @@ def _check_topk(y_true, scores, k, labels, metric:str='top_k_accuracy', names=('
     M, (Y, S) = metric, names
     y, s = as_array(y_true, Y, M, numeric=labels is None), as_array(scores, S, M)
     if y.ndim != 1: raise ValueError(f"{M}: {Y} must be 1-D (one class per example), got shape {y.shape}")
-    if s.ndim not in (1, 2): raise ValueError(f"{M}: {S} must be (n_examples, n_classes) or (n_examples,), got shape {s.shape}")
+    if s.ndim not in (1, 2) or (s.ndim == 2 and s.shape[1] == 0): raise ValueError(f"{M}: {S} must be (n_examples, n_classes) or (n_examples,) with at least one class, got shape {s.shape}")
     if len(y) != len(s): raise ValueError(f"{M}: {Y} has {len(y)} examples but {S} has {len(s)}")
     if np.isnan(s).any(): raise ValueError(f"{M}: {S}[{int(np.flatnonzero(np.isnan(s).reshape(len(s), -1).any(1))[0])}] contains NaN")
     C = s.shape[1] if s.ndim == 2 else 2
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= C:
-        raise ValueError(f"{M}: k must be an int from 1 to the number of classes ({C}), got {k!r}")
+        raise ValueError(f"{M}: k must be an int from 1 to the number of classes ({C}), got {_brief(k)}")
     if labels is not None: y = _label_indices(y, labels, C, M, Y)
     else:
         bad = np.flatnonzero((y != np.round(y)) | (y < 0) | (y >= C)) if len(y) else []
@@ -87,7 +94,7 @@ class TopKAccuracy(Metric):
                  keep_items:bool=False, # also keep each example's hit (for resampling: bootstrap, paired tests)
                 ):
         k = check_int(k, 'k', self.name)
-        self.k, self.labels = int(k), None if labels is None else np.asarray(labels).tolist()
+        self.k, self.labels = int(k), None if labels is None else _as_labels(labels, self.name).tolist()
         if self.labels is not None and len(set(self.labels)) != len(self.labels): raise ValueError(f"{self.name}: labels must be distinct")
         super().__init__(keep_items)
     def _options(self) -> dict: return {'k': self.k, 'labels': 'index' if self.labels is None else self.labels}
@@ -99,8 +106,9 @@ def _stats(self:TopKAccuracy, predictions, # scores, (n, C) or (n,) binary
            references=None, # the true class of each example
           ) -> dict:
     if references is None: raise TypeError(f"{self.name}: references (the true class of each example) are required")
-    if np.size(predictions) == 0 and np.size(references) == 0: return {'hit': np.zeros(0, np.int64)}
-    y, s, k = _check_topk(references, predictions, self.k, self.labels, self.name, ('references', 'predictions'))
+    s, y = as_array(predictions, 'predictions', self.name), as_array(references, 'references', self.name, numeric=self.labels is None)
+    if s.size == 0 and y.size == 0: return {'hit': np.zeros(0, np.int64)}
+    y, s, k = _check_topk(y, s, self.k, self.labels, self.name, ('references', 'predictions'))
     return {'hit': _hits(y, s, k)}
 
 @patch

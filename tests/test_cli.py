@@ -41,7 +41,7 @@ def test_invalid_utf8_and_count_mismatch(tmp_path):
     assert r.returncode == 2 and 'p.txt:2: not valid UTF-8' in r.stderr
     (tmp_path / 'p.txt').write_text('one\ntwo\nthree\n')
     r = run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt')
-    assert r.returncode == 2 and 'has 2 references but the predictions have 3' in r.stderr
+    assert r.returncode == 2 and r.stderr == f"cah-metrics: error: {tmp_path / 'r.txt'}: has 2 references but {tmp_path / 'p.txt'} has 3 predictions\n"
 
 def test_output_written_atomically_and_replaces(tmp_path):
     out = tmp_path / 'scores.json'
@@ -81,11 +81,13 @@ def test_rouge_from_jsonl_with_several_references(tmp_path):
     assert rep['rouge1_low'] <= rep['rouge1'] <= rep['rouge1_high'] and rep['details']['rouge1']['rouge1_low'] == rep['rouge1_low']
 
 def test_humor_main_job_small(tmp_path):
-    r = run('humor', '--n-prompts', '1', '--encoder', 'cooccurrence', '--top', '1', '--output-dir', tmp_path / 'out')
+    r = run('humor', '--n-prompts', '1', '--encoder', 'cooccurrence', '--top', '1', cwd=tmp_path)     # the default --output-dir
     assert r.returncode == 0, r.stderr
     assert 'metric breakdown' in r.stdout
-    for f in ('humor_scores.csv', 'humor_scores.json', 'humor_chart.png'): assert (tmp_path / 'out' / f).stat().st_size > 0
-    rows = json.loads((tmp_path / 'out' / 'humor_scores.json').read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['humor_scores']          # only ./humor_scores, nothing else
+    assert sorted(p.name for p in (tmp_path / 'humor_scores').iterdir()) == ['humor_chart.png', 'humor_scores.csv', 'humor_scores.json']
+    for f in ('humor_scores.csv', 'humor_scores.json', 'humor_chart.png'): assert (tmp_path / 'humor_scores' / f).stat().st_size > 0
+    rows = json.loads((tmp_path / 'humor_scores' / 'humor_scores.json').read_text())
     assert len(rows) == 500 and all(0 <= r['overall_humor_score'] <= 10 for r in rows)
 
 def test_humor_bad_card_file(tmp_path):
@@ -107,3 +109,259 @@ def test_design_summary_command(tmp_path):
     (tmp_path / 'refs_bad_id.jsonl').write_text('{"id": 2, "summary": "x", "thread": "y"}\n')
     r = run('score', '--predictions', tmp_path / 'predictions.jsonl', '--references', tmp_path / 'refs_bad_id.jsonl', '--output', tmp_path / 'no.json')
     assert r.returncode == 2 and "no reference with id 1" in r.stderr and not (tmp_path / 'no.json').exists()
+
+
+# ---- issue 14: pairing, exit codes, outputs that are inputs, atomic sets, code-mixing sources ---------------------
+import os, signal, textwrap
+from cah_metrics.cli import main
+from cah_metrics.io import InputError, read_dataset, read_items, read_lines, read_sources
+
+def cli(capsys, *args):
+    "Run `cah-metrics ARGS` in this process: (exit status, stdout, stderr)."
+    rc = main(list(map(str, args)))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+def one_error_line(err, *parts):
+    "stderr is exactly one line, `cah-metrics: error: ...`, with every part in it and no traceback."
+    assert err.endswith('\n') and err.count('\n') == 1, err
+    assert err.startswith('cah-metrics: error: ') and 'Traceback' not in err, err
+    for p in parts: assert str(p) in err, (p, err)
+
+def files_in(d):
+    return sorted(str(p.relative_to(d)) for p in d.rglob('*'))
+
+def write(path, text):
+    path.write_text(text); return path
+
+PRED = '{"id": %s, "prediction": "%s"}\n'
+REF = '{"id": %s, "reference": "%s"}\n'
+
+@pytest.fixture
+def ab(tmp_path):
+    "Predictions a, b (ids 1, 2) and their references in the other order."
+    p = write(tmp_path / 'p.jsonl', PRED % (1, 'the cat sat on the mat') + PRED % (2, 'a dog ran in the park'))
+    r = write(tmp_path / 'r.jsonl', REF % (2, 'a dog ran in the park') + REF % (1, 'the cat sat on the mat'))
+    return p, r
+
+def test_pairs_by_id_not_by_line(capsys, ab, tmp_path):
+    p, r = ab
+    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', 'rouge1')
+    assert rc == 0, err
+    rep = json.loads(out)
+    assert rep['bleu'] == 1.0 and rep['rouge1'] == 1.0      # each prediction equals the reference with its id
+
+@pytest.mark.parametrize('pred,ref,where,what', [
+    (PRED % (1, 'x') + '{"prediction": "y"}\n', REF % (1, 'x') + REF % (2, 'y'), 'p.jsonl:2', 'no id, but line 1 has one'),
+    (PRED % (1, 'x') + PRED % (2, 'y'), REF % (1, 'x') + '{"reference": "y"}\n', 'r.jsonl:2', 'no id, but line 1 has one'),
+    (PRED % (1, 'x') + PRED % (1, 'y'), REF % (1, 'x') + REF % (2, 'y'), 'p.jsonl:2', 'duplicate id 1 (first on line 1)'),
+    (PRED % (1, 'x') + PRED % (2, 'y'), REF % (1, 'x') + REF % (1, 'y'), 'r.jsonl:2', 'duplicate id 1 (first on line 1)'),
+    (PRED % (1, 'x') + PRED % (2, 'y'), REF % (1, 'x') + REF % (3, 'y'), 'p.jsonl:2', 'no reference with id 2'),
+    (PRED % (1, 'x') + PRED % (2, 'y'), REF % (1, 'x') + REF % (2, 'y') + REF % (3, 'z'), 'r.jsonl:3', "id 3 is not among the predictions"),
+    (PRED % (1, 'x') + PRED % (2, 'y'), '"x"\n"y"\n', 'r.jsonl', 'has no ids but'),
+    ('"x"\n"y"\n', REF % (1, 'x') + REF % (2, 'y'), 'p.jsonl', 'has no ids but'),
+    ('"x"\n"y"\n"z"\n', '"x"\n"y"\n', 'r.jsonl', 'has 2 references but'),
+])
+def test_ids_that_cannot_pair_exit_2_with_file_and_line(capsys, tmp_path, pred, ref, where, what):
+    p, r, out = write(tmp_path / 'p.jsonl', pred), write(tmp_path / 'r.jsonl', ref), tmp_path / 'out.json'
+    rc, stdout, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--output', out, '--per-example', tmp_path / 'per.jsonl')
+    assert rc == 2 and stdout == ''
+    one_error_line(err, f"{tmp_path / where}: {what}")
+    assert files_in(tmp_path) == ['p.jsonl', 'r.jsonl']          # nothing written
+
+def test_count_mismatch_names_both_files_and_counts(capsys, tmp_path):
+    p, r = write(tmp_path / 'p.txt', 'one\ntwo\nthree\n'), write(tmp_path / 'r.txt', 'a\nb\n')
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu')
+    assert rc == 2
+    one_error_line(err, f"{r}: has 2 references but {p} has 3 predictions")
+
+def deep_json(n): return '[' * n + ']' * n + '\n'
+
+@pytest.mark.parametrize('name,make,where,what', [
+    ('missing.txt', None, 'missing.txt', 'no such file'),
+    ('adir.jsonl', 'dir', 'adir.jsonl', 'is a directory, not a file'),
+    ('latin1.txt', b'fine\ncaf\xe9\n', 'latin1.txt:2', 'not valid UTF-8 (byte 0xe9)'),
+    ('bad.jsonl', b'{"text": "a"}\n{"text": \n', 'bad.jsonl:2', 'invalid JSON'),
+    ('deep.jsonl', b'"a"\n' + deep_json(100_000).encode(), 'deep.jsonl:2', 'JSON nested too deeply'),
+    ('bigint.jsonl', b'"a"\n' + b'9' * 5000 + b'\n', 'bigint.jsonl:2', 'invalid JSON'),
+    ('badid.jsonl', b'{"id": 1.5, "text": "a"}\n', 'badid.jsonl:1', 'id must be a string or an integer'),
+])
+def test_unreadable_or_bad_files_exit_2_one_line(capsys, tmp_path, name, make, where, what):
+    bad, r = tmp_path / name, write(tmp_path / 'r.txt', 'a\nb\n')
+    if make == 'dir': bad.mkdir()
+    elif make is not None: bad.write_bytes(make)
+    before = files_in(tmp_path)
+    for args in (('--predictions', bad, '--references', r), ('--predictions', r, '--references', bad)):
+        rc, out, err = cli(capsys, 'score', *args, '--metrics', 'bleu', '--output', tmp_path / 'out.json')
+        assert rc == 2 and out == ''
+        one_error_line(err, f"{tmp_path / where}: {what}")
+        assert files_in(tmp_path) == before
+
+def test_permission_denied_is_one_line(capsys, tmp_path, monkeypatch):
+    "Root reads any file, so the refusal is simulated where the reader reads."
+    p, r = write(tmp_path / 'p.txt', 'a\n'), write(tmp_path / 'r.txt', 'a\n')
+    monkeypatch.setattr(Path, 'read_bytes', lambda self: (_ for _ in ()).throw(PermissionError(13, 'Permission denied', str(self))))
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu')
+    assert rc == 2
+    one_error_line(err, f"{p}: permission denied")
+
+@pytest.mark.skipif(hasattr(os, 'geteuid') and os.geteuid() == 0, reason="root reads files without read permission")
+def test_permission_denied_real(tmp_path):
+    p, r = write(tmp_path / 'p.txt', 'a\n'), write(tmp_path / 'r.txt', 'a\n')
+    p.chmod(0)
+    res = run('score', '--predictions', p, '--references', r, '--metrics', 'bleu')
+    assert res.returncode == 2 and res.stderr == f"cah-metrics: error: {p}: permission denied\n"
+
+def test_no_traceback_without_debug_and_one_with(tmp_path):
+    bad, r = tmp_path / 'deep.jsonl', write(tmp_path / 'r.txt', 'a\n')
+    bad.write_text(deep_json(100_000))
+    res = run('score', '--predictions', bad, '--references', r, '--metrics', 'bleu')
+    assert res.returncode == 2 and res.stderr == f"cah-metrics: error: {bad}:1: JSON nested too deeply\n"
+    for args in (('--debug', 'score'), ('score', '--debug')):
+        res = run(*args, '--predictions', bad, '--references', r, '--metrics', 'bleu')
+        assert res.returncode == 2 and 'Traceback' in res.stderr and res.stderr.endswith(f"cah-metrics: error: {bad}:1: JSON nested too deeply\n")
+
+@pytest.mark.parametrize('args,what', [
+    (('score', '--metrics', 'rouge9'), "unknown metric 'rouge9'"),
+    (('score', '--metrics', 'bleu', '--smooth', 'method9'), "unknown smooth 'method9'"),
+    (('score', '--metrics', 'bleu', 'perplexity'), 'perplexity'),
+    (('score', '--tokenizer', 'nope'), "argument --tokenizer: invalid choice: 'nope'"),
+    (('score', '--no-such-option'), 'unrecognized arguments: --no-such-option'),
+    (('humor', '--n-prompts', 'x'), "argument --n-prompts: invalid int value: 'x'"),
+    (('humor', '--n-prompts', '-1', '--encoder', 'cooccurrence'), 'n_prompts must be an int >= 0'),
+    (('humor', '--top', '0', '--encoder', 'cooccurrence'), 'humor: --top must be an int >= 1'),
+    ((), 'the following arguments are required: command'),
+])
+def test_bad_options_exit_2_one_line(capsys, tmp_path, monkeypatch, args, what):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = cli(capsys, *args, *(('--output-dir', tmp_path / 'o') if args[:1] == ('humor',) else ()))
+    assert rc == 2 and out == ''
+    one_error_line(err, what)
+    assert files_in(tmp_path) == []
+
+def test_output_that_is_an_input_is_refused(capsys, ab, tmp_path):
+    p, r = ab
+    (tmp_path / 'link.jsonl').symlink_to(p)
+    before = {f: (tmp_path / f).read_bytes() for f in ('p.jsonl', 'r.jsonl')}
+    for opt, out, inp in (('--output', p, '--predictions'), ('--output', tmp_path / 'link.jsonl', '--predictions'),
+                          ('--per-example', r, '--references'), ('--output', tmp_path / 'sub' / '..' / 'r.jsonl', '--references')):
+        rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', opt, out)
+        assert rc == 2
+        one_error_line(err, f"score: {opt} {out} is the input {inp}")
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--output', tmp_path / 'o.json', '--per-example', tmp_path / 'o.json')
+    assert rc == 2 and 'are the same file' in err
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--sources', tmp_path / 'o.jsonl', '--output', tmp_path / 'o.jsonl')
+    assert rc == 2 and 'is the input --sources' in err
+    assert {f: (tmp_path / f).read_bytes() for f in ('p.jsonl', 'r.jsonl')} == before
+    assert files_in(tmp_path) == ['link.jsonl', 'p.jsonl', 'r.jsonl']
+
+def test_humor_output_file_that_is_an_input_is_refused(capsys, tmp_path):
+    cards = write(tmp_path / 'humor_scores.csv', 'text\nPuppies!\nBees?\n')
+    rc, _, err = cli(capsys, 'humor', '--cards', cards, '--encoder', 'cooccurrence', '--output-dir', tmp_path)
+    assert rc == 2
+    one_error_line(err, f"humor: --output-dir {cards} is the input --cards {cards}")
+    assert cards.read_text() == 'text\nPuppies!\nBees?\n' and files_in(tmp_path) == ['humor_scores.csv']
+    f = write(tmp_path / 'afile', 'x')
+    rc, _, err = cli(capsys, 'humor', '--encoder', 'cooccurrence', '--output-dir', f)
+    assert rc == 2 and 'is a file, not a folder' in err
+
+def test_outputs_written_as_a_set(capsys, ab, tmp_path):
+    "A failure writing one output leaves every output as it was, and no temporary file."
+    p, r = ab
+    per, out = write(tmp_path / 'per.jsonl', 'old per\n'), tmp_path / 'blocker' / 'out.json'
+    write(tmp_path / 'blocker', 'a file where the folder of --output should be')
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--per-example', per, '--output', out)
+    assert rc == 2 and 'score: cannot write' in err and 'blocker' in err
+    assert per.read_text() == 'old per\n' and files_in(tmp_path) == ['blocker', 'p.jsonl', 'per.jsonl', 'r.jsonl']
+    rc, stdout, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--per-example', per, '--output', tmp_path / 'new' / 'out.json')
+    assert rc == 0, err
+    assert json.loads((tmp_path / 'new' / 'out.json').read_text()) == json.loads(stdout)
+    assert [json.loads(l)['id'] for l in per.read_text().splitlines()] == [1, 2]
+    assert not list(tmp_path.rglob('*.tmp'))
+
+SLOW_WRITER = textwrap.dedent('''
+    import sys, time
+    import cah_metrics.io as io
+    from cah_metrics.cli import main
+    write = io.AtomicWriteSet.write_text
+    def slow(self, path, text):                       # the hook: after the first file, wait to be killed
+        p = write(self, path, text)
+        print('ready', flush=True); time.sleep(60)
+        return p
+    io.AtomicWriteSet.write_text = slow
+    sys.exit(main(sys.argv[1:]))
+''')
+
+@pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
+def test_signal_in_the_middle_of_writing_leaves_no_tmp(ab, tmp_path, sig):
+    p, r = ab
+    per, out = write(tmp_path / 'per.jsonl', 'old per\n'), write(tmp_path / 'out.json', 'old report\n')
+    proc = subprocess.Popen([sys.executable, '-c', SLOW_WRITER, 'score', '--predictions', str(p), '--references', str(r), '--metrics', 'bleu',
+                             '--per-example', str(per), '--output', str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == 'ready\n'
+        assert len(list(tmp_path.glob('.*.tmp'))) == 1          # the per-example file's temporary file exists
+        proc.send_signal(sig)
+        rc = proc.wait(30)
+    finally:
+        if proc.poll() is None: proc.kill()
+    assert rc == (128 + signal.SIGTERM if sig == signal.SIGTERM else -signal.SIGINT) or (sig == signal.SIGINT and rc in (1, 130)), rc
+    assert per.read_text() == 'old per\n' and out.read_text() == 'old report\n'
+    assert files_in(tmp_path) == ['out.json', 'p.jsonl', 'per.jsonl', 'r.jsonl']
+
+def test_code_mixing_sources_as_a_list_are_scored(capsys, tmp_path):
+    from cah_metrics.cmc import code_mixing_coverage
+    p = write(tmp_path / 'p.jsonl', '{"id": 1, "summary": "see you tomorrow"}\n{"id": 2, "summary": "kal milte hain"}\n')
+    r = write(tmp_path / 'r.jsonl', '{"id": 1, "summary": "x", "thread": ["kal milte hain", "see you tomorrow"]}\n'
+                                    '{"id": 2, "summary": "y", "messages": [{"text": "kal milte"}, "hain yaar"]}\n')
+    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'code_mixing_coverage')
+    assert rc == 0, err
+    want = (code_mixing_coverage("see you tomorrow", "kal milte hain see you tomorrow") + code_mixing_coverage("kal milte hain", "kal milte hain yaar")) / 2
+    assert abs(json.loads(out)['code_mixing_coverage'] - want) <= 1e-12
+
+@pytest.mark.parametrize('ref,where,what', [
+    ('{"id": 1, "summary": "x", "thread": 5}\n', 'r.jsonl:1', 'thread must be a string or a list of messages'),
+    ('{"id": 1, "summary": "x", "thread": [["nested"]]}\n', 'r.jsonl:1', 'thread must be a string or a list of messages'),
+    ('{"id": 1, "summary": "x", "messages": [{"speaker": "A"}]}\n', 'r.jsonl:1', 'messages must be'),
+])
+def test_code_mixing_bad_sources_exit_2(capsys, tmp_path, ref, where, what):
+    p, r = write(tmp_path / 'p.jsonl', '{"id": 1, "summary": "see you"}\n'), write(tmp_path / 'r.jsonl', ref)
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'code_mixing_coverage')
+    assert rc == 2
+    one_error_line(err, f"{tmp_path / where}: {what}")
+
+def test_code_mixing_sources_on_some_items_only_exit_2(capsys, tmp_path):
+    p = write(tmp_path / 'p.jsonl', '{"id": 1, "summary": "a"}\n{"id": 2, "summary": "b"}\n')
+    r = write(tmp_path / 'r.jsonl', '{"id": 1, "summary": "x", "thread": "t"}\n{"id": 2, "summary": "y"}\n')
+    rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'code_mixing_coverage')
+    assert rc == 2
+    one_error_line(err, f"{r}: item 2 has no thread/messages/source field but item 1 has one")
+
+def test_plain_text_references_are_not_sources(capsys, tmp_path):
+    "Before issue 14 a plain-text references file was also read as the source conversations."
+    p, r = write(tmp_path / 'p.txt', 'a b c\n'), write(tmp_path / 'r.txt', 'a b c\n')
+    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', 'code_mixing_coverage')
+    assert rc == 0, err
+    rep = json.loads(out)
+    assert 'code_mixing_coverage' not in rep and 'no source conversations' in rep['notes'][0]
+
+@pytest.mark.parametrize('reader', [read_lines, read_items, read_sources, lambda p: read_dataset(p, [p])])
+def test_readers_raise_only_input_errors(tmp_path, reader):
+    cases = {tmp_path / 'missing.jsonl': 'no such file', tmp_path / 'adir.jsonl': 'is a directory',
+             tmp_path / 'bad.jsonl': 'not valid UTF-8', tmp_path / 'deep.jsonl': 'JSON nested too deeply'}
+    (tmp_path / 'adir.jsonl').mkdir(); (tmp_path / 'bad.jsonl').write_bytes(b'\xff\n'); (tmp_path / 'deep.jsonl').write_text(deep_json(50_000))
+    for path, what in cases.items():
+        if reader is read_lines and what == 'JSON nested too deeply': continue      # read_lines does not parse JSON
+        with pytest.raises(InputError) as e: reader(path)
+        assert str(path) in str(e.value) and what in str(e.value)
+
+def test_humor_default_output_dir_is_ignored_by_git():
+    "`cah-metrics humor` writes ./humor_scores by default; run in the repository (the README's first command), git ignores it."
+    root = Path(__file__).resolve().parents[1]
+    git = shutil.which('git')
+    if git is None or not (root / '.git').exists(): pytest.skip("not a git checkout")
+    files = ['humor_scores/humor_scores.csv', 'humor_scores/humor_scores.json', 'humor_scores/humor_chart.png']
+    r = subprocess.run([git, 'check-ignore', *files], cwd=root, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.split() == files, r.stdout + r.stderr
+    from cah_metrics.cli import _parser
+    assert _parser().parse_args(['humor']).output_dir == Path('humor_scores')

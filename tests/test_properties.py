@@ -65,7 +65,7 @@ def test_sentence_bleu_equals_nltk_methods(seg):
             try: expected = nltk_sb(rs, h, smoothing_function=getattr(sf, f'method{i}'))
             except (AssertionError, ZeroDivisionError): continue   # nltk's method 6 refuses inputs without a trigram match
             ours = sentence_bleu(' '.join(h), [' '.join(r) for r in rs], smooth=f'method{i}', effective_order=False, tokenizer='none')
-            assert abs(ours.score - expected) <= 1e-9, (i, h, rs)
+            assert abs(ours.score - min(1.0, expected)) <= 1e-9, (i, h, rs)   # nltk's methods 5 and 7 can exceed 1; ours is clipped (01_bleu)
 
 @SETTINGS
 @given(CORPUS.filter(lambda c: len(c) > 0), st.sampled_from(['none', 'floor', 'add-k', 'exp']))
