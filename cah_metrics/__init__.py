@@ -11,7 +11,8 @@ __all__ = []
 __version__ = "0.1.0"
 
 _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'), 'core'),
-         **dict.fromkeys(('corpus_bleu', 'sentence_bleu'), 'bleu'), **dict.fromkeys(('corpus_rouge', 'rouge_scores'), 'rouge'),
+         **dict.fromkeys(('corpus_bleu', 'sentence_bleu'), 'bleu'), **dict.fromkeys(('corpus_chrf', 'sentence_chrf'), 'chrf'),
+         **dict.fromkeys(('corpus_rouge', 'rouge_scores'), 'rouge'),
          'top_k_accuracy': 'topk', **dict.fromkeys(('perplexity_from_logprobs', 'perplexity_from_nll', 'corpus_perplexity'), 'perplexity'),
          **dict.fromkeys(('distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity'), 'diversity'),
          'bert_score': 'bertscore', 'code_mixing_coverage': 'cmc', 'HumorEvaluator': 'humor',

@@ -310,7 +310,7 @@ def load_state_dict(self:Metric, d:Mapping, # what `state_dict` returned (or its
 
 # %% ../nbs/00b_core.ipynb #10c8f34e
 _REGISTRY: dict[str, tuple[type, dict]] = {}
-_METRIC_MODULES = ('bleu', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'bertscore', 'cmc', 'humor')
+_METRIC_MODULES = ('bleu', 'chrf', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'bertscore', 'cmc', 'humor')
 
 def register(name:str|None=None, # the registry name (default: the class's `name`)
              **defaults, # options this name fixes

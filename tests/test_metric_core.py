@@ -115,7 +115,8 @@ def other_options(name):
     cls, fixed = metric_class(name)
     alt = {'bleu': {'smooth': 'floor'}, 'sentence_bleu': {'smooth': 'floor'}, 'top_k_accuracy': {'k': 2}, 'perplexity': {'base': 2},
            'distinct_n': {'n': 2}, 'self_bleu': {'max_n': 2}, 'vocabulary_richness': {'window': 50}, 'semantic_diversity': {'seed': 1},
-           'bertscore': {'idf': True}, 'code_mixing_coverage': {'detector': 'script'}}
+           'bertscore': {'idf': True}, 'code_mixing_coverage': {'detector': 'script'},
+           'chrf': {'beta': 3}, 'chrf++': {'beta': 3}}
     if name.startswith('rouge'): return {'stem': True}
     if name == 'lm_perplexity':
         from cah_metrics.lm import KneserNeyLM
@@ -177,7 +178,7 @@ def test_bad_items_are_named(name):
 def test_registry_lists_every_metric_with_its_facts():
     infos = {i.name: i for i in cah_metrics.list_metrics()}
     want = {'bleu', 'sentence_bleu', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'top_k_accuracy', 'perplexity', 'lm_perplexity',
-            'distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity', 'bertscore', 'code_mixing_coverage', 'humor'}
+            'distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity', 'bertscore', 'code_mixing_coverage', 'humor', 'chrf', 'chrf++'}
     assert want <= set(infos), want - set(infos)
     for i in infos.values():
         assert i.summary and i.inputs[0] == 'predictions' and len(i.value_range) == 2 and i.keys and i.signature_keys, i
