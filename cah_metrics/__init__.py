@@ -15,7 +15,8 @@ _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'
          **dict.fromkeys(('corpus_rouge', 'rouge_scores'), 'rouge'),
          'top_k_accuracy': 'topk', **dict.fromkeys(('perplexity_from_logprobs', 'perplexity_from_nll', 'corpus_perplexity'), 'perplexity'),
          **dict.fromkeys(('distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity'), 'diversity'),
-         'bert_score': 'bertscore', 'code_mixing_coverage': 'cmc', 'cross_validate': 'crossval', 'HumorEvaluator': 'humor',
+         'bert_score': 'bertscore', 'code_mixing_coverage': 'cmc', 'cross_validate': 'crossval',
+         **dict.fromkeys(('bootstrap', 'paired_bootstrap', 'paired_randomization'), 'significance'), 'HumorEvaluator': 'humor',
          **dict.fromkeys(('score_dataset', 'evaluate_datasets'), 'evaluate')}
 
 # %% ../nbs/99_api.ipynb #0109b39b
