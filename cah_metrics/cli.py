@@ -14,7 +14,7 @@ from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_out
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
-__all__ = ['SCORE_METRICS', 'score', 'humor', 'main']
+__all__ = ['SCORE_METRICS', 'score', 'humor', 'compare', 'main']
 
 # %% ../nbs/90_cli.ipynb #0bc93730
 from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
@@ -30,12 +30,27 @@ def _debug(p, top:bool):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
-                                "'cah-metrics score' scores predictions against references. Add -h after either for its options.")
+                                "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline. "
+                                "Add -h after any of them for its options.")
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     _debug(p, True)
     sub = p.add_subparsers(dest='command', required=True)
-    _humor_parser(sub); _score_parser(sub)
+    _humor_parser(sub); _score_parser(sub); _compare_parser(sub)
     return p
+
+# %% ../nbs/90_cli.ipynb #5738b50d
+def _metric_args(s):
+    "The options that change metrics' numbers, shared by `score` and `compare` (unset: each metric's default)."
+    s.add_argument('--bert-model', default=None, metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
+    s.add_argument('--idf', action='store_true', default=None, help="BERTScore: weight word pieces by idf over the references")
+    s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None, help="code-mixing coverage language identification: script rule + romanised-Hindi model (default), the design's langdetect (seeded), or the script rule alone")
+    s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
+                   help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score reproduces rouge-score's numbers)")
+    s.add_argument('--lowercase', action='store_true', default=None, help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
+    s.add_argument('--smooth', default=None, help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 (default: exp)")
+    s.add_argument('--stem', action='store_true', default=None, help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
+    s.add_argument('--split', choices=['newline', 'punct'], default=None,
+                   help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence punctuation (default: newline)")
 
 # %% ../nbs/90_cli.ipynb #623994d8
 def _score_parser(sub):
@@ -53,18 +68,9 @@ def _score_parser(sub):
     s.add_argument('--sources', type=Path, metavar='FILE', help="source conversations for code_mixing_coverage, line by line: plain text, "
                    "or JSON Lines objects with 'thread', 'messages' (strings or objects with 'text') or 'source' (default: those fields of the references file)")
     s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines (with --output, as one atomic set; never an input file)")
-    s.add_argument('--bert-model', default=None, metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
-    s.add_argument('--idf', action='store_true', default=None, help="BERTScore: weight word pieces by idf over the references")
-    s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None, help="code-mixing coverage language identification: script rule + romanised-Hindi model (default), the design's langdetect (seeded), or the script rule alone")
     s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
                    help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else plain text (default: auto)")
-    s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
-                   help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score reproduces rouge-score's numbers)")
-    s.add_argument('--lowercase', action='store_true', default=None, help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
-    s.add_argument('--smooth', default=None, help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 (default: exp)")
-    s.add_argument('--stem', action='store_true', default=None, help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
-    s.add_argument('--split', choices=['newline', 'punct'], default=None,
-                   help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence punctuation (default: newline)")
+    _metric_args(s)
     s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically (never an input file)")
     _debug(s, False)
 
@@ -83,6 +89,27 @@ def _humor_parser(sub):
     h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
     h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the CSV, JSON and PNG go, written as one atomic set (default: ./humor_scores, which the repository's .gitignore ignores)")
     _debug(h, False)
+
+# %% ../nbs/90_cli.ipynb #1a03eb50
+def _compare_parser(sub):
+    c = sub.add_parser('compare', help='test systems against a baseline (paired bootstrap or approximate randomization)',
+        description="Paired significance tests of each system against the baseline, per metric, on the same items; prints a table and "
+                    "writes JSON with --output. Exit status 2 on bad input, with file and line; nothing is written then.")
+    c.add_argument('--references', type=Path, metavar='FILE', action='append', required=True, help="references, as for 'score' (repeat for several files)")
+    c.add_argument('--baseline', type=Path, metavar='FILE', required=True, help="the baseline's predictions, as for 'score' (named by its file name)")
+    c.add_argument('--systems', type=Path, metavar='FILE', nargs='+', required=True, help="one or more systems' predictions on the same items (named by their file names)")
+    c.add_argument('--metrics', nargs='+', default=['bleu'], metavar='NAME', help="registry names of the metrics to test (default: bleu)")
+    c.add_argument('--paired', choices=['bs', 'ar'], default='bs', help="bs: paired bootstrap; ar: approximate randomization (default: bs)")
+    c.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples (the test for bs; the intervals for ar, 0 for none) (default: 1000)")
+    c.add_argument('--trials', type=int, default=None, metavar='T', help="randomization trials, with --paired ar (default: 10000)")
+    c.add_argument('--confidence', type=float, default=0.95, help="the intervals' level (default: 0.95)")
+    c.add_argument('--ci', choices=['percentile', 'bca'], default='percentile', help="the intervals' method (default: percentile)")
+    c.add_argument('--seed', type=int, default=12345, help="seed of the resamples and trials (default: 12345, sacrebleu's)")
+    c.add_argument('--compat', choices=['sacrebleu'], default=None, help="sacrebleu's numbers exactly, on its scale (BLEU and chrF)")
+    c.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt', help="input format (default: auto, by file extension)")
+    _metric_args(c)
+    c.add_argument('--output', type=Path, metavar='FILE', help="also write the results as JSON here, atomically (never an input file)")
+    _debug(c, False)
 
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
@@ -133,6 +160,21 @@ def humor(opts, # parsed `humor` options
     print(f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #a605c58a
+def compare(opts, # parsed `compare` options
+           ) -> dict:
+    "{metric: PairedResult} for parsed `compare` options; `--output`, when asked, is written atomically."
+    from cah_metrics.evaluate import compare_datasets
+    _check_opts(opts, 'compare', ('references', 'baseline', 'systems', 'metrics', 'paired', 'n_resamples', 'trials', 'output'))
+    check_outputs({'--output': opts.output}, {'--references': opts.references, '--baseline': opts.baseline, '--systems': opts.systems}, 'compare')
+    if opts.trials is not None and opts.paired != 'ar': raise ValueError("compare: --trials is for --paired ar; the paired bootstrap takes --n-resamples")
+    test = {'n_resamples': opts.n_resamples, 'confidence': opts.confidence, 'seed': opts.seed, 'method': opts.ci, 'compat': opts.compat,
+            **({'trials': opts.trials} if opts.trials is not None else {})}
+    res = compare_datasets(opts.baseline, opts.systems, opts.references, opts.metrics, opts.paired, _metric_options(opts), opts.fmt, **test)
+    if opts.output:
+        with AtomicWriteSet('compare') as ws: ws.write_text(opts.output, _report_text({k: r.to_dict() for k, r in res.items()}))
+    return res
+
 # %% ../nbs/90_cli.ipynb #f35e3c84
 def _one_line(e:BaseException) -> str:
     "An error as one line: an `OSError` as its file and reason, anything else as its message."
@@ -148,9 +190,10 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
     try: opts = _parser().parse_args(argv)
     except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
-    try: report = humor(opts) if opts.command == 'humor' else score(opts)
+    try: report = {'humor': humor, 'score': score, 'compare': compare}[opts.command](opts)
     except (ValueError, TypeError, OSError, RecursionError) as e:
         if opts.debug: traceback.print_exc()
         print(f"cah-metrics: error: {_one_line(e)}", file=sys.stderr); return 2
     if opts.command == 'score': sys.stdout.write(_report_text(report))
+    if opts.command == 'compare': print('\n\n'.join(map(repr, report.values())))
     return 0

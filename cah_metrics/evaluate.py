@@ -6,18 +6,18 @@ Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 
 # %% ../nbs/85_evaluate.ipynb #79a0aae3
 from __future__ import annotations
-import inspect, io, json, math, random
+import inspect, io, json, math, os, random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .core import load, metric_class
-from .io import AtomicWriteSet, _as_path
+from .io import AtomicWriteSet, _as_path, read_dataset
 from .text import as_texts, check_int, check_sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options', 'score_dataset', 'per_example_jsonl',
-           'write_per_example', 'evaluate_datasets', 'rank_answers', 'humor_summary', 'humor_chart', 'humor_outputs',
-           'write_humor_outputs']
+           'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets', 'rank_answers',
+           'humor_summary', 'humor_chart', 'humor_outputs', 'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -140,6 +140,61 @@ def evaluate_datasets(datasets:Mapping[str, Mapping], # name -> {'predictions': 
             ws.write_text(out / 'multi_dataset_results.json', json.dumps(summary, indent=2, ensure_ascii=False) + '\n')
             ws.write_text(out / 'detailed_results.json', json.dumps(details, indent=1, ensure_ascii=False) + '\n')
     return summary, details
+
+# %% ../nbs/85_evaluate.ipynb #07a0f2ef
+def _system_files(baseline, systems, fn:str) -> list[tuple[str, Path]]:
+    "[(name, path)] of the baseline, then each system: a dict's keys, else the files' stems; no two names alike."
+    if isinstance(systems, (str, os.PathLike)): systems = [systems]
+    if isinstance(systems, Mapping): given = [(k, systems[k], f'systems[{k!r:.40}]') for k in systems]
+    elif isinstance(systems, Sequence): given = [(None, s, f'systems[{i}]') for i, s in enumerate(systems)]
+    else: raise TypeError(f"{fn}: systems must be a path, a list of paths or a dict name -> path, got {type(systems).__name__}")
+    if not given: raise ValueError(f"{fn}: systems is empty; give at least one system's predictions file")
+    files = []
+    for name, f, arg in [(None, baseline, 'baseline'), *given]:
+        if name is not None and (not isinstance(name, str) or not name.strip()): raise TypeError(f"{fn}: a system's name must be a non-empty str, got {name!r:.40}")
+        path = _as_path(f, fn, arg); files.append((path.stem if name is None else name, path))
+    names = [n for n, _ in files]
+    if dup := next((n for n in names if names.count(n) > 1), None):
+        raise ValueError(f"{fn}: two inputs are named {dup!r}; name the systems with a dict (name -> file) or rename the files")
+    return files
+
+# %% ../nbs/85_evaluate.ipynb #525e18ae
+def read_systems(baseline:str|Path, # the baseline's predictions file
+                 systems:str|Path|Sequence|Mapping, # the systems' predictions files (a dict: name -> file)
+                 references:str|Path|Sequence[str|Path], # one or more references files
+                 fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
+                ) -> tuple[dict[str, list[str]], list[list[str]]]:
+    "({name: predictions}, references): the baseline first, every system in the baseline's item order."
+    files = _system_files(baseline, systems, 'read_systems')
+    base, refs, _, order = read_dataset(files[0][1], references, fmt=fmt)
+    out = {files[0][0]: base}
+    for name, path in files[1:]:
+        preds, _, _, ids = read_dataset(path, references, fmt=fmt)      # each file's ids checked against the references
+        at = {k: j for j, k in enumerate(ids)}
+        out[name] = preds if any(k is None for k in order) else [preds[at[k]] for k in order]
+    return out, refs
+
+# %% ../nbs/85_evaluate.ipynb #2c580fb2
+def compare_datasets(baseline:str|Path, # the baseline's predictions file
+                     systems:str|Path|Sequence|Mapping, # the systems' predictions files (a dict: name -> file)
+                     references:str|Path|Sequence[str|Path], # one or more references files
+                     metrics:str|Sequence[str]=('bleu',), # registry names (at least one)
+                     paired:str='bs', # 'bs': paired bootstrap; 'ar': approximate randomization
+                     options:Mapping|None=None, # metric options, as `metric_options` reads them
+                     fmt:str='auto', # input format, as for `read_items`
+                     **test, # the test's settings: n_resamples, trials, confidence, seed, method, compat
+                    ) -> dict[str, PairedResult]:
+    "Each metric's paired test of every system against the baseline, read from files: {metric: PairedResult}."
+    from cah_metrics.significance import paired_bootstrap, paired_randomization
+    F = 'compare_datasets'
+    metrics = as_texts(metrics, 'metrics', F)
+    if not metrics: raise ValueError(f"{F}: metrics is empty; name at least one metric")
+    if paired not in ('bs', 'ar'): raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {paired!r:.40}")
+    if 'trials' in test and paired == 'bs': raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
+    preds, refs = read_systems(baseline, systems, references, fmt)
+    (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])
+    run = paired_bootstrap if paired == 'bs' else paired_randomization
+    return {name: run(load(name, **metric_options(name, options)), base, rest, refs, baseline_name=base_name, **test) for name in metrics}
 
 # %% ../nbs/85_evaluate.ipynb #271f0657
 def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)

@@ -365,3 +365,36 @@ def test_humor_default_output_dir_is_ignored_by_git():
     assert r.returncode == 0 and r.stdout.split() == files, r.stdout + r.stderr
     from cah_metrics.cli import _parser
     assert _parser().parse_args(['humor']).output_dir == Path('humor_scores')
+
+
+@pytest.mark.parametrize('paired', ['bs', 'ar'])
+def test_compare_equals_sacrebleu_paired_test(capsys, tmp_path, paired):
+    # `cah-metrics compare --compat sacrebleu` against sacrebleu's own PairedTest (what its --paired-bs / --paired-ar run)
+    # on real card text: card prompts filled with answers, two systems and a baseline, 120 segments, plain-text files.
+    import random, sacrebleu
+    from sacrebleu.significance import PairedTest
+    from cah_metrics.corpora import bundled_pack
+    pk = bundled_pack('cah_main_game')
+    prompts = [p['template'] for p in pk.prompts if p['slots'] == 1][:40]
+    answers = [a['text'].rstrip('.') for a in pk.answers]
+    rng = random.Random(5)
+    items = [(t, rng.choice(answers)) for t in prompts for _ in range(3)]
+    fill = lambda q: [t.replace('{}', a if rng.random() < q else rng.choice(answers)).replace('\n', ' ') for t, a in items]
+    refs, base, a, b = [t.replace('{}', x).replace('\n', ' ') for t, x in items], fill(0.3), fill(0.35), fill(0.6)
+    for name, lines in (('refs', refs), ('base', base), ('a', a), ('b', b)): (tmp_path / f'{name}.txt').write_text('\n'.join(lines) + '\n')
+    n = 1000 if paired == 'bs' else 2000
+    extra = ['--trials', str(n), '--n-resamples', '0'] if paired == 'ar' else ['--n-resamples', str(n)]
+    rc = main([str(x) for x in ['compare', '--references', tmp_path / 'refs.txt', '--baseline', tmp_path / 'base.txt', '--systems',
+                                tmp_path / 'a.txt', tmp_path / 'b.txt', '--metrics', 'bleu', 'chrf', '--paired', paired, '--compat', 'sacrebleu',
+                                *extra, '--output', tmp_path / 'cmp.json']])
+    assert rc == 0, capsys.readouterr().err
+    ours = json.loads((tmp_path / 'cmp.json').read_text())
+    for key, metric in (('bleu', sacrebleu.BLEU()), ('chrf', sacrebleu.CHRF())):
+        _, res = PairedTest([('base', base), ('a', a), ('b', b)], {'m': metric}, [refs], test_type=paired, n_samples=n)()
+        theirs = next(v for k, v in res.items() if k != 'System')
+        got = [ours[key]['baseline'], *ours[key]['systems']]
+        assert [g['score'] for g in got] == [t.score for t in theirs]
+        assert [g['p_value'] for g in got[1:]] == [t.p_value for t in theirs[1:]]
+        if paired == 'bs': assert [(g['mean'], g['half_width']) for g in got] == [(t.mean, t.ci) for t in theirs]
+    out = capsys.readouterr().out
+    assert out.startswith('paired bootstrap of bleu' if paired == 'bs' else 'approximate randomization of bleu') and '\n\n' in out
