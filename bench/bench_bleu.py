@@ -20,10 +20,12 @@ def main():
     a = ap.parse_args()
     import sacrebleu
     from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
-    from cah_metrics.bleu import corpus_bleu
+    from cah_metrics.bleu import corpus_bleu, _ref_table
     hyps, refs = make_pairs(a.pairs)
     runs = {
-        'cah_metrics': lambda: corpus_bleu(hyps, refs, tokenizer='none').score,
+        # the references' n-gram table is cached for a second system on the same references; clear it, so that every
+        # run counts its references as a single corpus score does
+        'cah_metrics': lambda: (_ref_table.cache_clear(), corpus_bleu(hyps, refs, tokenizer='none').score)[1],
         'sacrebleu': lambda: sacrebleu.corpus_bleu(hyps, [refs], tokenize='none', force=True).score / 100,
         'nltk': lambda: nltk_corpus_bleu([[r.split()] for r in refs], [h.split() for h in hyps]),
     }

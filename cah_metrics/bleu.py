@@ -7,9 +7,11 @@ Docs: https://cah-metrics.github.io/cah_metrics/bleu.html.md"""
 # %% ../nbs/01_bleu.ipynb #b6257f05
 from __future__ import annotations
 import math, sys
-from collections import Counter
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain, count, repeat
+from threading import Lock
 
 import numpy as np
 from fastcore.basics import patch
@@ -17,7 +19,7 @@ from fastcore.basics import patch
 from . import __version__
 from .core import Metric, Score, Signature, register
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens, as_array, Tokenizer, get_tokenizer,
-                              check_pairs, ngram_counts, ngram_overlap, MAX_NGRAM_ORDER, _brief)
+                              check_pairs, ngram_counts, ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, _brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
@@ -126,6 +128,95 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
     rlen = np.fromiter((len(r) for rs in ref_toks for r in rs), np.int64, int(nref.sum()))
     r = _closest_ref_lens(hlen, rlen, np.repeat(np.arange(N), nref), np.cumsum(nref) - nref)
     return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * orders)
+
+# %% ../nbs/01_bleu.ipynb #ab03ad27
+def _sorted_codes(key:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct values of `key`, sorted, and the index of each element's value among them."
+    order = np.argsort(key, kind='stable')     # the keys come nearly sorted (segment by segment): far faster than quicksort here
+    sk = key[order]
+    new = np.empty(len(sk), bool); new[:1] = True
+    np.not_equal(sk[1:], sk[:-1], out=new[1:])
+    code = np.empty(len(key), np.int64); code[order] = np.cumsum(new) - 1
+    return sk[new], code
+
+class _RefTable:
+    "The references' half of `bleu_stats_array`, counted once: per order, each segment's distinct reference n-grams, sorted, with their largest count in one reference."
+    def __init__(self, ref_toks:list[list[list[str]]], # for each segment, the tokens of each of its (>= 1) references (str tokens: not checked)
+                 orders:int, # number of n-gram orders to count
+                ):
+        N, self.N, self.orders = len(ref_toks), len(ref_toks), orders
+        self.nref = np.fromiter(map(len, ref_toks), np.int64, N)
+        flat = [r for rs in ref_toks for r in rs]
+        self.rlen = np.fromiter(map(len, flat), np.int64, len(flat))
+        ids = defaultdict(count().__next__)                          # token -> id, in order of first occurrence
+        tok = np.fromiter(map(ids.__getitem__, chain.from_iterable(flat)), np.int64, int(self.rlen.sum()))
+        self.vocab, self.V = dict(ids), len(ids) + 1                 # id V - 1: a hypothesis token that no reference has
+        self.starts, self.ref_seg = np.cumsum(self.nref) - self.nref, np.repeat(np.arange(N), self.nref)
+        row = np.repeat(np.arange(len(flat)), self.rlen)            # the reference of each position
+        left = np.cumsum(self.rlen)[row] - np.arange(len(tok))      # tokens from each position to its reference's end
+        seg, src = self.ref_seg[row], (np.arange(len(flat)) - self.starts[self.ref_seg])[row]   # its segment, its rank there
+        R, V = int(self.nref.max(initial=0)), self.V
+        pos, code, self.tables = np.arange(len(tok)), seg, []       # order 1 extends the pair (segment, nothing) by a token
+        for n in range(1, orders + 1):
+            if n > 1:                                                # the positions that still start an n-gram in their reference
+                keep = left >= n
+                pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
+            keys, code = _sorted_codes(code * V + tok[pos + n - 1])   # key of (segment, n-gram); code: its index in keys
+            U = len(keys)
+            c = np.bincount(code, minlength=U) if R == 1 else np.bincount(code[src == 0], minlength=U)
+            for k in range(1, R): c = np.maximum(c, np.bincount(code[src == k], minlength=U))
+            kseg = np.empty(U, np.int64); kseg[code] = seg
+            self.tables.append((keys, c, kseg))                      # sorted keys, largest count in one reference, segment
+
+    def stats(self, hyp_toks:list[list[str]], # tokens of each hypothesis, one per segment
+             ) -> np.ndarray:
+        "`bleu_stats_array(hyp_toks, ref_toks, orders)` for this table's `ref_toks` and `orders`."
+        N, V = self.N, self.V
+        if len(hyp_toks) != N: raise ValueError(f"_RefTable: got {len(hyp_toks)} hypotheses for {N} segments")
+        hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
+        tok = np.fromiter(map(self.vocab.get, chain.from_iterable(hyp_toks), repeat(V - 1)), np.int64, int(hlen.sum()))
+        row = np.repeat(np.arange(N), hlen)
+        pos = np.flatnonzero(tok < V - 1)                            # a token that no reference has starts no match
+        code, left = row[pos], np.cumsum(hlen)[row[pos]] - pos
+        m = np.zeros((N, self.orders), np.int64)
+        for n, (keys, c, kseg) in enumerate(self.tables, 1):
+            if n > 1:
+                keep = left >= n
+                pos, code, left = pos[keep], code[keep], left[keep]
+            if not (len(keys) and len(pos)): break                   # no match at this order: none at higher ones
+            key = code * V + tok[pos + n - 1]                        # code: the index of the (n-1)-gram's key, as the references'
+            idx = np.searchsorted(keys, key)
+            found = keys[np.minimum(idx, len(keys) - 1)] == key      # an n-gram the segment's references have
+            pos, code, left = pos[found], idx[found], left[found]
+            m[:, n - 1] = np.bincount(kseg, weights=np.minimum(np.bincount(code, minlength=len(keys)), c), minlength=N)   # clipped
+        t = np.maximum(hlen[:, None] - np.arange(self.orders), 0)   # an hypothesis of c tokens has c - n + 1 n-grams
+        r = _closest_ref_lens(hlen, self.rlen, self.ref_seg, self.starts)
+        return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * self.orders)
+
+_CACHED_TOKENIZERS = frozenset(TOKENIZERS.values())   # tokens a function of (class, lowercase) alone: safe to key on them
+
+class _RefCache:
+    "The `_RefTable`s of the last `maxsize` reference sets, keyed by the tokenizer's class, case and signature, the orders, and the reference strings."
+    def __init__(self, maxsize:int=1): self.maxsize, self._tables, self._lock, self.hits, self.misses = maxsize, OrderedDict(), Lock(), 0, 0
+    def __call__(self, tok:Tokenizer, refs:list[list[str]], orders:int) -> _RefTable:
+        key = (type(tok), tok.lowercase, tok.signature, orders, tuple(map(tuple, refs)))   # by value: equal strings hit, whatever the objects
+        with self._lock:
+            if (table := self._tables.get(key)) is not None:
+                self._tables.move_to_end(key); self.hits += 1
+                return table
+            self.misses += 1
+        it = iter(tok.batch([r for rs in refs for r in rs]))
+        table = _RefTable([[next(it) for _ in rs] for rs in refs], orders)
+        with self._lock:
+            self._tables[key] = table
+            while len(self._tables) > self.maxsize: self._tables.popitem(last=False)
+        return table
+    def cache_info(self) -> dict: return {'hits': self.hits, 'misses': self.misses, 'size': len(self._tables), 'maxsize': self.maxsize}
+    def cache_clear(self):
+        "Forget the tables and the counts."
+        with self._lock: self._tables.clear(); self.hits = self.misses = 0
+
+_ref_table = _RefCache(maxsize=1)
 
 # %% ../nbs/01_bleu.ipynb #86486e56
 SACREBLEU_SMOOTHING = {'none': None, 'floor': 0.1, 'add-k': 1, 'exp': None}
@@ -333,8 +424,10 @@ def _zero(self:BLEU) -> dict: return {'n': 0, 'stats': np.zeros(2 + 2 * self.ord
 def _pair_stats(self:BLEU, hyps:list[str], refs:list[list[str]]) -> dict:
     "Per-segment rows and numbers of references of validated hypotheses and references."
     tok = self.tokenizer
-    it = iter(tok.batch([r for rs in refs for r in rs]))
-    rows = bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
+    if type(tok) in _CACHED_TOKENIZERS: rows = _ref_table(tok, refs, self.orders).stats(tok.batch(hyps))   # references counted once
+    else:                                                   # a tokenizer of the caller's: its tokens are checked, nothing is kept
+        it = iter(tok.batch([r for rs in refs for r in rs]))
+        rows = bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
     if self.compat == 'nltk': np.maximum(rows[:, 2 + self.orders:], 1, out=rows[:, 2 + self.orders:])
     return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, len(refs))}
 
