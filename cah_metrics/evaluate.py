@@ -163,16 +163,16 @@ def read_systems(baseline:str|Path, # the baseline's predictions file
                  systems:str|Path|Sequence|Mapping, # the systems' predictions files (a dict: name -> file)
                  references:str|Path|Sequence[str|Path], # one or more references files
                  fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
-                ) -> tuple[dict[str, list[str]], list[list[str]]]:
-    "({name: predictions}, references): the baseline first, every system in the baseline's item order."
+                ) -> tuple[dict[str, list[str]], list[list[str]], list|None]:
+    "({name: predictions}, references, sources or None): the baseline first, every system in the baseline's item order."
     files = _system_files(baseline, systems, 'read_systems')
-    base, refs, _, order = read_dataset(files[0][1], references, fmt=fmt)
+    base, refs, sources, order = read_dataset(files[0][1], references, fmt=fmt)
     out = {files[0][0]: base}
     for name, path in files[1:]:
         preds, _, _, ids = read_dataset(path, references, fmt=fmt)      # each file's ids checked against the references
         at = {k: j for j, k in enumerate(ids)}
         out[name] = preds if any(k is None for k in order) else [preds[at[k]] for k in order]
-    return out, refs
+    return out, refs, sources
 
 # %% ../nbs/85_evaluate.ipynb #2c580fb2
 def compare_datasets(baseline:str|Path, # the baseline's predictions file
@@ -191,10 +191,15 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
     if not metrics: raise ValueError(f"{F}: metrics is empty; name at least one metric")
     if paired not in ('bs', 'ar'): raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {paired!r:.40}")
     if 'trials' in test and paired == 'bs': raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
-    preds, refs = read_systems(baseline, systems, references, fmt)
+    preds, refs, sources = read_systems(baseline, systems, references, fmt)
     (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])
     run = paired_bootstrap if paired == 'bs' else paired_randomization
-    return {name: run(load(name, **metric_options(name, options)), base, rest, refs, baseline_name=base_name, **test) for name in metrics}
+    out = {}
+    for name in metrics:
+        m, notes = load(name, **metric_options(name, options)), []
+        if (inputs := _inputs(m, name, refs, sources, notes)) is None: raise ValueError(f"{F}: {notes[0]}")
+        out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None, baseline_name=base_name, **test)
+    return out
 
 # %% ../nbs/85_evaluate.ipynb #271f0657
 def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)

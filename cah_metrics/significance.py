@@ -471,6 +471,10 @@ def _results(names, scores, boots, plans, method, conf, p_values, name, F) -> tu
     return _system_results(names, scores, ivs, p_values)
 
 # %% ../nbs/08_significance.ipynb #ca67161c
+def _at_least(x:np.ndarray, obs:float) -> np.ndarray:
+    "`x >= obs` up to rounding (1e-9 relative): a resampled difference equal to the observed one in exact arithmetic counts, whatever order the floats were summed in."
+    return x >= obs - 1e-9 * max(1.0, abs(obs))
+
 def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its options (left alone)
                      baseline, # the baseline's predictions
                      systems, # {name: predictions}, or a list of prediction lists, on the same items
@@ -495,7 +499,7 @@ def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its o
     plans = [_way(m).plan(m, it, key) for m, it in zip(ms, its)]
     boots = _boot_scores(plans, _rng(seed, F), B)
     est = [_estimate(p) for p in plans]
-    ps = [(1 + np.count_nonzero(np.abs((b - boots[0]) - (e - est[0])) >= abs(e - est[0]))) / (B + 1) for b, e in zip(boots[1:], est[1:])]
+    ps = [(1 + np.count_nonzero(_at_least(np.abs((b - boots[0]) - (e - est[0])), abs(e - est[0])))) / (B + 1) for b, e in zip(boots[1:], est[1:])]
     base, rest = _results(names, [_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, ps, ms[0].name, F)
     return PairedResult('paired bootstrap', ms[0].name, key, base, rest, ms[0].state['n'], B, B, conf, method, seed, None, sig)
 
@@ -515,7 +519,7 @@ def _ar_counts(rows:Sequence[np.ndarray], score:Callable, obs:Sequence[float], r
             for j, (d, t) in enumerate(zip(D, tot[1:])):
                 X = M @ d
                 diff = np.abs(score(t + X) - score(tot[0] - X))
-                c[j] += int(np.count_nonzero(diff > obs[j] if strict else diff >= obs[j]))
+                c[j] += int(np.count_nonzero(diff > obs[j] if strict else _at_least(diff, obs[j])))
     return c
 
 # %% ../nbs/08_significance.ipynb #7e08549b

@@ -398,3 +398,22 @@ def test_errors(i):
     f, exc, msg = ERRORS[i]
     with pytest.raises(exc) as e: f()
     assert msg in str(e.value), str(e.value)
+
+
+def test_p_values_count_ties_with_the_observed_difference():
+    # Baseline and system differ on one item only (found in review: float rounding dropped ties and gave too small p).
+    # Randomization: every trial swaps that item or not, so each |difference| equals the observed one: p = 1 exactly.
+    # Paired bootstrap of a mean metric: |delta* - delta| >= |delta| exactly when the resample holds that item 0 times or
+    # at least twice; its count per resample comes from resampling the indicator row with the same seed.
+    refs, (base, *_) = corpus()
+    R, B = [[r] for r in refs[:37]], base[:37]
+    k = next(i for i in range(37) if B[i] != refs[i])                     # an item where the baseline misses its reference
+    S = list(B); S[k] = refs[k]
+    ar = sig.paired_randomization('sentence_bleu', B, [S], R, trials=500, n_resamples=0)
+    assert ar.systems[0].p_value == 1.0
+    counts = sig.resampled_sums(np.eye(37)[:, k], 2000, DEFAULT_SEED)
+    want = (1 + np.count_nonzero(counts != 1)) / 2001
+    for name in ('sentence_bleu', 'rouge1'):
+        pb = sig.paired_bootstrap(name, B, [S], R, n_resamples=2000)
+        assert pb.systems[0].diff > 0
+        assert pb.systems[0].p_value == want, (name, pb.systems[0].p_value, want)
