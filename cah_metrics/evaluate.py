@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .core import load, metric_class
 from .io import AtomicWriteSet, _as_path, read_dataset
-from .text import as_texts, check_int, check_sequence
+from .text import _brief, as_texts, check_int, check_sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options', 'score_dataset', 'per_example_jsonl',
@@ -189,7 +189,8 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
     F = 'compare_datasets'
     metrics = as_texts(metrics, 'metrics', F)
     if not metrics: raise ValueError(f"{F}: metrics is empty; name at least one metric")
-    if paired not in ('bs', 'ar'): raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {paired!r:.40}")
+    if not isinstance(paired, str) or paired not in ('bs', 'ar'):
+        raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {_brief(paired)}")
     if 'trials' in test and paired == 'bs': raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
     preds, refs, sources = read_systems(baseline, systems, references, fmt)
     (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])
