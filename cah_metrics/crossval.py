@@ -128,8 +128,8 @@ def _bootstrap_ci(y, pred, score, A, folds:int, names, C:int, confidence:float, 
             b = min(step, n_resamples - b0)
             idx = np.concatenate([rng.choice(t, (b, len(t))) for t in strata], axis=1)
             for s in names: reps[s][b0:b0 + b] += _SCORERS[s][0](y[idx], pred[r, idx], None if score is None else score[r, idx], C)
-    a = (1 - confidence) / 2
-    return {s: tuple(float(q) for q in np.quantile(v / (A.shape[0] * folds), [a, 1 - a])) for s, v in reps.items()}
+    from cah_metrics.significance import percentile_interval
+    return {s: percentile_interval(v / (A.shape[0] * folds), confidence) for s, v in reps.items()}
 
 # %% ../nbs/09_crossval.ipynb #934dd1af
 @dataclass(repr=False, eq=False)
