@@ -17,6 +17,8 @@ _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'
          **dict.fromkeys(('distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity'), 'diversity'),
          'bert_score': 'bertscore', 'code_mixing_coverage': 'cmc', 'cross_validate': 'crossval',
          **dict.fromkeys(('bootstrap', 'paired_bootstrap', 'paired_randomization'), 'significance'), 'HumorEvaluator': 'humor',
+         **dict.fromkeys(('krippendorff_alpha', 'icc', 'cohen_kappa', 'fleiss_kappa'), 'agreement'),
+         **dict.fromkeys(('EnsembleEvaluator', 'disagreement', 'weighted_score'), 'ensemble'),
          **dict.fromkeys(('score_dataset', 'evaluate_datasets'), 'evaluate')}
 
 # %% ../nbs/99_api.ipynb #0109b39b

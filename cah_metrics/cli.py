@@ -1,4 +1,4 @@
-"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers with the design's humor metrics; and `cah-metrics score`: score a file of predictions against a file of references.
+"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers with the design's humor metrics; `cah-metrics score`: score a file of predictions against a file of references; `cah-metrics compare` and `cah-metrics ensemble`: systems against a baseline, strategies against each other.
 
 Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
@@ -14,7 +14,7 @@ from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_out
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
-__all__ = ['SCORE_METRICS', 'score', 'humor', 'compare', 'main']
+__all__ = ['SCORE_METRICS', 'score', 'humor', 'compare', 'ensemble', 'main']
 
 # %% ../nbs/90_cli.ipynb #0bc93730
 from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
@@ -30,12 +30,13 @@ def _debug(p, top:bool):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
-                                "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline. "
+                                "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline; "
+                                "'cah-metrics ensemble' scores responses with several strategies and reports how far they agree. "
                                 "Add -h after any of them for its options.")
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     _debug(p, True)
     sub = p.add_subparsers(dest='command', required=True)
-    _humor_parser(sub); _score_parser(sub); _compare_parser(sub)
+    _humor_parser(sub); _score_parser(sub); _compare_parser(sub); _ensemble_parser(sub)
     return p
 
 # %% ../nbs/90_cli.ipynb #5738b50d
@@ -111,6 +112,26 @@ def _compare_parser(sub):
     c.add_argument('--output', type=Path, metavar='FILE', help="also write the results as JSON here, atomically (never an input file)")
     _debug(c, False)
 
+# %% ../nbs/90_cli.ipynb #81f5899a
+def _ensemble_parser(sub):
+    e = sub.add_parser('ensemble', help='score responses with several strategies and report their disagreement (design 002)',
+        description="Score each response of a JSON Lines file with several strategies; print the corpus numbers, the design's flags and, "
+                    "with human ratings, their agreement. Exit status 2 on bad input, with file and line; nothing is written then.")
+    e.add_argument('--input', type=Path, metavar='FILE', required=True, help="JSON Lines: a response per line (a string, or an object with 'response', "
+                   "'prediction', 'text', ...), optional 'references', 'context'/'prompt', 'ratings' (list or object, null = missing) and 'id'")
+    e.add_argument('--strategies', nargs='+', metavar='S', default=None, help="registry names, 'humor', or label=a+b for a set of metrics; at least two "
+                   "(default: sentence_bleu rougeL chrf with references, else humor distinct_n vocabulary_richness)")
+    e.add_argument('--ratings-level', choices=['nominal', 'ordinal', 'interval', 'ratio'], default='interval', help="Krippendorff's alpha level of the human ratings (default: interval)")
+    e.add_argument('--consensus-threshold', type=float, default=0.7, help="flag high_ensemble_disagreement below this consensus (default: 0.7)")
+    e.add_argument('--high-threshold', type=float, default=0.3, help="... with severity high below this one (default: 0.3)")
+    e.add_argument('--outlier-z', type=float, default=1.5, help="flag strategies further than this many standard deviations from the mean (default: 1.5)")
+    e.add_argument('--no-text-checks', action='store_true', help="skip the design's text checks (repetition, local-entropy drops)")
+    e.add_argument('--diversity', choices=['sentence-transformers', 'tfidf', 'word-overlap', 'none'], default='sentence-transformers',
+                   help="where the semantic-diversity fallback chain starts, or none (default: sentence-transformers)")
+    e.add_argument('--output', type=Path, metavar='FILE', help="write one JSON line per response here (never an input file)")
+    e.add_argument('--summary', type=Path, metavar='FILE', help="write the whole report as JSON here (never an input file)")
+    _debug(e, False)
+
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
     return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
@@ -175,6 +196,22 @@ def compare(opts, # parsed `compare` options
         with AtomicWriteSet('compare') as ws: ws.write_text(opts.output, _report_text({k: r.to_dict() for k, r in res.items()}))
     return res
 
+# %% ../nbs/90_cli.ipynb #531aa8a5
+def ensemble(opts, # parsed `ensemble` options
+            ) -> dict:
+    "The report for parsed `ensemble` options; `--output` (per response) and `--summary` are written atomically as a set."
+    from cah_metrics.evaluate import ensemble_file
+    _check_opts(opts, 'ensemble', ('input', 'strategies', 'ratings_level', 'consensus_threshold', 'high_threshold', 'outlier_z', 'no_text_checks', 'diversity', 'output', 'summary'))
+    check_outputs({'--output': opts.output, '--summary': opts.summary}, {'--input': opts.input}, 'ensemble')
+    report, rows = ensemble_file(opts.input, opts.strategies, opts.ratings_level, consensus_threshold=opts.consensus_threshold,
+                                 high_threshold=opts.high_threshold, z_threshold=opts.outlier_z, text_checks=not opts.no_text_checks,
+                                 diversity=None if opts.diversity == 'none' else opts.diversity)
+    files = {**({opts.output: ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows)} if opts.output else {}),
+             **({opts.summary: _report_text(report)} if opts.summary else {})}
+    with AtomicWriteSet('ensemble') as ws:
+        for path, text in files.items(): ws.write_text(path, text)
+    return report
+
 # %% ../nbs/90_cli.ipynb #f35e3c84
 def _one_line(e:BaseException) -> str:
     "An error as one line: an `OSError` as its file and reason, anything else as its message."
@@ -190,10 +227,15 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
     try: opts = _parser().parse_args(argv)
     except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
-    try: report = {'humor': humor, 'score': score, 'compare': compare}[opts.command](opts)
+    try: report = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble}[opts.command](opts)
     except (ValueError, TypeError, OSError, RecursionError) as e:
         if opts.debug: traceback.print_exc()
         print(f"cah-metrics: error: {_one_line(e)}", file=sys.stderr); return 2
     if opts.command == 'score': sys.stdout.write(_report_text(report))
     if opts.command == 'compare': print('\n\n'.join(map(repr, report.values())))
+    if opts.command == 'ensemble':
+        from cah_metrics.evaluate import ensemble_text
+        print(ensemble_text(report))
+        for path in (opts.output, opts.summary):
+            if path: print(f"wrote {path}")
     return 0

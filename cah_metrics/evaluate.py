@@ -11,13 +11,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .core import load, metric_class
-from .io import AtomicWriteSet, _as_path, read_dataset
+from .io import AtomicWriteSet, InputError, _as_path, read_dataset
 from .text import _brief, as_texts, check_int, check_sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options', 'score_dataset', 'per_example_jsonl',
-           'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets', 'rank_answers',
-           'humor_summary', 'humor_chart', 'humor_outputs', 'write_humor_outputs']
+__all__ = ['DEFAULT_METRICS', 'DEFAULT_ENSEMBLE', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options', 'score_dataset',
+           'per_example_jsonl', 'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets',
+           'parse_strategies', 'ensemble_file', 'ensemble_text', 'rank_answers', 'humor_summary', 'humor_chart',
+           'humor_outputs', 'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -201,6 +202,96 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
         if (inputs := _inputs(m, name, refs, sources, notes)) is None: raise ValueError(f"{F}: {notes[0]}")
         out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None, baseline_name=base_name, **test)
     return out
+
+# %% ../nbs/85_evaluate.ipynb #3a6105b1
+DEFAULT_ENSEMBLE = {True: ('sentence_bleu', 'rougeL', 'chrf'), False: ('humor', 'distinct_n', 'vocabulary_richness')}   # with / without references
+
+def _strategy_spec(word:str, fn:str, where:str):
+    "The spec of one command-line strategy: a registry name, 'humor' (the evaluator), or a set 'a+b'."
+    from cah_metrics.humor import default_evaluator
+    if word == 'humor': return default_evaluator()
+    names = word.split('+')
+    for n in names:
+        try: rng = metric_class(n)[0].value_range
+        except ValueError as e: raise ValueError(f"{fn}: {where}: {e}") from None
+        if not all(math.isfinite(v) for v in rng): raise ValueError(f"{fn}: strategy {n!r} has no finite value range {rng}, so its scores cannot be put on [0, 1]")
+    return names[0] if len(names) == 1 else names
+
+# %% ../nbs/85_evaluate.ipynb #ee64652b
+def parse_strategies(words:Sequence[str], # each 'name' (a registry name or 'humor') or 'label=name+name' (a set of metrics)
+                    ) -> dict:
+    "Strategy name -> spec for `EnsembleEvaluator`, from the command line's words."
+    fn = 'parse_strategies'
+    words = check_sequence(words, 'words', fn)
+    out = {}
+    for i, w in enumerate(words):
+        if not isinstance(w, str) or not w.strip('=+'): raise TypeError(f"{fn}: each strategy must be a non-empty str, got {_brief(w)}")
+        label, _, body = w.rpartition('=')
+        label = label or body
+        if label in out: raise ValueError(f"{fn}: two strategies are named {label!r}; name a set with label=a+b")
+        out[label] = _strategy_spec(body, fn, f"words[{i}]")
+    if len(out) < 2: raise ValueError(f"{fn}: an ensemble needs at least two strategies, got {len(out)}")
+    return out
+
+# %% ../nbs/85_evaluate.ipynb #d6b9d809
+def _spearman(x:list, y:list) -> float|None:
+    "Spearman's rho, None when either side is constant or there are fewer than 3 pairs."
+    from scipy.stats import spearmanr
+    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2: return None
+    return float(spearmanr(x, y).statistic)
+
+def _human(ratings:list[list], raters:list[str], level:str, result) -> tuple[dict, list[dict]]:
+    "The human ratings' summary (alpha, correlations with the strategies) and each item's mean and count."
+    from cah_metrics.agreement import krippendorff_alpha
+    cols = [[r[i] for r in ratings if r[i] is not None] for i in range(len(ratings[0]))]
+    per = [{'mean': math.fsum(c) / len(c) if c else None, 'n': len(c)} for c in cols]
+    try: a, why = krippendorff_alpha(ratings, level=level).alpha, None
+    except ValueError as e: a, why = None, str(e)
+    rated = [i for i, p in enumerate(per) if p['n']]
+    h = [per[i]['mean'] for i in rated]
+    corr = {'ensemble_score': _spearman([result.items[i].ensemble_score for i in rated], h),
+            **{s: _spearman([result.items[i].scores[s] for i in rated], h) for s in result.corpus_scores}}
+    return {'raters': list(raters), 'level': level, 'alpha': a, 'alpha_note': why, 'items_rated': len(rated), 'spearman_with_human_mean': corr}, per
+
+# %% ../nbs/85_evaluate.ipynb #6121b5d2
+def ensemble_file(path:str|Path, # JSON Lines responses (see `read_responses`)
+                  strategies:Sequence[str]|None=None, # command-line strategy words (see `parse_strategies`); default: `DEFAULT_ENSEMBLE`
+                  level:str='interval', # Krippendorff's alpha level of the human ratings: nominal, ordinal, interval or ratio
+                  **evaluator, # options of `EnsembleEvaluator`: consensus_threshold, high_threshold, z_threshold, text_checks, diversity
+                 ) -> tuple[dict, list[dict]]:
+    "The ensemble's report (settings, corpus level, summary, human agreement) and one row per response (scores, disagreement, flags)."
+    from cah_metrics.ensemble import EnsembleEvaluator
+    from cah_metrics.io import read_responses
+    if not isinstance(level, str) or level not in ('nominal', 'ordinal', 'interval', 'ratio'):
+        raise ValueError(f"ensemble_file: level must be nominal, ordinal, interval or ratio, got {_brief(level)}")
+    r = read_responses(path)
+    if not r.texts: raise InputError(path, None, "has no responses")
+    words = DEFAULT_ENSEMBLE[r.references is not None] if strategies is None else strategies
+    res = EnsembleEvaluator(parse_strategies(words), **evaluator).evaluate(r.texts, r.references, r.contexts or [''] * len(r.texts))
+    report = {k: v for k, v in res.to_dict().items() if k != 'items'}
+    human, per = _human(r.ratings, r.raters, level, res) if r.ratings else (None, [None] * len(r.texts))
+    report['human'] = human
+    rows = [{'id': k, 'response': t, **{a: b for a, b in it.to_dict().items() if a != 'index'}, 'human': h} for k, t, it, h in zip(r.ids, r.texts, res.items, per)]
+    return report, rows
+
+# %% ../nbs/85_evaluate.ipynb #b885b1c2
+def ensemble_text(report:dict, # what `ensemble_file` returned first
+                 ) -> str:
+    "The report in a few lines: the corpus numbers, how many items raised each flag, and the human agreement."
+    if not isinstance(report, Mapping) or not {'strategies', 'corpus_scores', 'corpus', 'ensemble_score', 'summary'} <= set(report):
+        raise TypeError(f"ensemble_text: report must be the report dict `ensemble_file` returns, got {_brief(report)}")
+    s, c = report['summary'], report['corpus']
+    lines = [f"{len(report['strategies'])} strategies ({', '.join(report['corpus_scores'])}) on {s['n_items']} responses",
+             f"corpus: ensemble score {report['ensemble_score']:.4f}, consensus {c['consensus']:.4f}, reliability {c['reliability']:.4f}",
+             f"items: mean ensemble score {s['mean_ensemble_score']:.4f}, mean consensus {s['mean_consensus']:.4f}, mean reliability {s['mean_reliability']:.4f}",
+             "flags: " + (', '.join(f"{k} on {v} items" for k, v in s['flag_counts'].items()) or 'none')]
+    if report.get('diversity'): lines.append(f"semantic diversity {report['diversity']['value']:.4f} ({report['diversity']['method']})")
+    if (h := report.get('human')):
+        a = 'n/a (' + h['alpha_note'] + ')' if h['alpha'] is None else f"{h['alpha']:.4f}"
+        rho = h['spearman_with_human_mean']['ensemble_score']
+        lines.append(f"human ratings: {len(h['raters'])} raters, {h['items_rated']} items rated; Krippendorff's alpha ({h['level']}) {a}; "
+                     f"Spearman of the ensemble score with the mean rating {'n/a' if rho is None else f'{rho:.4f}'}")
+    return '\n'.join(lines)
 
 # %% ../nbs/85_evaluate.ipynb #271f0657
 def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)

@@ -6,17 +6,19 @@ Docs: https://cah-metrics.github.io/cah_metrics/io.html.md"""
 
 # %% ../nbs/00a_io.ipynb #a8a1166a
 from __future__ import annotations
-import json, os, secrets, signal, stat, tempfile, threading
+import json, math, os, secrets, signal, stat, tempfile, threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
+from typing import NamedTuple
 
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'InputError', 'read_lines', 'read_items', 'read_sources', 'read_dataset',
-           'bundled_example', 'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS', 'InputError', 'read_lines',
+           'read_items', 'read_sources', 'read_dataset', 'bundled_example', 'Responses', 'read_responses',
+           'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -205,18 +207,74 @@ def read_dataset(predictions:str|Path, # the predictions file
     return [p[0] for p in preds], refs, _sources(spath, _pair(predictions, pids, pwhere, spath, sids, srcs, 'sources')), pids
 
 # %% ../nbs/00a_io.ipynb #4088b333
+def _all_or_none(path, vals:list, fields:str) -> list|None:
+    "`vals`, or None when every item lacks its field; a file where some items have it and others not is an `InputError`."
+    missing = [s is None for s in vals]
+    if all(missing): return None
+    if any(missing): raise InputError(path, None, f"item {missing.index(True) + 1} has no {fields} field but item {missing.index(False) + 1} has one")
+    return vals
+
 def _sources(path, srcs:list) -> list|None:
     "The sources, None when no line has one; a file where some lines have one and others not is an `InputError`."
-    missing = [s is None for s in srcs]
-    if all(missing): return None
-    if any(missing): raise InputError(path, None, f"item {missing.index(True) + 1} has no {'/'.join(SOURCE_FIELDS)} field but item {missing.index(False) + 1} has one")
-    return srcs
+    return _all_or_none(path, srcs, '/'.join(SOURCE_FIELDS))
 
 # %% ../nbs/00a_io.ipynb #5742efeb
 def bundled_example() -> tuple[Path, Path]:
     "The paths of the example predictions and references shipped in the package."
     d = files('cah_metrics') / 'data'
     return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
+
+# %% ../nbs/00a_io.ipynb #a4b9f351
+RESPONSE_FIELDS, CONTEXT_FIELDS = ('response', *PRED_FIELDS), ('context', 'prompt')
+
+class Responses(NamedTuple):
+    "What `read_responses` reads; `references`, `contexts` and `ratings` are None when no line has them."
+    ids: list                                     # each line's id (None when the file has none)
+    texts: list[str]                              # the responses
+    references: list[list[str]]|None             # each response's references
+    contexts: list[str]|None                      # each response's prompt
+    ratings: list[list[float|None]]|None          # raters x items, None = missing
+    raters: list[str]|None                        # the raters' names: list positions '0', '1', ... or the objects' keys
+
+# %% ../nbs/00a_io.ipynb #e3d29f83
+def _rating(x, path, i, where:str) -> float|None:
+    if x is None: return None
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise InputError(path, i, f"{where} must be a finite number or null, got {_show(x)}")
+    return float(x)
+
+def _ratings(r, path, i) -> dict:
+    "rater -> rating of one line's `ratings` (a list's raters are its positions)."
+    if isinstance(r, list): return {str(k): _rating(x, path, i, f"ratings[{k}]") for k, x in enumerate(r)}
+    if isinstance(r, dict): return {str(k): _rating(x, path, i, f"ratings[{k!r:.40}]") for k, x in r.items()}
+    raise InputError(path, i, f"ratings must be a list of numbers or an object rater -> number (null = missing), got {_show(r)}")
+
+# %% ../nbs/00a_io.ipynb #8f32635b
+def _response(v, path, i) -> tuple:
+    "(id, text, references, context, ratings) of one line; None for each field the line lacks."
+    if isinstance(v, str): v = {'response': v}
+    if not isinstance(v, dict): raise InputError(path, i, f"expected an object or a string, got {_show(v)}")
+    key = next((f for f in RESPONSE_FIELDS if f in v), None)
+    if key is None: raise InputError(path, i, f"object has none of the fields {', '.join(RESPONSE_FIELDS)}")
+    rk, ck = next((f for f in ('references', 'reference') if f in v), None), next((f for f in CONTEXT_FIELDS if f in v), None)
+    return (_id(v, path, i), _strings(v[key], path, i, 'responses')[0], None if rk is None else _strings(v[rk], path, i, 'references'),
+            None if ck is None else _strings(v[ck], path, i, 'contexts')[0], _ratings(v['ratings'], path, i) if 'ratings' in v else None)
+
+# %% ../nbs/00a_io.ipynb #3125d5ba
+def read_responses(path:str|Path, # a JSON Lines file, one response per line (see above)
+                  ) -> Responses:
+    "Responses with their optional references, contexts and human ratings; every error names the file and line."
+    path = _as_path(path, 'read_responses')
+    rows, kinds = [], {}
+    for i, v in _json_lines(path, read_lines(path)):
+        rows.append(_response(v, path, i))
+        if isinstance(v, dict) and 'ratings' in v: kinds.setdefault(type(v['ratings']).__name__, i)
+    if len(kinds) > 1: raise InputError(path, max(kinds.values()), "ratings is a list on some lines and an object on others: use one layout")
+    ids, texts, refs, ctxs, rats = (list(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
+    _id_lines(path, ids)                                                 # every line an id or none, and no repeats
+    if _all_or_none(path, rats, 'ratings') is None: return Responses(ids, texts, _all_or_none(path, refs, 'references'), _all_or_none(path, ctxs, 'context/prompt'), None, None)
+    names = list(dict.fromkeys(k for r in rats for k in r))
+    return Responses(ids, texts, _all_or_none(path, refs, 'references'), _all_or_none(path, ctxs, 'context/prompt'), [[r.get(k) for r in rats] for k in names], names)
 
 # %% ../nbs/00a_io.ipynb #4675c532
 def _umask() -> int:

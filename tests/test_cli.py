@@ -57,7 +57,7 @@ def test_help_explains_every_option():
         assert opt in r.stdout
 
 def test_import_stays_light():
-    mods = "text io core bleu rouge topk perplexity corpora lm information embeddings semantics diversity humor puns bertscore cmc evaluate cli".split()
+    mods = "text io core bleu rouge topk perplexity corpora lm information embeddings semantics diversity humor puns bertscore cmc agreement ensemble evaluate cli".split()
     code = ("import sys, cah_metrics, " + ", ".join(f"cah_metrics.{m}" for m in mods) + "; "
             "heavy = [m for m in ('torch', 'sklearn', 'sentence_transformers', 'transformers', 'matplotlib', 'nltk', 'pandas', "
             "'scipy', 'langdetect', 'pronouncing', 'rapidfuzz') if m in sys.modules]; print(heavy)")
@@ -398,3 +398,37 @@ def test_compare_equals_sacrebleu_paired_test(capsys, tmp_path, paired):
         if paired == 'bs': assert [(g['mean'], g['half_width']) for g in got] == [(t.mean, t.ci) for t in theirs]
     out = capsys.readouterr().out
     assert out.startswith('paired bootstrap of bleu' if paired == 'bs' else 'approximate randomization of bleu') and '\n\n' in out
+
+def _responses(tmp_path, rows):
+    p = tmp_path / 'responses.jsonl'
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rows))
+    return p
+
+def test_ensemble_with_ratings_writes_items_and_summary(tmp_path):
+    "The installed command on responses with references and three raters: per-response lines, a summary, the raters' alpha checked with krippendorff."
+    krippendorff = pytest.importorskip('krippendorff')
+    import numpy as np
+    ratings = [[5, 4, 5], [3, None, 2], [1, 2, 1], [4, 4, None], [2, 3, 3]]
+    rows = [{'id': f'x{i}', 'response': p, 'reference': r, 'ratings': h} for i, (p, r, h) in enumerate(zip(
+        ["the cat sat on the mat", "a cat on a mat", "dogs bark", "the dog barked at night", "rain today"],
+        ["the cat sat on the mat", "the cat sat on the mat", "the dog barked", "the dog barked", "it rains today"], ratings))]
+    inp, items, summ = _responses(tmp_path, rows), tmp_path / 'items.jsonl', tmp_path / 'summary.json'
+    r = run('ensemble', '--input', inp, '--strategies', 'sentence_bleu', 'rougeL', 'chrf', '--diversity', 'word-overlap', '--output', items, '--summary', summ)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(l) for l in items.read_text().splitlines()]
+    assert [l['id'] for l in lines] == [f'x{i}' for i in range(5)] and lines[1]['human'] == {'mean': 2.5, 'n': 2}
+    report = json.loads(summ.read_text())
+    expected = krippendorff.alpha(np.array([[np.nan if v is None else v for v in h] for h in ratings], float).T, level_of_measurement='interval')
+    assert abs(report['human']['alpha'] - expected) <= 1e-12
+    assert set(report['corpus_scores']) == {'sentence_bleu', 'rougeL', 'chrf'} and report['summary']['n_items'] == 5
+    assert 'consensus' in r.stdout and f"wrote {items}" in r.stdout
+
+def test_ensemble_bad_line_exit_2_and_nothing_written(tmp_path):
+    inp = _responses(tmp_path, [{'response': 'a', 'reference': 'a'}, {'response': 'b'}])
+    out = tmp_path / 'items.jsonl'
+    r = run('ensemble', '--input', inp, '--strategies', 'bleu', 'chrf', '--output', out)
+    assert r.returncode == 2 and r.stderr == f"cah-metrics: error: {inp}: item 2 has no references field but item 1 has one\n"
+    assert not out.exists() and list(tmp_path.glob('.items.jsonl*')) == []
+    good = _responses(tmp_path, [{'response': 'a', 'reference': 'a'}, {'response': 'b', 'reference': 'c'}])
+    r = run('ensemble', '--input', good, '--strategies', 'bleu', 'lm_perplexity')
+    assert r.returncode == 2 and "has no finite value range" in r.stderr
