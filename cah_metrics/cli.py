@@ -1,4 +1,4 @@
-"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers with the design's humor metrics; `cah-metrics score`: score a file of predictions against a file of references; `cah-metrics compare` and `cah-metrics ensemble`: systems against a baseline, strategies against each other.
+"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers with the design's humor metrics; `cah-metrics score`: score a file of predictions against a file of references; `cah-metrics compare` and `cah-metrics ensemble`: systems against a baseline, strategies against each other; `cah-metrics embed-eval`: embedding models for knowledge graphs.
 
 Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
@@ -14,7 +14,7 @@ from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_out
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
-__all__ = ['SCORE_METRICS', 'score', 'humor', 'compare', 'ensemble', 'main']
+__all__ = ['SCORE_METRICS', 'score', 'humor', 'compare', 'ensemble', 'embed_eval', 'main']
 
 # %% ../nbs/90_cli.ipynb #0bc93730
 from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
@@ -31,12 +31,13 @@ def _debug(p, top:bool):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
                                 "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline; "
-                                "'cah-metrics ensemble' scores responses with several strategies and reports how far they agree. "
+                                "'cah-metrics ensemble' scores responses with several strategies and reports how far they agree; "
+                                "'cah-metrics embed-eval' compares sentence-embedding models for knowledge graphs. "
                                 "Add -h after any of them for its options.")
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     _debug(p, True)
     sub = p.add_subparsers(dest='command', required=True)
-    _humor_parser(sub); _score_parser(sub); _compare_parser(sub); _ensemble_parser(sub)
+    _humor_parser(sub); _score_parser(sub); _compare_parser(sub); _ensemble_parser(sub); _embed_eval_parser(sub)
     return p
 
 # %% ../nbs/90_cli.ipynb #5738b50d
@@ -132,6 +133,21 @@ def _ensemble_parser(sub):
     e.add_argument('--summary', type=Path, metavar='FILE', help="write the whole report as JSON here (never an input file)")
     _debug(e, False)
 
+# %% ../nbs/90_cli.ipynb #11ab6621
+def _embed_eval_parser(sub):
+    m = sub.add_parser('embed-eval', help='compare sentence-embedding models for knowledge graphs (design 003) and on STS-B / CoDEx-S',
+        description="Score embedding models with the design's five knowledge-graph scores and, given the data, on STS-B dev and CoDEx-S; "
+                    "print a table and write embed_eval.json and embed_eval.png atomically.")
+    m.add_argument('--models', nargs='+', default=['minilm', 'tfidf', 'random'], metavar='M',
+                   help="minilm, tfidf, random, or a local sentence-transformers model folder (default: minilm tfidf random)")
+    m.add_argument('--data', type=Path, metavar='DIR', help="the folder holding sts/ and codex_s/ (default: ./tests/data in a clone of the repository; else the test set only)")
+    m.add_argument('--benchmarks', nargs='*', default=None, metavar='B', help="which of sts, link_prediction, triple_classification, kg_subgraph to run (default: all, when the data is found)")
+    m.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples of the intervals, 0 for none (default: 1000)")
+    m.add_argument('--seed', type=int, default=42, help="KMeans' random state (default: 42)")
+    m.add_argument('--max-triples', type=int, default=None, metavar='N', help="link prediction on the first N test triples only (default: all)")
+    m.add_argument('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR', help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which the repository's .gitignore ignores)")
+    _debug(m, False)
+
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
     return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
@@ -212,6 +228,23 @@ def ensemble(opts, # parsed `ensemble` options
         for path, text in files.items(): ws.write_text(path, text)
     return report
 
+# %% ../nbs/90_cli.ipynb #8ecad0a8
+def embed_eval(opts, # parsed `embed-eval` options
+              ):
+    "The `Comparison` for parsed `embed-eval` options; embed_eval.json and embed_eval.png are written atomically as a set."
+    from cah_metrics.embedding_eval import compare_encoders
+    from cah_metrics.evaluate import EMBED_FILES, embed_eval_outputs, find_benchmark_data
+    _check_opts(opts, 'embed-eval', ('models', 'data', 'benchmarks', 'n_resamples', 'seed', 'max_triples', 'output_dir'))
+    out = _as_path(opts.output_dir, 'embed-eval', '--output-dir')
+    if out.exists() and not out.is_dir(): raise ValueError(f"embed-eval: --output-dir {out} is a file, not a folder")
+    data = find_benchmark_data(opts.data)
+    print(f"benchmark data: {data}" if data else "benchmark data: none found (give --data DIR, the folder holding sts/ and codex_s/); the test set only", file=sys.stderr)
+    cmp = compare_encoders(opts.models, data_dir=data, benchmarks=opts.benchmarks if data else None, seed=opts.seed,
+                           n_resamples=opts.n_resamples, max_triples=opts.max_triples)
+    with AtomicWriteSet('embed-eval') as ws: paths = [ws.write_bytes(out / name, b) for name, b in embed_eval_outputs(cmp).items()]
+    print(cmp.table()); print(f"wrote {paths[0]} and {paths[1]}")
+    return cmp
+
 # %% ../nbs/90_cli.ipynb #f35e3c84
 def _one_line(e:BaseException) -> str:
     "An error as one line: an `OSError` as its file and reason, anything else as its message."
@@ -227,7 +260,7 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
     try: opts = _parser().parse_args(argv)
     except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
-    try: report = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble}[opts.command](opts)
+    try: report = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble, 'embed-eval': embed_eval}[opts.command](opts)
     except (ValueError, TypeError, OSError, RecursionError) as e:
         if opts.debug: traceback.print_exc()
         print(f"cah-metrics: error: {_one_line(e)}", file=sys.stderr); return 2

@@ -15,10 +15,10 @@ from .io import AtomicWriteSet, InputError, _as_path, read_dataset
 from .text import _brief, as_texts, check_int, check_sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'DEFAULT_ENSEMBLE', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options', 'score_dataset',
-           'per_example_jsonl', 'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets',
-           'parse_strategies', 'ensemble_file', 'ensemble_text', 'rank_answers', 'humor_summary', 'humor_chart',
-           'humor_outputs', 'write_humor_outputs']
+__all__ = ['DEFAULT_METRICS', 'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options',
+           'score_dataset', 'per_example_jsonl', 'write_per_example', 'evaluate_datasets', 'read_systems',
+           'compare_datasets', 'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data',
+           'embed_eval_outputs', 'rank_answers', 'humor_summary', 'humor_chart', 'humor_outputs', 'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -292,6 +292,31 @@ def ensemble_text(report:dict, # what `ensemble_file` returned first
         lines.append(f"human ratings: {len(h['raters'])} raters, {h['items_rated']} items rated; Krippendorff's alpha ({h['level']}) {a}; "
                      f"Spearman of the ensemble score with the mean rating {'n/a' if rho is None else f'{rho:.4f}'}")
     return '\n'.join(lines)
+
+# %% ../nbs/85_evaluate.ipynb #9f9dbcec
+EMBED_FILES = ('embed_eval.json', 'embed_eval.png')
+
+def find_benchmark_data(data:str|Path|None=None, # a folder holding sts/ and codex_s/; None: ./tests/data when it holds them
+                       ) -> Path|None:
+    "The benchmark folder to use: `data` (checked), or the repository's tests/data under the current folder, or None."
+    fn = 'find_benchmark_data'
+    if data is not None:
+        d = _as_path(data, fn, 'data')
+        try: ok = (d / 'sts').is_dir() and (d / 'codex_s').is_dir()
+        except OSError as e: raise ValueError(f"{fn}: data {str(d)[:80]!r} cannot be read ({e.strerror or e})") from None
+        if not ok: raise ValueError(f"{fn}: {d} must hold the folders sts/ and codex_s/ (as the repository's tests/data does)")
+        return d
+    d = Path('tests') / 'data'
+    return d if (d / 'sts').is_dir() and (d / 'codex_s').is_dir() else None
+
+def embed_eval_outputs(comparison, # from `embedding_eval.compare_encoders`
+                       dpi:int=150, # the chart's resolution
+                      ) -> dict[str, bytes]:
+    "The content of each of `EMBED_FILES`, by name: the comparison as JSON and its chart as PNG."
+    from cah_metrics.embedding_eval import plot_comparison
+    fig = plot_comparison(comparison, dpi=dpi)                    # checks that it is a Comparison
+    buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=dpi)
+    return dict(zip(EMBED_FILES, ((json.dumps(comparison.to_dict(), indent=1, ensure_ascii=False) + '\n').encode('utf-8'), buf.getvalue())))
 
 # %% ../nbs/85_evaluate.ipynb #271f0657
 def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)

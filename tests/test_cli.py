@@ -432,3 +432,16 @@ def test_ensemble_bad_line_exit_2_and_nothing_written(tmp_path):
     good = _responses(tmp_path, [{'response': 'a', 'reference': 'a'}, {'response': 'b', 'reference': 'c'}])
     r = run('ensemble', '--input', good, '--strategies', 'bleu', 'lm_perplexity')
     assert r.returncode == 2 and "has no finite value range" in r.stderr
+
+def test_embed_eval_with_the_repository_data(tmp_path):
+    "embed-eval from the repository root finds tests/data; STS is run, the JSON and PNG are written as a set."
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / 'ee'
+    r = run('embed-eval', '--models', 'tfidf', 'random', '--benchmarks', 'sts', '--n-resamples', '0', '--output-dir', out, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert 'benchmark data: tests/data' in r.stderr and 'STS Spearman' in r.stdout
+    d = json.loads((out / 'embed_eval.json').read_text())
+    assert set(d['benchmarks']['tfidf']) == {'sts'} and d['benchmarks']['tfidf']['sts']['spearman'] > d['benchmarks']['random']['sts']['spearman']
+    assert (out / 'embed_eval.png').read_bytes()[:4] == b'\x89PNG'
+    r = run('embed-eval', '--models', 'tfidf', 'random', '--data', tmp_path, '--output-dir', tmp_path / 'none')
+    assert r.returncode == 2 and 'must hold the folders sts/ and codex_s/' in r.stderr and not (tmp_path / 'none').exists()
