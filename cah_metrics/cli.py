@@ -129,8 +129,10 @@ def _ensemble_parser(sub):
     e.add_argument('--no-text-checks', action='store_true', help="skip the design's text checks (repetition, local-entropy drops)")
     e.add_argument('--diversity', choices=['sentence-transformers', 'tfidf', 'word-overlap', 'none'], default='sentence-transformers',
                    help="where the semantic-diversity fallback chain starts, or none (default: sentence-transformers)")
-    e.add_argument('--output', type=Path, metavar='FILE', help="write one JSON line per response here (never an input file)")
-    e.add_argument('--summary', type=Path, metavar='FILE', help="write the whole report as JSON here (never an input file)")
+    e.add_argument('--output', type=Path, default=Path('ensemble_report') / 'items.jsonl', metavar='FILE',
+                   help="one JSON line per response: scores, dimensions, disagreement, flags, human mean (default: ensemble_report/items.jsonl; never an input file)")
+    e.add_argument('--summary', type=Path, default=Path('ensemble_report') / 'summary.json', metavar='FILE',
+                   help="the whole report as JSON (default: ensemble_report/summary.json; the repository's .gitignore ignores ensemble_report/)")
     _debug(e, False)
 
 # %% ../nbs/90_cli.ipynb #11ab6621
