@@ -116,6 +116,11 @@ def language_ratios(text:str, # one text
     return {l: c / n for l, c in langs.items()} if n else {}
 
 # %% ../nbs/07a_cmc.ipynb #0429de4b
+def _coverage(a:dict[str, float], b:dict[str, float]) -> float:
+    "CMC of two language distributions: 1 - their total variation, clipped at 0; `NEUTRAL` when either is empty."
+    if not a or not b: return NEUTRAL
+    return max(0.0, 1 - sum(abs(a.get(l, 0.0) - b.get(l, 0.0)) for l in a.keys() | b.keys()) / 2)
+
 def code_mixing_coverage(summary:str, # the summary
                          thread:str, # the source conversation (one str; join a list of messages first)
                          detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language
@@ -125,9 +130,29 @@ def code_mixing_coverage(summary:str, # the summary
     summary, thread = check_str(summary, 'summary', 'code_mixing_coverage'), check_str(thread, 'thread', 'code_mixing_coverage')
     detector, min_len = _detector(detector, 'code_mixing_coverage'), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
     if not summary.strip() or not thread.strip(): return NEUTRAL
-    a, b = language_ratios(thread, detector, min_len), language_ratios(summary, detector, min_len)
-    if not a or not b: return NEUTRAL
-    return max(0.0, 1 - sum(abs(a.get(l, 0.0) - b.get(l, 0.0)) for l in a.keys() | b.keys()) / 2)
+    return _coverage(language_ratios(thread, detector, min_len), language_ratios(summary, detector, min_len))
+
+# %% ../nbs/07a_cmc.ipynb #3509f286
+def _lid_counts(gold:list[str], # the gold language code of each word, each one of `labels`
+                pred:list, # the detector's answer for each word (anything not in `labels` is 'other')
+                labels:tuple[str, ...]=('hi', 'en'), # the gold labels
+               ) -> np.ndarray:
+    "A text's word-level confusion counts, gold label (row) by answer (column; the last is any other answer), flattened to k * (k + 1) ints."
+    k, ix = len(labels), {l: i for i, l in enumerate(labels)}
+    C = np.zeros((k, k + 1), np.int64)
+    for g, p in zip(gold, pred, strict=True): C[ix[g], ix.get(p, k)] += 1
+    return C.ravel()
+
+def _lid_scores(S, # summed counts: one row of k * (k + 1) from `_lid_counts`, or an (m, k * (k + 1)) stack of them
+                labels:tuple[str, ...]=('hi', 'en'), # the gold labels, in the counts' order
+               ) -> dict[str, np.ndarray]:
+    "Token accuracy and each label's F1 of summed confusion counts, an (m,) array each (0 where undefined)."
+    k = len(labels)
+    C = np.asarray(S, np.float64).reshape(-1, k, k + 1)
+    tp, n = C[:, np.arange(k), np.arange(k)], C.sum(axis=(1, 2))
+    den = C.sum(axis=2) + C[:, :, :k].sum(axis=1)              # (TP + FN) + (TP + FP)
+    f1 = np.divide(2 * tp, den, out=np.zeros_like(tp), where=den > 0)
+    return {'accuracy': np.divide(tp.sum(axis=1), n, out=np.zeros(len(C)), where=n > 0), **{f'f1_{l}': f1[:, i] for i, l in enumerate(labels)}}
 
 # %% ../nbs/07a_cmc.ipynb #fd4aec8e
 DETECTORS = {'hinglish': HinglishDetector, 'langdetect': LangdetectDetector, 'script': ScriptDetector}
