@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 
 # %% ../nbs/00b_core.ipynb #42ffe5ec
 from __future__ import annotations
-import copy, importlib, inspect, json, math
+import copy, importlib, inspect, json, math, sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -310,16 +310,23 @@ def load_state_dict(self:Metric, d:Mapping, # what `state_dict` returned (or its
 
 # %% ../nbs/00b_core.ipynb #10c8f34e
 _REGISTRY: dict[str, tuple[type, dict]] = {}
-_METRIC_MODULES = ('bleu', 'chrf', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'bertscore', 'cmc', 'humor')
+_SESSION: dict[str, tuple[type, dict, object]] = {}   # names registered by classes of an interactive session: (class, defaults, its __main__)
+_METRIC_MODULES = ('bleu', 'chrf', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'mauve', 'bertscore', 'cmc', 'humor')
 
 def register(name:str|None=None, # the registry name (default: the class's `name`)
              **defaults, # options this name fixes
             ):
     "Class decorator: make a `Metric` loadable by name."
     def deco(cls):
-        _REGISTRY[name or cls.name] = (cls, defaults)
+        if cls.__module__ == '__main__': _SESSION[name or cls.name] = (cls, defaults, sys.modules.get('__main__'))
+        else: _REGISTRY[name or cls.name] = (cls, defaults)
         return cls
     return deco
+
+def _entries() -> dict[str, tuple[type, dict]]:
+    "The registry as the running program sees it: the modules' metrics, and over them those its own `__main__` registered."
+    main = sys.modules.get('__main__')
+    return {**_REGISTRY, **{k: (c, d) for k, (c, d, owner) in _SESSION.items() if owner is main}}
 
 def _import_metrics():
     for m in _METRIC_MODULES: importlib.import_module(f'cah_metrics.{m}')
@@ -342,9 +349,9 @@ def metric_class(name:str, # a registry name
                 ) -> tuple[type, dict]:
     "The class a registry name stands for, and the options the name fixes."
     if not isinstance(name, str): raise TypeError(f"metric_class: name must be a registry name (str), got {type(name).__name__}")
-    if name not in _REGISTRY: _import_metrics()
-    if name not in _REGISTRY: raise ValueError(f"unknown metric {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    if name not in _entries(): _import_metrics()
+    if name not in (reg := _entries()): raise ValueError(f"unknown metric {name!r}; choose from {', '.join(sorted(reg))}")
+    return reg[name]
 
 # %% ../nbs/00b_core.ipynb #47df30e3
 class MetricInfo(NamedTuple):
@@ -361,4 +368,4 @@ def list_metrics() -> list[MetricInfo]:
     "Every registered metric, by name."
     _import_metrics()
     return [MetricInfo(n, c.summary, c.inputs, c.value_range, c.higher_is_better, c.keys_for(d), c.signature_keys)
-            for n, (c, d) in sorted(_REGISTRY.items())]
+            for n, (c, d) in sorted(_entries().items())]

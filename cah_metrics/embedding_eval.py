@@ -249,6 +249,10 @@ def _for_task(enc, texts:list[str]):
     "The encoder to use for one task: a TF-IDF encoder fitted per task is copied and fitted on the task's texts."
     return copy.copy(enc).fit(texts) if getattr(enc, 'fit_per_task', False) and callable(getattr(enc, 'fit', None)) else enc
 
+def _cached(enc, texts:list[str], name:str) -> CachedEncoder:
+    "The cache a task encodes with: a `CachedEncoder` given is used as it is (one cache for the run's tasks); else a new one for this task."
+    return enc if isinstance(enc, CachedEncoder) else CachedEncoder(_for_task(enc, texts), name)
+
 # %% ../nbs/11_embedding_eval.ipynb #9b152874
 def _vector(x, name:str, F:str, n:int|None=None) -> np.ndarray:
     "`x` as a finite 1-D float64 array (of length `n`, when given)."
@@ -398,10 +402,18 @@ def _sim_parts(c:np.ndarray, e:np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     d = np.abs(c - e)
     return (d <= 0.1 + 1e-9).mean(-1), _pearson_rows(c, e), d.mean(-1)
 
-def _boot_ci(stat, n:int, B:int, seed, F:str, confidence:float=0.95) -> tuple[float, float]:
-    "Percentile interval of `stat(idx)` ((m, n) index blocks -> (m,) values) over B resamples of n items, drawn as the significance module draws them."
-    vals = np.concatenate([stat(idx) for idx in _index_blocks(_rng(seed, F), n, B)])
-    return percentile_interval(vals, confidence)
+def _boot_values(stat, n:int, B:int, seed, F:str) -> np.ndarray:
+    "`stat(idx)` over B resamples of n items ((m, n) index blocks, the significance module's draws), stacked."
+    return np.concatenate([stat(idx) for idx in _index_blocks(_rng(seed, F), n, B)])
+
+def _sums_boot(rows:np.ndarray, B:int, seed, stat) -> np.ndarray|None:
+    "`stat` of the column sums of B resamples of per-item rows (the significance module's `resampled_sums`); None when B = 0."
+    return stat(resampled_sums(rows, B, seed)) if B else None
+
+def _seed(seed, F:str, name:str='seed') -> int|None:
+    return None if seed is None else check_int(seed, name, F, low=0, high=2**63 - 1)
+
+def _pct(v) -> tuple[float, float]|None: return None if v is None else percentile_interval(v)
 
 def _unit_interval(x, name:str, F:str, n:int) -> np.ndarray:
     v = _vector(x, name, F, n)
@@ -419,6 +431,7 @@ class SimilarityScore(_Result):
     score: float            # the design's: 0.4 accuracy + 0.4 correlation + 0.2 (1 - mae)
     score_corrected: float  # the same with max(correlation, 0): an anti-correlated model scores no better or worse than a useless one
     ci: tuple|None = None   # 95% percentile interval of the design's score, the pairs resampled (None when n_resamples = 0)
+    boot: np.ndarray|None = _hidden(default=None, compare=False)   # the resampled design scores (None when n_resamples = 0)
 
 def _sim_score(acc, r, mae): return 0.4 * acc + 0.4 * r + 0.2 * (1 - mae)
 
@@ -435,8 +448,8 @@ def semantic_similarity_score(A, # (n, d) vectors of the first concept of each p
     e, Bn = _unit_interval(expected, 'expected', F, len(A)), check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
     c = _cos_rows(A, B)
     acc, r, mae = (float(v[0]) for v in _sim_parts(c[None], e[None]))
-    ci = _boot_ci(lambda idx: _sim_score(*_sim_parts(c[idx], e[idx])), len(c), Bn, seed, F) if Bn else None
-    return SimilarityScore(len(c), acc, r, mae, _sim_score(acc, r, mae), _sim_score(acc, max(r, 0.0), mae), ci)
+    v = _boot_values(lambda idx: _sim_score(*_sim_parts(c[idx], e[idx])), len(c), Bn, seed, F) if Bn else None
+    return SimilarityScore(len(c), acc, r, mae, _sim_score(acc, r, mae), _sim_score(acc, max(r, 0.0), mae), _pct(v), v)
 
 # %% ../nbs/11_embedding_eval.ipynb #32543d90
 @dataclass(frozen=True, repr=False)
@@ -451,6 +464,8 @@ class ClusteringScore(_Result):
     silhouette_true: float  # cosine silhouette of the true clusters (not in the design's score)
     v_measure: float        # KMeans' clusters against the true ones (not in the design's score)
     ari: float              # the same, adjusted Rand index
+    ci: tuple|None = None   # 95% percentile interval of the design's score, the concepts resampled with the clustering fixed (None: n_resamples = 0)
+    boot: np.ndarray|None = _hidden(default=None, compare=False)   # the resampled design scores
 
 def _kmeans(U:np.ndarray, k:int, seed:int) -> np.ndarray:
     from sklearn.cluster import KMeans
@@ -459,23 +474,42 @@ def _kmeans(U:np.ndarray, k:int, seed:int) -> np.ndarray:
         return KMeans(k, random_state=seed, n_init=10).fit_predict(U)
 
 # %% ../nbs/11_embedding_eval.ipynb #713ac6f0
+def _cluster_rows(U:np.ndarray, y:np.ndarray, k:int, s:np.ndarray) -> np.ndarray:
+    "Per concept: 1, its silhouette s(i), its theme (one-hot, k), its mean cosine within the theme (at its theme, k), its summed cosine and count across themes."
+    oh = np.eye(k)[y]; sizes = oh.sum(0)[y]; S = oh.T @ U; own = np.einsum('ij,ij->i', U, S[y]) - (U * U).sum(1)
+    return np.column_stack([np.ones(len(U)), s, oh, oh * (own / (sizes - 1))[:, None], U @ S.sum(0) - np.einsum('ij,ij->i', U, S[y]), len(U) - sizes])
+
+def _cluster_stat(k:int):
+    "Summed rows (m, 2k + 4) -> the design's clustering score of each."
+    def stat(T):
+        cnt, coh = T[:, 2:2 + k], T[:, 2 + k:2 + 2 * k]
+        coherence = np.where(cnt > 0, coh / np.maximum(cnt, 1), 0).sum(1) / (cnt > 0).sum(1)
+        return 0.5 * T[:, 1] / T[:, 0] + 0.3 * coherence + 0.2 * (1 - T[:, -2] / T[:, -1])
+    return stat
+
+
+# %% ../nbs/11_embedding_eval.ipynb #c1a5b00t
 def clustering_score(X, # (n, d) vectors of the concepts
                      labels, # (n,) the true (thematic) cluster of each concept, str or int
                      seed:int=42, # KMeans' random_state, 0 to 2**32 - 1
+                     n_resamples:int=1000, # bootstrap resamples of the concepts for `ci` (the clustering fixed), 0 (none) to 100,000
+                     boot_seed:int|None=DEFAULT_SEED, # seed of the resamples (the significance module's default)
                     ) -> ClusteringScore:
     "The design's clustering score: 0.5 silhouette of KMeans (k = true clusters) + 0.3 coherence + 0.2 separation of the true clusters."
     F = 'clustering_score'
     X = _matrix(X, 'X', F); y, names = _codes(labels, 'labels', F, len(X)); seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
+    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES); boot_seed = _seed(boot_seed, F, 'boot_seed')
     sizes, k, n = np.bincount(y), len(names), len(X)
     if k < 2: raise ValueError(f"{F}: labels must name at least 2 clusters, got {k}")
     if sizes.min() < 2: raise ValueError(f"{F}: cluster {_brief(names[int(sizes.argmin())])} has one member; every cluster needs at least 2 (coherence is a mean over pairs)")
-    U = _unit(X); pred = _kmeans(U, k, seed)
-    sil = silhouette(U, pred) if len(set(pred.tolist())) > 1 else 0.0
+    U = _unit(X); pred = _kmeans(U, k, seed); yp, kp = _codes(pred.tolist(), 'pred', F, n)
+    s = _silhouette_samples(U, yp, len(kp), 'cosine') if len(kp) > 1 else np.zeros(n)
     within = [_pair_sum(U[y == c]) for c in range(k)]
     coh = float(np.mean([w / (m * (m - 1)) for w, m in zip(within, sizes)]))
     sep = 1.0 - (_pair_sum(U) - sum(within)) / (n * (n - 1) - int((sizes * (sizes - 1)).sum()))
-    ag = clustering_agreement(y.tolist(), pred.tolist())
-    return ClusteringScore(n, k, sil, coh, float(sep), 0.5 * sil + 0.3 * coh + 0.2 * sep, silhouette(U, y), ag.v_measure, ag.ari)
+    ag, sil = clustering_agreement(y.tolist(), pred.tolist()), float(s.mean())
+    v = _sums_boot(_cluster_rows(U, y, k, s), B, boot_seed, _cluster_stat(k))
+    return ClusteringScore(n, k, sil, coh, float(sep), 0.5 * sil + 0.3 * coh + 0.2 * sep, silhouette(U, y), ag.v_measure, ag.ari, _pct(v), v)
 
 # %% ../nbs/11_embedding_eval.ipynb #43f0d321
 @dataclass(frozen=True, repr=False)
@@ -487,20 +521,27 @@ class EntityScore(_Result):
     silhouette: float       # cosine silhouette of the distinct entity vectors, grouped by type
     similarity: float       # mean cosine between each annotated entity and its source text
     score: float            # the design's: 0.6 silhouette + 0.4 similarity
+    ci: tuple|None = None   # 95% percentile interval of the design's score, the distinct entities resampled (None: n_resamples = 0)
+    boot: np.ndarray|None = _hidden(default=None, compare=False)   # the resampled design scores
 
 def entity_recognition_score(E, # (m, d) vectors of the annotated entities, one row per annotation
                              types, # (m,) the type of each (str or int), e.g. 'PHILOSOPHER'
                              T, # (m, d) the vector of each annotation's source text
+                             n_resamples:int=1000, # bootstrap resamples of the distinct entities for `ci`, 0 (none) to 100,000
+                             seed:int|None=DEFAULT_SEED, # seed of the resamples (the significance module's default)
                             ) -> EntityScore:
     "The design's entity-recognition score: 0.6 cosine silhouette of the entities by type + 0.4 mean cosine of each entity with its text."
     F = 'entity_recognition_score'
     E, T = _matrix(E, 'E', F), _matrix(T, 'T', F); _same_shape(E, T, ('E', 'T'), F)
-    y, names = _codes(types, 'types', F, len(E))
-    keep = np.unique(np.column_stack([E, y]), axis=0, return_index=True)[1]
+    y, names = _codes(types, 'types', F, len(E)); B, seed = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), _seed(seed, F)
+    _, keep, inv = np.unique(np.column_stack([E, y]), axis=0, return_index=True, return_inverse=True)
     if not 2 <= len(names) < len(keep):
         raise ValueError(f"{F}: the silhouette needs at least 2 entity types and more distinct entities than types, got {len(names)} types and {len(keep)} distinct entities")
-    sil, sim = silhouette(E[keep], y[keep]), float(_cos_rows(E, T).mean())
-    return EntityScore(len(E), len(keep), len(names), sil, sim, 0.6 * sil + 0.4 * sim)
+    s, cos, inv = _silhouette_samples(E[keep], y[keep], len(names), 'cosine'), _cos_rows(E, T), inv.reshape(-1)
+    sil, sim = float(s.mean()), float(cos.mean())
+    rows = np.column_stack([np.ones(len(keep)), s, np.bincount(inv, cos, len(keep)), np.bincount(inv, minlength=len(keep))])
+    v = _sums_boot(rows, B, seed, lambda S: 0.6 * S[:, 1] / S[:, 0] + 0.4 * S[:, 2] / S[:, 3])
+    return EntityScore(len(E), len(keep), len(names), sil, sim, 0.6 * sil + 0.4 * sim, _pct(v), v)
 
 # %% ../nbs/11_embedding_eval.ipynb #4e302c73
 @dataclass(frozen=True, repr=False)
@@ -513,6 +554,8 @@ class GraphScore(_Result):
     clustering: float       # average clustering coefficient of the undirected graph
     score: float            # the design's: 0.4 coherence + 0.3 min(density, 0.5) + 0.3 clustering
     score_corrected: float  # AUC: P(cosine of a related pair > cosine of an unrelated pair), ties 1/2; 0.5 = chance
+    ci: tuple|None = None   # 95% percentile interval of the design's score, the edges resampled, density and clustering fixed (None: n_resamples = 0)
+    boot: np.ndarray|None = _hidden(default=None, compare=False)   # the resampled design scores
 
 def _auc(pos:np.ndarray, neg:np.ndarray) -> float:
     "P(a positive scores above a negative), ties counted 1/2: the Mann-Whitney U / (m n), equal to scikit-learn's roc_auc_score."
@@ -556,17 +599,20 @@ def _relation_auc(V:np.ndarray, src:np.ndarray, dst:np.ndarray, seed:int=0) -> f
 # %% ../nbs/11_embedding_eval.ipynb #7d20c07f
 def knowledge_graph_score(triplets, # (subject, predicate, object) triplets of str
                           vectors:Mapping, # a mapping from every subject and object to its vector
+                          n_resamples:int=1000, # bootstrap resamples of the edges for `ci`, 0 (none) to 100,000
+                          seed:int|None=DEFAULT_SEED, # seed of the resamples (the significance module's default)
                          ) -> GraphScore:
     "The design's knowledge-graph score: 0.4 mean cosine of related entities + 0.3 min(density, 0.5) + 0.3 clustering coefficient."
     F = 'knowledge_graph_score'
-    T = _triplets(triplets, 'triplets', F)
+    T, B, seed = _triplets(triplets, 'triplets', F), check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), _seed(seed, F)
     import networkx as nx
     G = nx.DiGraph(); G.add_edges_from((s, o) for s, _, o in T)
     nodes = list(G); V = _node_vectors(vectors, nodes, F); at = {v: i for i, v in enumerate(nodes)}
     src, dst = (np.array([at[e[k]] for e in G.edges], np.int64) for k in (0, 1))
-    coh = float(np.clip(np.einsum('ij,ij->i', V[src], V[dst]), -1, 1).mean())
-    dens, clus = float(nx.density(G)), float(nx.average_clustering(G.to_undirected()))
-    return GraphScore(len(nodes), G.number_of_edges(), coh, dens, clus, 0.4 * coh + 0.3 * min(dens, 0.5) + 0.3 * clus, _relation_auc(V, src, dst))
+    cos = np.clip(np.einsum('ij,ij->i', V[src], V[dst]), -1, 1); coh = float(cos.mean())
+    dens, clus = float(nx.density(G)), float(nx.average_clustering(G.to_undirected())); fixed = 0.3 * min(dens, 0.5) + 0.3 * clus
+    v = _sums_boot(np.column_stack([np.ones(len(cos)), cos]), B, seed, lambda S: 0.4 * S[:, 1] / S[:, 0] + fixed)
+    return GraphScore(len(nodes), G.number_of_edges(), coh, dens, clus, 0.4 * coh + fixed, _relation_auc(V, src, dst), _pct(v), v)
 
 # %% ../nbs/11_embedding_eval.ipynb #0be494e9
 @dataclass(frozen=True, repr=False)
@@ -580,16 +626,28 @@ class QualityScore(_Result):
     score: float            # the design's: 0.4 diversity + 0.3 min(variance, 1) + 0.3 min(norm_ratio, 1)
     unit_variance: float    # total variance of the unit vectors, 1 - |mean unit vector|^2 (d x their mean per-dimension variance)
     score_corrected: float  # 0.4 diversity + 0.3 min(unit_variance, 1) + 0.3 (1 - min(norm_ratio, 1))
+    ci: tuple|None = None   # 95% percentile interval of the design's score, the concepts resampled (None: n_resamples = 0)
+    boot: np.ndarray|None = _hidden(default=None, compare=False)   # the resampled design scores
+
+def _quality_stat(S:np.ndarray) -> np.ndarray:
+    "Summed rows [1, mean cosine with the others, |x|^2, |x|, x] (m, 4 + d) -> the design's quality score of each."
+    n, d = S[:, :1], S.shape[1] - 4
+    var = (S[:, 2] / n[:, 0] - ((S[:, 4:] / n) ** 2).sum(1)) / d; mu = S[:, 3] / n[:, 0]
+    ratio = np.where(mu > 0, np.sqrt(np.maximum(S[:, 2] / n[:, 0] - mu ** 2, 0)) / np.where(mu > 0, mu, 1), 0.0)
+    return 0.4 * (1 - S[:, 1] / n[:, 0]) + 0.3 * np.minimum(var, 1) + 0.3 * np.minimum(ratio, 1)
 
 def embedding_quality_score(X, # (N, d) vectors of the standard concepts, N >= 2
+                            n_resamples:int=1000, # bootstrap resamples of the concepts for `ci`, 0 (none) to 100,000
+                            seed:int|None=DEFAULT_SEED, # seed of the resamples (the significance module's default)
                            ) -> QualityScore:
     "The design's embedding-quality score: 0.4 diversity + 0.3 min(mean variance, 1) + 0.3 min(norm sd / mean, 1)."
     F = 'embedding_quality_score'
-    X = _matrix(X, 'X', F, 2); U = _unit(X); n, d = X.shape
+    X = _matrix(X, 'X', F, 2); U = _unit(X); n, d = X.shape; B, seed = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), _seed(seed, F)
     div, var = 1.0 - _pair_sum(U) / (n * (n - 1)), float(X.var(axis=0).mean())
     norms = np.linalg.norm(X, axis=1); ratio = float(norms.std() / norms.mean()) if norms.mean() > 0 else 0.0
-    uvar = float(U.var(axis=0).sum())
-    return QualityScore(n, d, div, var, ratio, 0.4 * div + 0.3 * min(var, 1) + 0.3 * min(ratio, 1), uvar, 0.4 * div + 0.3 * min(uvar, 1) + 0.3 * (1 - min(ratio, 1)))
+    uvar, sq = float(U.var(axis=0).sum()), (X * X).sum(1)
+    v = _sums_boot(np.column_stack([np.ones(n), (U @ U.sum(0) - (U * U).sum(1)) / (n - 1), sq, norms, X]), B, seed, _quality_stat)
+    return QualityScore(n, d, div, var, ratio, 0.4 * div + 0.3 * min(var, 1) + 0.3 * min(ratio, 1), uvar, 0.4 * div + 0.3 * min(uvar, 1) + 0.3 * (1 - min(ratio, 1)), _pct(v), v)
 
 # %% ../nbs/11_embedding_eval.ipynb #1df8a1a0
 SCORES = ('semantic_similarity', 'clustering', 'entity_recognition', 'knowledge_graph', 'embedding_quality')
@@ -726,17 +784,19 @@ class EvaluationResult(_Result):
     composite: float            # the design's: the mean of the five scores
     band: str                   # poor, moderate, good or excellent
     composite_corrected: float  # the mean of the five with the corrected variants of similarity, graph and quality
-    n_texts: int                # distinct strings encoded, each once
+    n_texts: int                # distinct strings of the test set, each encoded once
     seconds: float = field(default=0.0, repr=False)
+    composite_ci: tuple|None = None   # 95% percentile interval of the composite: the mean of the five resampled scores (None: n_resamples = 0)
     def __repr__(self):
-        rows = [f"  {k:<20} {getattr(self, k).score:7.4f}   corrected {getattr(getattr(self, k), 'score_corrected', getattr(self, k).score):7.4f}" for k in SCORES]
-        return '\n'.join([f"EvaluationResult({self.name}: composite {self.composite:.4f} ({self.band}), corrected {self.composite_corrected:.4f}; {self.n_texts} texts)", *rows])
+        ci = lambda c: f" [{c[0]:7.4f}, {c[1]:7.4f}]" if c else ''
+        rows = [f"  {k:<20} {getattr(self, k).score:7.4f}{ci(getattr(self, k).ci)}   corrected {getattr(getattr(self, k), 'score_corrected', getattr(self, k).score):7.4f}" for k in SCORES]
+        return '\n'.join([f"EvaluationResult({self.name}: composite {self.composite:.4f}{ci(self.composite_ci)} ({self.band}), corrected {self.composite_corrected:.4f}; {self.n_texts} texts)", *rows])
 
 # %% ../nbs/11_embedding_eval.ipynb #18338af5
 def evaluate_encoder(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', a model folder, or a mapping text -> vector
                      test_set=None, # None: the bundled test set; a path, a dict or a KGTestSet
                      seed:int=42, # KMeans' random_state (the clustering score)
-                     n_resamples:int=1000, # bootstrap resamples for the similarity score's interval (0: none)
+                     n_resamples:int=1000, # bootstrap resamples for the intervals of the five scores and the composite (0: none)
                      name:str|None=None, # what the result calls the encoder (default: its name)
                     ) -> EvaluationResult:
     "The design's five scores, composite and band for one encoder on a test set; each string encoded once."
@@ -745,23 +805,25 @@ def evaluate_encoder(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', a mod
     ts, enc = load_test_set(test_set), _as_encoder(encoder, F)
     name = _encoder_name(encoder, enc) if name is None else check_str(name, 'name', F)
     t0, texts = time.perf_counter(), ts.strings()
-    ce = CachedEncoder(_for_task(enc, texts), name); ce.encode(texts); V = ce.encode
-    return _evaluate(ts, V, name, seed, n_resamples, ce.n_encoded, t0)
+    ce = _cached(enc, texts, name); ce.encode(texts)
+    return _evaluate(ts, ce.encode, name, seed, n_resamples, len(texts), t0)
 
 # %% ../nbs/11_embedding_eval.ipynb #9dce843d
 def _evaluate(ts:KGTestSet, V, name:str, seed:int, n_resamples:int, n_texts:int, t0:float) -> EvaluationResult:
     "The five scores of a test set from `V` (texts -> vectors)."
     a, b, e = zip(*ts.concept_pairs)
-    sim = semantic_similarity_score(V(a), V(b), e, n_resamples)
-    clu = clustering_score(V([c for cs in ts.clusters.values() for c in cs]), [t for t, cs in ts.clusters.items() for _ in cs], seed)
+    B, s0 = n_resamples, DEFAULT_SEED
+    sim = semantic_similarity_score(V(a), V(b), e, B, s0)
+    clu = clustering_score(V([c for cs in ts.clusters.values() for c in cs]), [t for t, cs in ts.clusters.items() for _ in cs], seed, B, s0 + 1)
     m = [(ent, ty, text) for text, ents in ts.texts for ent, ty in ents]
-    ent = entity_recognition_score(V([x[0] for x in m]), [x[1] for x in m], V([x[2] for x in m]))
+    ent = entity_recognition_score(V([x[0] for x in m]), [x[1] for x in m], V([x[2] for x in m]), B, s0 + 2)
     nodes = list(dict.fromkeys(x for s, _, o in ts.triplets for x in (s, o)))
-    gra = knowledge_graph_score(ts.triplets, dict(zip(nodes, V(nodes))))
-    qua = embedding_quality_score(V(ts.standard_concepts))
-    comp = composite(dict(zip(SCORES, (sim, clu, ent, gra, qua))))
+    gra = knowledge_graph_score(ts.triplets, dict(zip(nodes, V(nodes))), B, s0 + 3)
+    qua = embedding_quality_score(V(ts.standard_concepts), B, s0 + 4)
+    parts = (sim, clu, ent, gra, qua); comp = composite(dict(zip(SCORES, parts)))
     corr = (sim.score_corrected + clu.score + ent.score + gra.score_corrected + qua.score_corrected) / 5
-    return EvaluationResult(name, sim, clu, ent, gra, qua, comp.score, comp.band, corr, n_texts, time.perf_counter() - t0)
+    ci = percentile_interval(np.mean([p.boot for p in parts], axis=0)) if B else None
+    return EvaluationResult(name, *parts, comp.score, comp.band, corr, n_texts, time.perf_counter() - t0, ci)
 
 # %% ../nbs/11_embedding_eval.ipynb #550e3246
 USE_CASES = (('general knowledge-graph work', 'composite'), ('semantic similarity', 'semantic_similarity'), ('topic clustering', 'clustering'),
@@ -835,9 +897,6 @@ def _rank_blocks(block, n_q:int, n_e:int, true:np.ndarray, indptr:np.ndarray, in
     return opt, pess
 
 # %% ../nbs/11_embedding_eval.ipynb #e51c780d
-def _seed(seed, F:str) -> int|None:
-    return None if seed is None else check_int(seed, 'seed', F, low=0, high=2**63 - 1)
-
 def _mean_ci(v:np.ndarray, B:int, seed, confidence:float=0.95) -> tuple[float, float]:
     "Percentile interval of the mean of `v` over B resamples, from the significance module's `resampled_sums`."
     return percentile_interval(resampled_sums(v, B, seed) / len(v), confidence)
@@ -866,7 +925,7 @@ def _entity_index(entities, F:str) -> dict:
 
 # %% ../nbs/11_embedding_eval.ipynb #f4e51508
 def _queries(queries, index:dict, setting:str, F:str) -> tuple[np.ndarray, np.ndarray, list]:
-    "Each query's true column, its side, and the columns to filter (none in the raw setting)."
+    "Each query's true column, its side, and the columns to filter (none in the raw setting, where filtered_entities is ignored unread)."
     true, side, filt = [], [], []
     for i, q in enumerate(queries):
         if not isinstance(q, Mapping): raise TypeError(f"{F}: queries[{i}] must be a dict with head, relation, tail, target and filtered_entities, got {type(q).__name__}")
@@ -874,11 +933,12 @@ def _queries(queries, index:dict, setting:str, F:str) -> tuple[np.ndarray, np.nd
         tg = q['target']
         if not isinstance(tg, str) or tg not in ('head', 'tail'): raise ValueError(f"{F}: queries[{i}]['target'] must be 'head' or 'tail', got {_brief(tg)}")
         if not isinstance(q[tg], (str, int, np.integer)) or isinstance(q[tg], bool) or q[tg] not in index: raise ValueError(f"{F}: queries[{i}][{tg!r}] {_brief(q[tg])} is not one of entities")
+        t = index[q[tg]]; true.append(t); side.append(tg)
+        if setting == 'raw': filt.append([]); continue                  # raw: filtered_entities is not read at all
         others = check_sequence(q.get('filtered_entities', ()), f'queries[{i}]["filtered_entities"]', F)
         bad = [e for e in others if not isinstance(e, (str, int, np.integer)) or isinstance(e, bool) or e not in index]
         if bad: raise ValueError(f"{F}: queries[{i}]['filtered_entities'] holds {_brief(bad[0])}, which is not one of entities")
-        t = index[q[tg]]; true.append(t); side.append(tg)
-        filt.append(sorted({index[e] for e in others} - {t}) if setting == 'filtered' else [])
+        filt.append(sorted({index[e] for e in others} - {t}))
     return np.array(true, np.int64), np.array(side), filt
 
 # %% ../nbs/11_embedding_eval.ipynb #24af0d40
@@ -1005,10 +1065,6 @@ class STSResult(_Result):
     def to_dict(self) -> dict: return {**super().to_dict(), 'correlation': self.correlation.to_dict()}
 
 # %% ../nbs/11_embedding_eval.ipynb #8f0913aa
-def _boot_values(stat, n:int, B:int, seed, F:str) -> np.ndarray:
-    "`stat(idx)` over B resamples of n items ((m, n) index blocks, the significance module's draws), stacked."
-    return np.concatenate([stat(idx) for idx in _index_blocks(_rng(seed, F), n, B)])
-
 def _run_setup(encoder, name, n_resamples, seed, F:str):
     "The checked encoder, its name, resamples and seed of a benchmark function."
     B, seed = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), _seed(seed, F)
@@ -1026,7 +1082,7 @@ def sts_correlation(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', a mode
     F = 'sts_correlation'
     if not isinstance(data, STSData): raise TypeError(f"{F}: data must be STSData from load_sts, got {type(data).__name__}")
     enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, F)
-    ce = CachedEncoder(_for_task(enc, list(dict.fromkeys(data.sentence1 + data.sentence2))), name)
+    ce = _cached(enc, list(dict.fromkeys(data.sentence1 + data.sentence2)), name)
     cos, g = _cos_rows(ce.encode(data.sentence1), ce.encode(data.sentence2)), data.score
     corr = similarity_correlation(cos, g, (0, 5))
     v = _boot_values(lambda i: np.column_stack([_spearman_rows(cos[i], g[i]), _pearson_rows(cos[i], g[i])]), len(g), B, seed, F) if B else None
@@ -1139,7 +1195,7 @@ def link_prediction(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', a mode
     at, text = {e: i for i, e in enumerate(ids)}, dict(zip(ids, etexts))
     qt, true, filt, side = _lp_queries(kg, [t for t in kg.splits[split] if t[0] in at and t[2] in at][:max_triples], at, text)
     if not qt: raise ValueError(f"{F}: no {split} triple has both ends among the candidates")
-    ce = CachedEncoder(_for_task(enc, list(dict.fromkeys(etexts + qt))), name)
+    ce = _cached(enc, list(dict.fromkeys(etexts + qt)), name)
     filt = filt if setting == 'filtered' else [[]] * len(filt)
     return _rank_cosine(ce.encode(qt), ce.encode(etexts), np.array(true), filt, np.array(side), setting, ks, B, seed, _candidates_text(kg, ids, unlabelled))
 
@@ -1186,7 +1242,7 @@ def triple_classification(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', 
     if any(not v for v in sets.values()): raise ValueError(f"{F}: kg needs labelled valid and test triples and negatives")
     pair = lambda ts: ([f"{kg.labels[h]}, {kg.relations[r]}" for h, r, _ in ts], [kg.labels[t] for _, _, t in ts])
     texts = {s: pair(v) for s, v in sets.items()}
-    ce = CachedEncoder(_for_task(enc, list(dict.fromkeys(x for a, b in texts.values() for x in a + b))), name)
+    ce = _cached(enc, list(dict.fromkeys(x for a, b in texts.values() for x in a + b)), name)
     sc = {s: _cos_rows(ce.encode(a), ce.encode(b)) for s, (a, b) in texts.items()}
     th = _best_threshold(sc['valid'], sc['valid_negatives'])
     acc = ((sc['test'] >= th).sum() + (sc['test_negatives'] < th).sum()) / (len(sc['test']) + len(sc['test_negatives']))
@@ -1209,7 +1265,7 @@ def subgraph_score(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', a model
     trip = [pool[i] for i in sorted(np.random.default_rng(seed).choice(len(pool), n, replace=False).tolist())]
     enc, name, _, _ = _run_setup(encoder, name, 0, None, F)
     nodes = list(dict.fromkeys(x for s, _, o in trip for x in (s, o)))
-    return knowledge_graph_score(trip, dict(zip(nodes, CachedEncoder(_for_task(enc, nodes), name).encode(nodes))))
+    return knowledge_graph_score(trip, dict(zip(nodes, _cached(enc, nodes, name).encode(nodes))), n_resamples=0)
 
 # %% ../nbs/11_embedding_eval.ipynb #5f57a274
 BENCHMARKS = ('sts', 'link_prediction', 'triple_classification', 'kg_subgraph')
@@ -1226,6 +1282,10 @@ class Comparison(_Result):
 # %% ../nbs/11_embedding_eval.ipynb #424dc880
 def _ci(c) -> str: return f" [{c[0]:.3f}, {c[1]:.3f}]" if c else ''
 
+def _design_cells(r:EvaluationResult) -> list[str]:
+    "The design columns of one encoder's row: the five scores and the composite (band), each with its interval, and the corrected composite."
+    return [*(f"{getattr(r, k).score:.3f}{_ci(getattr(r, k).ci)}" for k in SCORES), f"{r.composite:.3f}{_ci(r.composite_ci)} ({r.band})", f"{r.composite_corrected:.3f}"]
+
 def _bench_cells(b:dict) -> list[str]:
     "The benchmark columns of one encoder's row."
     out = [f"{b['sts'].spearman:.3f}{_ci(b['sts'].spearman_ci)}" if 'sts' in b else '-']
@@ -1237,11 +1297,11 @@ def _bench_cells(b:dict) -> list[str]:
 # %% ../nbs/11_embedding_eval.ipynb #8453e7a5
 @patch
 def table(self:Comparison) -> str:
-    "The comparison as a text table: the design's five scores, composite (band) and corrected composite; then the benchmarks run."
-    head = ['model', 'similarity', 'clustering', 'entities', 'graph', 'quality', 'composite', 'corrected']
+    "The comparison as a text table: the design's five scores and composite (band) with 95% intervals, the corrected composite; then the benchmarks run."
+    ci = ' [95% CI]' if any(r.composite_ci for r in self.results.values()) else ''
+    head = [*(['model'] + [f'{h}{ci}' for h in ('similarity', 'clustering', 'entities', 'graph', 'quality', 'composite')]), 'corrected']
     bh = ['STS Spearman [95% CI]', 'CoDEx MRR [95% CI]', 'H@10', 'triple AUC [95% CI]', 'subgraph']
-    rows = [[n, *(f"{getattr(r, k).score:.3f}" for k in SCORES), f"{r.composite:.3f} ({r.band})", f"{r.composite_corrected:.3f}"]
-            + (_bench_cells(self.benchmarks.get(n, {})) if any(self.benchmarks.values()) else []) for n, r in self.results.items()]
+    rows = [[n, *_design_cells(r)] + (_bench_cells(self.benchmarks.get(n, {})) if any(self.benchmarks.values()) else []) for n, r in self.results.items()]
     head += bh if any(self.benchmarks.values()) else []
     w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     lines = ['  '.join(str(x).ljust(k) for x, k in zip(line, w)).rstrip() for line in [head, *rows]]
@@ -1270,6 +1330,10 @@ def _benchmarks(benchmarks, data_dir, F:str) -> tuple[tuple, Path|None]:
     return b, d
 
 # %% ../nbs/11_embedding_eval.ipynb #84ad059b
+def _run_cache(name:str, enc):
+    "One cache for all of a run's tasks; a TF-IDF encoder fitted per task as it is (each task fits and caches its own copy)."
+    return enc if isinstance(enc, CachedEncoder) or getattr(enc, 'fit_per_task', False) else CachedEncoder(enc, name)
+
 def _run_benchmarks(name:str, enc, b:tuple, sts, kg, B:int, max_triples) -> dict:
     out = {}
     if 'sts' in b: out['sts'] = sts_correlation(enc, sts, B, name=name)
@@ -1290,10 +1354,10 @@ def compare_encoders(encoders, # names ('minilm', 'tfidf', 'random'), encoders, 
                      data_dir=None, # the folder holding sts/ and codex_s/ (the repository's tests/data); None: the test set only
                      benchmarks:Sequence[str]|None=None, # which of BENCHMARKS to run (None: all of them when data_dir is given)
                      seed:int=42, # KMeans' random_state
-                     n_resamples:int=1000, # bootstrap resamples for the intervals (0: none)
+                     n_resamples:int=1000, # bootstrap resamples for the intervals, of the design's scores and of the benchmarks (0: none)
                      max_triples:int|None=None, # link prediction: only the first this many test triples (None: all 1,828)
                     ) -> Comparison:
-    "Each encoder's design scores on the test set and, given data_dir, on the real benchmarks; with recommendations per use case."
+    "Each encoder's design scores on the test set and, given data_dir, on the real benchmarks; with recommendations per use case; each string encoded once per encoder."
     F = 'compare_encoders'
     seed, B = check_int(seed, 'seed', F, low=0, high=2**32 - 1), check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
     if max_triples is not None: max_triples = check_int(max_triples, 'max_triples', F)
@@ -1301,8 +1365,8 @@ def compare_encoders(encoders, # names ('minilm', 'tfidf', 'random'), encoders, 
     sts = load_sts(d / 'sts') if 'sts' in b else None
     kg = load_codex(d / 'codex_s') if set(b) - {'sts'} else None
     results, bm, secs = {}, {}, {}
-    for name, enc in named:
-        t0 = time.perf_counter()
+    for name, spec in named:
+        t0, enc = time.perf_counter(), _run_cache(name, spec)
         results[name] = evaluate_encoder(enc, ts, seed, B, name=name)
         bm[name] = _run_benchmarks(name, enc, b, sts, kg, B, max_triples); secs[name] = time.perf_counter() - t0
     return Comparison(results, bm, {**recommend(results), **(_bench_recommendations(bm) if b else {})}, secs)
@@ -1330,7 +1394,7 @@ def plot_comparison(comparison:Comparison, # from `compare_encoders`
                     path=None, # where to write the chart (.png, .svg or .pdf), atomically; None: only return it
                     dpi:int=150, # resolution of a .png
                    ):
-    "A bar chart of the comparison: the design's five scores and composite per encoder, and the benchmarks with 95% intervals."
+    "A bar chart of the comparison: the design's five scores and composite per encoder, and the benchmarks, with their 95% intervals."
     F = 'plot_comparison'
     if not isinstance(comparison, Comparison): raise TypeError(f"{F}: comparison must be a Comparison from compare_encoders, got {type(comparison).__name__}")
     dpi, p = check_int(dpi, 'dpi', F, low=10, high=1200), None if path is None else _as_path(path, F)
@@ -1338,8 +1402,9 @@ def plot_comparison(comparison:Comparison, # from `compare_encoders`
     from matplotlib.figure import Figure
     names, bars = list(comparison.results), _bench_bars(comparison.benchmarks, list(comparison.results))
     fig = Figure(figsize=(12 if bars else 7, 4), layout='constrained'); axes = fig.subplots(1, 2 if bars else 1, squeeze=False)[0]
-    _bars(axes[0], [s.replace('_', '\n') for s in SCORES] + ['composite'], {n: [getattr(r, k).score for k in SCORES] + [r.composite] for n, r in comparison.results.items()})
-    axes[0].set_title("Design 003 scores (philosophy test set)", fontsize=10); axes[0].legend(fontsize=8)
+    _bars(axes[0], [s.replace('_', '\n') for s in SCORES] + ['composite'], {n: [getattr(r, k).score for k in SCORES] + [r.composite] for n, r in comparison.results.items()},
+          {n: [getattr(r, k).ci for k in SCORES] + [r.composite_ci] for n, r in comparison.results.items()})
+    axes[0].set_title("Design 003 scores (philosophy test set, 95% bootstrap intervals)", fontsize=10); axes[0].legend(fontsize=8)
     if bars:
         _bars(axes[1], [b[0] for b in bars], {n: [b[1][i] for b in bars] for i, n in enumerate(names)}, {n: [b[2][i] for b in bars] for i, n in enumerate(names)})
         axes[1].set_title("Real benchmarks (95% bootstrap intervals)", fontsize=10)

@@ -13,9 +13,11 @@ from importlib.metadata import PackageNotFoundError, requires
 __all__ = ['needs', 'show_doc', 'nbdev_export']
 
 # %% ../nbs/00c_notebook.ipynb #1925c580
+_DISTRIBUTIONS = {'mauve': 'mauve-text', 'faiss': 'faiss-cpu', 'sklearn': 'scikit-learn'}   # import names whose package is named otherwise
+
 def _requirement(module:str) -> str:
-    "What to `pip install` for `module`: its requirement in cah_metrics' metadata (pinned), else its name."
-    want = module.replace('_', '-').lower()
+    "What to `pip install` for `module`: its requirement in cah_metrics' metadata (pinned), else its package's name."
+    want = _DISTRIBUTIONS.get(module, module).replace('_', '-').lower()
     try: reqs = requires('cah-metrics') or []
     except PackageNotFoundError: reqs = []
     for r in reqs:

@@ -218,6 +218,7 @@ _WAYS = {
     'self_bleu': _Way(lambda m: (), None, "it compares each text with the others: " + _DIVERSITY),
     'semantic_diversity': _Way(lambda m: (), None, "it is a spread of the texts' embeddings: " + _DIVERSITY),
     'vocabulary_richness': _Way(lambda m: (), None, "it is computed on the texts' words together: " + _DIVERSITY),
+    'mauve': _Way(lambda m: (), None, "it compares the two sets of texts as distributions: " + _DIVERSITY),
 }
 
 # %% ../nbs/08_significance.ipynb #393cd855

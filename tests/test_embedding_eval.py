@@ -225,6 +225,38 @@ def test_each_string_encoded_once_and_precomputed_equal():
     assert '0x' not in repr(r) and repr(r) == repr(evaluate_encoder(Counting(16), ts, n_resamples=0))
 
 
+def test_compare_encoders_encodes_each_string_once_per_run():
+    "One cache per encoder for the test set and every benchmark: each distinct string reaches the encoder exactly once."
+    enc = Counting(8)
+    c = compare_encoders({'counting': enc}, data_dir=DATA, n_resamples=0, max_triples=20)
+    sent = [t for b in enc.batches for t in b]
+    assert len(sent) == len(set(sent)) and set(load_test_set().strings()) <= set(sent)
+    assert set(c.benchmarks['counting']) == set(ee.BENCHMARKS) and c.benchmarks['counting']['link_prediction'].n_queries == 40
+
+
+def test_design_score_intervals():
+    "Every design score and the composite get an interval with n_resamples > 0, none with 0; shown in the table and to_dict."
+    r = evaluate_encoder(RandomEncoder(16), n_resamples=200)
+    for k in ee.SCORES: assert getattr(r, k).ci[0] <= getattr(r, k).score <= getattr(r, k).ci[1], k
+    assert r.composite_ci[0] <= r.composite <= r.composite_ci[1]
+    d = json.loads(json.dumps(r.to_dict()))
+    assert all(len(d[k]['ci']) == 2 and 'boot' not in d[k] for k in ee.SCORES) and len(d['composite_ci']) == 2
+    r0 = evaluate_encoder(RandomEncoder(16), n_resamples=0)
+    assert r0.composite_ci is None and all(getattr(r0, k).ci is None for k in ee.SCORES)
+    assert r0.composite == r.composite                                     # the resamples move only the intervals
+    c = compare_encoders({'rnd': RandomEncoder(16)}, n_resamples=100)
+    assert '[95% CI]' in c.table() and f"{c.results['rnd'].composite:.3f} [" in c.table()
+
+
+def test_raw_setting_ignores_filtered_entities():
+    "raw: filtered_entities is not read, so labels that are not entities raise nothing; filtered: they are an error."
+    bad = [{**q, 'filtered_entities': ['zz', None]} for q in QUERIES]
+    raw = rank_metrics(SCORES3, bad, list('abcde'), setting='raw')
+    assert raw.optimistic.tolist() == [3, 1, 1] and raw.pessimistic.tolist() == [4, 5, 1] and raw.n_options.tolist() == [5, 5, 5]
+    with pytest.raises(ValueError, match=re.escape("rank_metrics: queries[0]['filtered_entities'] holds 'zz', which is not one of entities")):
+        rank_metrics(SCORES3, bad, list('abcde'))
+
+
 def test_random_and_tfidf_encoders():
     r = RandomEncoder(dim=5)
     assert np.array_equal(r.encode(['a', 'b'])[[1, 0]], r.encode(['b', 'a']))

@@ -26,10 +26,10 @@ from cah_metrics.io import InputError
 EXAMPLES = int(os.environ.get('CAH_FUZZ_EXAMPLES', '150'))   # CI's bounded profile: about two minutes on 2 cores
 TIMEOUT = int(os.environ.get('CAH_FUZZ_TIMEOUT', '30'))   # seconds per call: a hang is a failure
 MODULES = ['text', 'io', 'core', 'bleu', 'chrf', 'rouge', 'crossval', 'significance', 'topk', 'perplexity', 'corpora', 'lm', 'information', 'semantics',
-           'embeddings', 'diversity', 'humor', 'puns', 'bertscore', 'cmc', 'agreement', 'ensemble', 'embedding_eval', 'evaluate', 'cli']
+           'embeddings', 'diversity', 'mauve', 'humor', 'puns', 'bertscore', 'cmc', 'agreement', 'ensemble', 'embedding_eval', 'evaluate', 'cli']
 HEAVY = {'bertscore', 'semantic_diversity', 'humor', 'Encoder', 'encode', 'bert_score', 'load_encoder', 'HumorEvaluator',
          'rank_answers', 'write_humor_outputs', 'humor_summary', 'humor_chart', 'load_transformer', 'Semantics',
-         'diversity_with_fallback', 'EnsembleEvaluator'}
+         'diversity_with_fallback', 'EnsembleEvaluator', 'mauve', 'MAUVE'}
 SKIP = {('cli', 'main'),}     # the CLI is driven through its own tests (tests/test_cli.py) with real files
 ABSTRACT = {'Tokenizer', 'Metric'}   # base classes: their methods are the subclasses' to define
 

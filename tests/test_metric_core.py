@@ -25,7 +25,7 @@ from cah_metrics.text import WhitespaceTokenizer
 
 N = 96                                    # items per metric: enough for every metric's machinery, small enough for CI
 NAMES = [m.name for m in cah_metrics.list_metrics()]
-HEAVY = {'bertscore', 'semantic_diversity', 'humor'}     # load the bundled MiniLM
+HEAVY = {'bertscore', 'semantic_diversity', 'humor', 'mauve'}     # load the bundled MiniLM
 
 
 @lru_cache(maxsize=1)
@@ -47,7 +47,8 @@ def dataset(name, n=N, seed=0):
         return {'predictions': [np.log(r.uniform(1e-3, 1, r.integers(0, 12))).tolist() for _ in range(n)]}
     preds = [rng.choice(answers) for _ in range(n)]
     out = {'predictions': preds}
-    if 'references' in cls.inputs:
+    if name == 'mauve': out['references'] = [rng.choice(answers) for _ in range(n)]   # a set of human texts, not paired with the predictions
+    elif 'references' in cls.inputs:
         out['references'] = [[rng.choice(answers) for _ in range(rng.randint(1, 2))] if i % 3 else p for i, p in enumerate(preds)]
     if 'sources' in cls.inputs: out['sources'] = [rng.choice(prompts) + ' ' + rng.choice(answers) for _ in range(n)]
     if 'contexts' in cls.inputs: out['contexts'] = [rng.choice(prompts) for _ in range(n)]
@@ -116,7 +117,7 @@ def other_options(name):
     alt = {'bleu': {'smooth': 'floor'}, 'sentence_bleu': {'smooth': 'floor'}, 'top_k_accuracy': {'k': 2}, 'perplexity': {'base': 2},
            'distinct_n': {'n': 2}, 'self_bleu': {'max_n': 2}, 'vocabulary_richness': {'window': 50}, 'semantic_diversity': {'seed': 1},
            'bertscore': {'idf': True}, 'code_mixing_coverage': {'detector': 'script'},
-           'chrf': {'beta': 3}, 'chrf++': {'beta': 3}}
+           'chrf': {'beta': 3}, 'chrf++': {'beta': 3}, 'mauve': {'seed': 1}}
     if name.startswith('rouge'): return {'stem': True}
     if name == 'lm_perplexity':
         from cah_metrics.lm import KneserNeyLM
@@ -170,7 +171,7 @@ def test_bad_items_are_named(name):
     assert cah_metrics.load(name).name in msg or name in msg, msg
     assert 'predictions' in msg, msg
     if name not in ('top_k_accuracy',): assert '[2]' in msg, msg
-    if 'references' in d and name != 'top_k_accuracy':
+    if 'references' in d and name not in ('top_k_accuracy', 'mauve'):      # MAUVE's two sets are unpaired by design
         with pytest.raises(ValueError) as e: cah_metrics.load(name).update(d['predictions'], d['references'][:-1])
         assert 'references' in str(e.value)
 
@@ -178,7 +179,7 @@ def test_bad_items_are_named(name):
 def test_registry_lists_every_metric_with_its_facts():
     infos = {i.name: i for i in cah_metrics.list_metrics()}
     want = {'bleu', 'sentence_bleu', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'top_k_accuracy', 'perplexity', 'lm_perplexity',
-            'distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity', 'bertscore', 'code_mixing_coverage', 'humor', 'chrf', 'chrf++'}
+            'distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity', 'bertscore', 'code_mixing_coverage', 'humor', 'chrf', 'chrf++', 'mauve'}
     assert want <= set(infos), want - set(infos)
     for i in infos.values():
         assert i.summary and i.inputs[0] == 'predictions' and len(i.value_range) == 2 and i.keys and i.signature_keys, i

@@ -96,9 +96,9 @@ def test_paired_memory():
 
 
 # ---- every registered metric --------------------------------------------------------------------------------------
-REFUSED = {'self_bleu', 'semantic_diversity', 'vocabulary_richness'}
+REFUSED = {'self_bleu', 'semantic_diversity', 'vocabulary_richness', 'mauve'}
 NEEDS_KEY = {'distinct_n', 'humor'}
-HEAVY = {'bertscore', 'humor', 'semantic_diversity'}
+HEAVY = {'bertscore', 'humor', 'semantic_diversity', 'mauve'}
 
 
 def inputs_for(name, n=24):
