@@ -77,19 +77,36 @@ def _score_parser(sub):
     _debug(s, False)
 
 # %% ../nbs/90_cli.ipynb #dd6ae50c
+def _columns_help() -> str:
+    "The report's columns with their scale and direction, for `cah-metrics humor --help` (from `HUMOR_SCHEMA`)."
+    import textwrap
+    from cah_metrics.evaluate import HUMOR_SCHEMA
+    rows = []
+    for c, (t, rng, direction, what) in HUMOR_SCHEMA.items():
+        scale = '' if rng is None else (f"{rng[0]} to {rng[1]}" if rng[1] is not None else f"{rng[0]} or more")
+        rows.append(f"  {c:22s}" + ('; '.join(x for x in (scale, direction) if x) or f"text: {what}"))
+    head = ("columns of humor_scores.csv (scale; direction), each described in full in humor_scores.schema.json. A column that is the same "
+            "for every row of a run (PaCS without --profile) is left out, with the reason in the JSON and the printed summary.")
+    return textwrap.fill(head, 100) + '\n' + '\n'.join(r if len(r) <= 150 else r[:147] + '...' for r in rows)
+
 def _humor_parser(sub):
-    h = sub.add_parser('humor', help="rank CAH answers with the design's humor metrics (the main job)",
-        description="Train the statistical humor evaluator, score answers against prompts, print the best answers per prompt "
-                    "and the metric breakdown, and write humor_scores.csv, humor_scores.json and humor_chart.png atomically.")
+    h = sub.add_parser('humor', help="rank CAH answers with the design's humor metrics (the main job)", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Train the statistical humor evaluator, score answers against prompts, and print each prompt's best answers with the components "
+                    "that drove their scores and how far to trust the numbers; write humor_scores.csv, humor_scores.schema.json, humor_scores.json, "
+                    "humor_ranking.png and humor_correlations.png into --output-dir, atomically as a set.", epilog=_columns_help())
     h.add_argument('--cards', type=Path, metavar='FILE', help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; default: the embedded main game's 500 answers)")
     h.add_argument('--prompts', type=Path, metavar='FILE', help="prompt cards (a .json pack's prompts, or one prompt per item in the other formats; default: the embedded main game's)")
     h.add_argument('--n-prompts', type=int, default=5, metavar='N', help="score against a seeded sample of N prompts; 0 for all; N >= 0 (default: 5)")
-    h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS)")
+    h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS); without it the PaCS columns are left out")
     h.add_argument('--corpus', type=Path, metavar='FILE', help="training corpus (default: every card of the embedded main game)")
     h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm', help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or the design's co-occurrence fallback (default: minilm)")
+    h.add_argument('--scorer', choices=['design', 'learned'], default='design', help="what ranks the answers: the design's overall score, or the learned scorer "
+                   "(a logistic regression on the MiniLM vectors of the filled card, trained on jokes vs headlines; needs --encoder minilm) (default: design)")
+    h.add_argument('--reference-texts', type=Path, metavar='FILE', help="human texts to compare the answers with: adds MAUVE (0-1, higher = closer "
+                   "to the human texts) to the batch fields; at least 2 texts, any format --cards reads")
     h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt, K >= 1 (default: 3)")
     h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
-    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the CSV, JSON and PNG go, written as one atomic set (default: ./humor_scores, which the repository's .gitignore ignores)")
+    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the five files go, written as one atomic set (default: ./humor_scores, which the repository's .gitignore ignores)")
     _debug(h, False)
 
 # %% ../nbs/90_cli.ipynb #1a03eb50
@@ -183,20 +200,21 @@ def score(opts, # parsed `score` options
 # %% ../nbs/90_cli.ipynb #acc1bae3
 def humor(opts, # parsed `humor` options
          ) -> int:
-    "Run the main job for parsed `humor` options; its three files are written atomically as a set."
+    "Run the main job for parsed `humor` options; its files are written atomically as a set."
     from cah_metrics.corpora import load_cards, load_prompts
     from cah_metrics.evaluate import HUMOR_FILES, humor_outputs, humor_summary, rank_answers
-    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'top', 'seed', 'output_dir'))
+    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'scorer', 'reference_texts', 'top', 'seed', 'output_dir'))
     out, top = _as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
     if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, not a folder")
-    check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile, '--corpus': opts.corpus}, 'humor')
-    df, ev = rank_answers(load_cards(opts.cards) if opts.cards else None, load_prompts(opts.prompts), opts.n_prompts, opts.seed,
-                          load_cards(opts.profile) if opts.profile else None, load_cards(opts.corpus) if opts.corpus else None,
-                          opts.encoder, progress=sys.stderr.isatty())
-    text, data = humor_summary(df, top), humor_outputs(df)
+    check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile,
+                                                                    '--corpus': opts.corpus, '--reference-texts': opts.reference_texts}, 'humor')
+    cards = lambda p: load_cards(p) if p else None
+    run = rank_answers(cards(opts.cards), load_prompts(opts.prompts), opts.n_prompts, opts.seed, cards(opts.profile), cards(opts.corpus),
+                       opts.encoder, progress=sys.stderr.isatty(), scorer=opts.scorer, reference_texts=cards(opts.reference_texts))
+    text, data = humor_summary(run, top), humor_outputs(run)
     with AtomicWriteSet('humor') as ws: paths = [ws.write_bytes(out / name, b) for name, b in data.items()]
-    print(ev.training_summary(), file=sys.stderr); print(text)
-    print(f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
+    print(run.evaluator.training_summary(), file=sys.stderr); print(text)
+    print(f"\nwrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #a605c58a

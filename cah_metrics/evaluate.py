@@ -7,6 +7,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 # %% ../nbs/85_evaluate.ipynb #79a0aae3
 from __future__ import annotations
 import inspect, io, json, math, os, random
+from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -15,10 +16,12 @@ from .io import AtomicWriteSet, InputError, _as_path, read_dataset
 from .text import _brief, as_texts, check_int, check_sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'HUMOR_COLUMNS', 'HUMOR_FILES', 'metric_options',
-           'score_dataset', 'per_example_jsonl', 'write_per_example', 'evaluate_datasets', 'read_systems',
-           'compare_datasets', 'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data',
-           'embed_eval_outputs', 'rank_answers', 'humor_summary', 'humor_chart', 'humor_outputs', 'write_humor_outputs']
+__all__ = ['DEFAULT_METRICS', 'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'HUMOR_SCHEMA', 'HUMOR_FILES', 'metric_options', 'score_dataset',
+           'per_example_jsonl', 'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets',
+           'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data', 'embed_eval_outputs',
+           'HumorRanking', 'rank_answers', 'humor_omitted', 'humor_table', 'humor_validity', 'trust_line',
+           'humor_summary', 'humor_schema', 'ranking_chart', 'correlation_chart', 'humor_outputs',
+           'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -318,7 +321,17 @@ def embed_eval_outputs(comparison, # from `embedding_eval.compare_encoders`
     buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=dpi)
     return dict(zip(EMBED_FILES, ((json.dumps(comparison.to_dict(), indent=1, ensure_ascii=False) + '\n').encode('utf-8'), buf.getvalue())))
 
-# %% ../nbs/85_evaluate.ipynb #271f0657
+# %% ../nbs/85_evaluate.ipynb #17a4e6cc
+@dataclass
+class HumorRanking:
+    "What the humor main job computed: every score of every (prompt, answer) pair, the answers' batch fields, the evaluator and the run's options."
+    scores: object                # a pandas DataFrame: prompt, answer and every field of `evaluate_batch`, one row per pair
+    batch: dict                   # the batch fields (diversity; MAUVE with reference texts), the same for every prompt
+    evaluator: object             # the trained `HumorEvaluator`
+    options: dict                 # answers, prompts, seed, encoder, scorer, profile and reference-text counts
+    def __repr__(self): return f"HumorRanking({self.options['answers']} answers x {self.options['prompts']} prompts, scorer={self.options['scorer']})"
+
+# %% ../nbs/85_evaluate.ipynb #c133fd47
 def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)
                  prompts:str|Sequence[str]|None=None, # prompts (default: the embedded main game's)
                  n_prompts:int=5, # score against a seeded sample of this many prompts; 0 for all; an int >= 0
@@ -327,86 +340,246 @@ def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the
                  corpus:str|Sequence[str]|None=None, # training corpus (default: every card of the embedded main game)
                  encoder:str='minilm', # 'minilm' (the bundled sentence model) or 'cooccurrence' (the design's fallback)
                  progress:bool=False, # show a progress bar over the prompts
-                ):
-    "Every (prompt, answer) pair with all humor scores, as a DataFrame; and the trained evaluator."
-    cards, prompts, profile, corpus = (None if v is None else as_texts(v, k, 'rank_answers') for k, v in
-                                       (('cards', cards), ('prompts', prompts), ('profile', profile), ('corpus', corpus)))
-    n_prompts, seed = check_int(n_prompts, 'n_prompts', 'rank_answers', low=0), check_int(seed, 'seed', 'rank_answers', low=-2**63, high=2**63 - 1)
-    if not isinstance(encoder, str) or encoder not in ('minilm', 'cooccurrence'):
-        raise ValueError(f"rank_answers: encoder must be 'minilm' or 'cooccurrence', got {encoder!r:.60}" if isinstance(encoder, str) else f"rank_answers: encoder must be a str, got {type(encoder).__name__}")
-    if not isinstance(progress, bool): raise TypeError(f"rank_answers: progress must be True or False, got {type(progress).__name__}")
-    return _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress)
+                 scorer:str='design', # 'design' (the design's overall score) or 'learned' (the shipped logistic regression; needs minilm)
+                 reference_texts:str|Sequence[str]|None=None, # human texts to compare the answers with (MAUVE); None: no MAUVE
+                ) -> HumorRanking:
+    "Score every answer against every sampled prompt with the humor evaluator."
+    F = 'rank_answers'
+    cards, prompts, profile, corpus, refs = (None if v is None else as_texts(v, k, F) for k, v in
+        (('cards', cards), ('prompts', prompts), ('profile', profile), ('corpus', corpus), ('reference_texts', reference_texts)))
+    n_prompts, seed = check_int(n_prompts, 'n_prompts', F, low=0), check_int(seed, 'seed', F, low=-2**63, high=2**63 - 1)
+    for name, v, ok in (('encoder', encoder, ('minilm', 'cooccurrence')), ('scorer', scorer, ('design', 'learned'))):
+        if not isinstance(v, str): raise TypeError(f"{F}: {name} must be a str, got {type(v).__name__}")
+        if v not in ok: raise ValueError(f"{F}: {name} must be {' or '.join(map(repr, ok))}, got {v!r:.60}")
+    if scorer == 'learned' and encoder != 'minilm': raise ValueError(f"{F}: scorer 'learned' needs encoder 'minilm' (its weights are for the bundled MiniLM's vectors)")
+    if refs is not None and len(refs) < 2: raise ValueError(f"{F}: reference_texts must hold at least 2 texts for MAUVE, got {len(refs)}")
+    if not isinstance(progress, bool): raise TypeError(f"{F}: progress must be True or False, got {type(progress).__name__}")
+    return _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, scorer, refs)
 
-# %% ../nbs/85_evaluate.ipynb #82f2c148
-def _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress):
+# %% ../nbs/85_evaluate.ipynb #e5a193e0
+def _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, scorer, refs) -> HumorRanking:
     import pandas as pd
+    from tqdm.auto import tqdm
     from cah_metrics.corpora import default_pack
-    from cah_metrics.humor import HumorEvaluator
+    from cah_metrics.humor import BATCH_FIELDS, HumorEvaluator
     cards = cards if cards is not None else [a['text'] for a in default_pack().answers]
     prompts = prompts if prompts is not None else [p['text'] for p in default_pack().prompts]
     if not cards or not prompts: raise ValueError("rank_answers: no answer cards or no prompts to score")
     if n_prompts and n_prompts < len(prompts): prompts = random.Random(seed).sample(prompts, n_prompts)
-    ev = HumorEvaluator(corpus, encoder='cooccurrence' if encoder == 'cooccurrence' else None)
-    from tqdm.auto import tqdm
-    parts = [ev.evaluate_batch(cards, [p] * len(cards), profile).assign(prompt=p, answer=cards)
+    ev = HumorEvaluator(corpus, encoder='cooccurrence' if encoder == 'cooccurrence' else None, scorer=scorer)
+    parts = [ev.evaluate_batch(cards, [p] * len(cards), profile, refs).assign(prompt=p, answer=cards)
              for p in tqdm(prompts, desc='prompts', disable=not progress)]
     df = pd.concat(parts, ignore_index=True)
-    return df[['prompt', 'answer'] + [c for c in df.columns if c not in ('prompt', 'answer')]], ev
+    batch = {k: float(df[k].iloc[0]) for k in (*BATCH_FIELDS, 'mauve_score') if k in df}
+    opts = {'answers': len(cards), 'prompts': len(prompts), 'seed': seed, 'encoder': encoder, 'scorer': scorer,
+            'profile': len(profile or []), 'reference_texts': len(refs or [])}
+    return HumorRanking(df[['prompt', 'answer'] + [c for c in df.columns if c not in ('prompt', 'answer')]], batch, ev, opts)
 
-# %% ../nbs/85_evaluate.ipynb #c3a6ff3c
-HUMOR_COLUMNS = ['surprisal_score', 'perplexity_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score',
-                 'semantic_coherence', 'f1_score', 'pacs_score', 'overall_humor_score']
+# %% ../nbs/85_evaluate.ipynb #f9b3a0fa
+_FUN = "higher counts as funnier in the design's overall score"
+HUMOR_SCHEMA = {   # column: (JSON type, (minimum, maximum) or None, direction, what it is)
+    'prompt': ('string', None, None, "the prompt card the answer is scored against"),
+    'rank': ('integer', (1, None), "lower is better (1 = best)", "the answer's place among the answers to this prompt, by overall_humor_score"),
+    'answer': ('string', None, None, "the answer card"),
+    'overall_humor_score': ('number', (0, 10), "higher is funnier", "the score the ranking uses: the design's overall score (the weighted sum of the components below and the batch's creativity term, clipped to 0-10), or with the learned scorer 10 x its P(humor) of the filled card"),
+    'drivers': ('string', None, None, "the components that raised this answer's overall score most above the average answer to the same prompt, in points of overall score"),
+    'design_humor_score': ('number', (0, 10), "higher is funnier", "with the learned scorer only: the design's overall score, for comparison"),
+    'surprisal_score': ('number', (0, 10), _FUN, "how unpredictable the answer's words are after the prompt (the trigram model's mean surprisal in bits, halved, capped at 10)"),
+    'perplexity_score': ('number', (0, 10), _FUN, "how unpredictable the answer's words are on their own (mean surprisal in bits, capped at 10); rare wording scores high"),
+    'ambiguity_score': ('number', (0, 10), _FUN, "how many distinct co-occurrence neighbours the answer's words have; in practice it rises with common words"),
+    'distinctiveness_ratio': ('number', (0, 10), _FUN, "how differently the answer's words relate to the prompt than to each other (the co-occurrence model's ratio)"),
+    'entropy_score': ('number', (0, 10), _FUN, "Shannon entropy of the answer's words, scaled; it grows with the answer's length"),
+    'semantic_coherence': ('number', (0, 10), _FUN, "how close in meaning answer and prompt are: the cosine of their sentence vectors x 10, clipped at 0"),
+    'f1_score': ('number', (0, 10), "higher is better (relevant and surprising)", "the harmonic mean of coherence / 10 and min(surprisal / 10, 1), x 10; not part of the overall score"),
+    'pacs_score': ('number', (0, 10), "higher is closer to the profile", "persona-card similarity with the cards the user liked (--profile), the design's boosted 0-10 form; not part of the overall score"),
+    'pacs_raw': ('number', (-1, 1), "higher is closer to the profile", "the raw cosine of the answer's vector and the profile's mean vector"),
+}
 
-def _check_table(df, fn:str):
-    "`df` if it is a table from `rank_answers` (a DataFrame with rows, its columns and finite scores), else a TypeError/ValueError."
-    import numpy as np, pandas as pd
-    if not isinstance(df, pd.DataFrame): raise TypeError(f"{fn}: df must be the DataFrame from rank_answers, got {type(df).__name__}")
-    if missing := [c for c in ('prompt', 'answer', *HUMOR_COLUMNS) if c not in df.columns]: raise ValueError(f"{fn}: df lacks the columns {missing}")
-    if df.empty: raise ValueError(f"{fn}: df has no rows")
-    try: v = df[HUMOR_COLUMNS].to_numpy(dtype=float)
-    except (TypeError, ValueError): raise TypeError(f"{fn}: df's score columns must hold numbers") from None
-    if not np.isfinite(v).all(): raise ValueError(f"{fn}: df's score columns hold NaN or infinity")
-    return df
+# %% ../nbs/85_evaluate.ipynb #638a7c9e
+def _short(c:str) -> str: return c.replace('_score', '').replace('_ratio', '').replace('semantic_', '')
 
-# %% ../nbs/85_evaluate.ipynb #c925a598
-def humor_summary(df, # the table from `rank_answers`
+def _drivers(df, k:int=3, floor:float=0.01) -> list[str]:
+    "Each row's top components by weighted contribution above its prompt's mean, as 'surprisal +0.31, ambiguity +0.12'."
+    import numpy as np
+    from cah_metrics.humor import OVERALL_WEIGHTS
+    comps = [c for c in OVERALL_WEIGHTS if c in df]
+    contrib = df[comps].mul([OVERALL_WEIGHTS[c] for c in comps])
+    A = (contrib - contrib.groupby(df['prompt'], sort=False).transform('mean')).to_numpy()
+    top = np.argsort(-A, axis=1, kind='stable')[:, :k]
+    return [', '.join(f"{_short(comps[j])} +{a[j]:.2f}" for j in t if a[j] >= floor) for a, t in zip(A, top)]
+
+# %% ../nbs/85_evaluate.ipynb #34b0cbc9
+def _check_ranking(r, fn:str) -> HumorRanking:
+    if not isinstance(r, HumorRanking): raise TypeError(f"{fn}: ranking must be the HumorRanking from rank_answers, got {type(r).__name__}")
+    return r
+
+def humor_omitted(ranking:HumorRanking, # from `rank_answers`
+                 ) -> dict[str, str]:
+    "The report's columns left out of this run, each with the reason."
+    r, out = _check_ranking(ranking, 'humor_omitted'), {}
+    if r.options['scorer'] == 'learned': out['drivers'] = "the learned scorer is one logistic regression on sentence vectors: it has no components to name"
+    else: out['design_humor_score'] = "only with the learned scorer (the overall score is the design's)"
+    for c in [c for c in HUMOR_SCHEMA if c in r.scores and HUMOR_SCHEMA[c][0] == 'number']:
+        if r.scores[c].nunique() <= 1:
+            v = r.scores[c].iloc[0]
+            out[c] = (f"no profile given: PaCS is the neutral {v:g} for every answer" if c.startswith('pacs') and not r.options['profile'] else
+                      f"the same value ({v:.4g}) for every row of this run")
+    return out
+
+# %% ../nbs/85_evaluate.ipynb #2a2266a9
+def humor_table(ranking:HumorRanking, # from `rank_answers`
+               ):
+    "The readable report: per prompt, its answers ranked best first, the overall score, the drivers and the components that vary."
+    import pandas as pd
+    r = _check_ranking(ranking, 'humor_table')
+    df = r.scores.assign(rank=r.scores.groupby('prompt', sort=False)['overall_humor_score'].rank(ascending=False, method='first').astype(int))
+    if r.options['scorer'] == 'design': df['drivers'] = _drivers(df)
+    order = {p: i for i, p in enumerate(dict.fromkeys(df['prompt']))}
+    df = df.sort_values(['prompt', 'rank'], key=lambda s: s.map(order) if s.name == 'prompt' else s, kind='stable')
+    skip = humor_omitted(r)
+    return df[[c for c in HUMOR_SCHEMA if c in df and c not in skip]].reset_index(drop=True)
+
+# %% ../nbs/85_evaluate.ipynb #2fb37045
+def humor_validity() -> dict:
+    "The measured validity of the humor scores (`cah_metrics/data/humor_validity.json`): each number an [estimate, low, high] triple."
+    from importlib import resources
+    return json.loads((resources.files('cah_metrics') / 'data' / 'humor_validity.json').read_text(encoding='utf-8'))
+
+def _ci(t) -> str: return f"{t[0]:.2f} (95% CI {t[1]:.2f}-{t[2]:.2f})"
+
+def trust_line(scorer:str='design', # the scorer the report used: 'design' or 'learned'
+              ) -> str:
+    "One paragraph on how far the scores can be trusted, with the measured validity."
+    if not isinstance(scorer, str): raise TypeError(f"trust_line: scorer must be a str, got {type(scorer).__name__}")
+    if scorer not in ('design', 'learned'): raise ValueError(f"trust_line: scorer must be 'design' or 'learned', got {scorer!r:.60}")
+    v = humor_validity(); c, e = v['colbert'], v['expunations']
+    auc, rho = (c['overall_auc'], e['overall_spearman']) if scorer == 'design' else (c['learned_auc'], e['learned_spearman'])
+    from cah_metrics.humor import learned_scorer
+    who = "the design's overall score" if scorer == 'design' else "the learned scorer"
+    on = f"ColBERT, {c['n']:,} texts" if scorer == 'design' else f"ColBERT, 5-fold cross-validated on the {learned_scorer()['training']['n']:,} texts it is trained on"
+    return (f"How far to trust this ranking: on labelled humor {who} tells jokes from news headlines with ROC AUC {_ci(auc)} "
+            f"(0.5 is chance; {on}) and follows raters' funniness of puns with Spearman {_ci(rho)} "
+            f"(ExPUNations, {e['n']:,} puns; the raters' own split-half reliability is {e['ceiling'][0]:.2f}, which caps any score's "
+            f"correlation with their mean near {math.sqrt(max(e['ceiling'][0], 0)):.2f}). "
+            + ("The learned scorer (--scorer learned) reaches AUC " + f"{c['learned_auc'][0]:.2f} and Spearman {e['learned_spearman'][0]:.2f}. " if scorer == 'design' else
+               f"The design's overall score reaches AUC {c['overall_auc'][0]:.2f} and Spearman {e['overall_spearman'][0]:.2f}. ")
+            + "Neither measures what makes a card funny to a given table: read the ranking as a first sort, not a verdict.")
+
+# %% ../nbs/85_evaluate.ipynb #3daf4bea
+_BATCH_NAMES = {'distinct_1': 'Distinct-1', 'distinct_2': 'Distinct-2', 'self_bleu': 'Self-BLEU-1', 'vocabulary_richness': 'vocabulary richness',
+                'overall_semantic_diversity': 'semantic diversity', 'mauve_score': 'MAUVE vs the reference texts'}
+
+def humor_summary(ranking:HumorRanking, # from `rank_answers`
                   top:int=3, # answers shown per prompt, an int >= 1
                  ) -> str:
-    "The best answers of each prompt and the mean and standard deviation of each metric, as text."
-    df, top, lines = _check_table(df, 'humor_summary'), check_int(top, 'top', 'humor_summary'), []
-    for p, g in df.groupby('prompt', sort=False):
-        lines += ['', str(p)] + [f"  {r.overall_humor_score:5.2f}  {r.answer}" for _, r in g.nlargest(top, 'overall_humor_score').iterrows()]
-    lines += ['', "metric breakdown (mean, std over all pairs):"]
-    lines += [f"  {c:22s} {df[c].mean():6.2f} {df[c].std():6.2f}" for c in HUMOR_COLUMNS]
-    return '\n'.join(lines)
+    "The best answers of each prompt with what drove their scores, the batch's fields, what was left out, and how far to trust it, as text."
+    r, top = _check_ranking(ranking, 'humor_summary'), check_int(top, 'top', 'humor_summary')
+    tab, o = humor_table(r), r.options
+    how = "the design's overall score" if o['scorer'] == 'design' else "the learned scorer (10 x P(humor))"
+    lines = [f"{o['answers']} answers x {o['prompts']} prompts, ranked by {how}: 0-10, higher is funnier"]
+    for p, g in tab.groupby('prompt', sort=False):
+        lines += ['', str(p)] + [f"  {x.rank:2d}. {x.overall_humor_score:5.2f}  {x.answer}" + (f"   [{x.drivers}]" if 'drivers' in tab and x.drivers else '')
+                                 for x in g.head(top).itertuples()]
+    lines += ['', f"the {o['answers']} answers as a batch: " + ', '.join(f"{_BATCH_NAMES[k]} {v:.3f}" for k, v in r.batch.items() if k in _BATCH_NAMES)]
+    lines += [f"left out: {c} ({why})" for c, why in humor_omitted(r).items() if c != 'design_humor_score']
+    return '\n'.join(lines + ['', trust_line(o['scorer'])])
 
-# %% ../nbs/85_evaluate.ipynb #95e40208
-def humor_chart(df, # the table from `rank_answers`
-               ) -> bytes:
-    "A PNG box plot of each metric over all pairs."
-    df = _check_table(df, 'humor_chart')
-    import matplotlib; matplotlib.use('Agg')
+# %% ../nbs/85_evaluate.ipynb #0ed74619
+def humor_schema(ranking:HumorRanking, # from `rank_answers`
+                ) -> dict:
+    "The JSON Schema (draft 2020-12) of a row of this run's table, with each column's scale and direction, and the columns left out."
+    r = _check_ranking(ranking, 'humor_schema')
+    cols, props = list(humor_table(r).columns), {}
+    for c in cols:
+        t, rng, direction, what = HUMOR_SCHEMA[c]
+        props[c] = {'type': t, 'description': what, **({'minimum': rng[0]} if rng else {}), **({'maximum': rng[1]} if rng and rng[1] is not None else {}),
+                    **({'x-direction': direction} if direction else {})}
+    return {'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'a row of humor_scores.csv',
+            'description': f"one (prompt, answer) pair of a cah-metrics humor run ({r.options['scorer']} scorer); columns in this order: {', '.join(cols)}",
+            'type': 'object', 'properties': props, 'required': cols, 'additionalProperties': False,
+            'x-column-order': cols, 'x-omitted': humor_omitted(r)}
+
+# %% ../nbs/85_evaluate.ipynb #f89ce2da
+_COLORS = {'surprisal_score': 'C0', 'perplexity_score': 'C1', 'ambiguity_score': 'C2', 'distinctiveness_ratio': 'C3', 'entropy_score': 'C4',
+           'semantic_coherence': 'C5', 'creativity': '0.75'}
+
+def _png(fig) -> bytes:
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    ax.boxplot([df[c] for c in HUMOR_COLUMNS], showfliers=False)
-    ax.set_xticks(range(1, len(HUMOR_COLUMNS) + 1), [c.replace('_score', '').replace('_ratio', '') for c in HUMOR_COLUMNS], rotation=30, ha='right')
-    ax.set_ylabel('score (0-10)'); ax.set_title(f"Humor metrics of {df['answer'].nunique()} answers x {df['prompt'].nunique()} prompts")
-    fig.tight_layout(); buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
+    buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
     return buf.getvalue()
 
-# %% ../nbs/85_evaluate.ipynb #d4caab53
-HUMOR_FILES = ('humor_scores.csv', 'humor_scores.json', 'humor_chart.png')
+def ranking_chart(ranking:HumorRanking, # from `rank_answers`
+                  top:int=5, # answers per prompt, an int >= 1
+                  max_prompts:int=6, # prompts drawn (the first ones), an int >= 1
+                 ) -> bytes:
+    "A PNG: each prompt's top answers as bars of what each component contributed to the overall score (design), or the learned and design scores."
+    r, top, mp = _check_ranking(ranking, 'ranking_chart'), check_int(top, 'top', 'ranking_chart'), check_int(max_prompts, 'max_prompts', 'ranking_chart')
+    from cah_metrics.humor import OVERALL_WEIGHTS, creativity_component
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    tab, b = humor_table(r), r.batch
+    creat = creativity_component(b['distinct_1'], b['distinct_2'], b['self_bleu'], b['vocabulary_richness'], b['overall_semantic_diversity'])
+    prompts = list(dict.fromkeys(tab['prompt']))[:mp]
+    xmax = min(10.0, math.ceil(float(tab[[c for c in ('overall_humor_score', 'design_humor_score') if c in tab]].max().max()) + 0.5))   # the same scale on every panel
+    fig, axes = plt.subplots(len(prompts), 1, figsize=(9, 0.45 * top * len(prompts) + 0.9 * len(prompts)), squeeze=False)
+    for ax, p in zip(axes[:, 0], prompts):
+        g = r.scores[r.scores['prompt'] == p].nlargest(top, 'overall_humor_score')[::-1]
+        y, labels = range(len(g)), [a if len(a) <= 48 else a[:47] + '…' for a in g['answer']]
+        if r.options['scorer'] == 'design':
+            left = [0.0] * len(g)
+            for c, w in OVERALL_WEIGHTS.items():
+                v = [w * creat] * len(g) if c == 'creativity' else (w * g[c]).tolist()
+                ax.barh(y, v, left=left, color=_COLORS[c], label=_short(c) if ax is axes[0, 0] else None)
+                left = [a + x for a, x in zip(left, v)]
+        else:
+            ax.barh(y, g['overall_humor_score'], color='C0', label='learned score' if ax is axes[0, 0] else None)
+            ax.plot(g['design_humor_score'], y, 'k|', ms=14, mew=2, label="design's score" if ax is axes[0, 0] else None)
+        ax.set_yticks(list(y), labels, fontsize=8); ax.set_xlim(0, xmax)
+        ax.set_title(p if len(p) <= 90 else p[:89] + '…', fontsize=9, loc='left')
+    axes[-1, 0].set_xlabel('overall humor score (0-10): each bar split into what each term contributed' if r.options['scorer'] == 'design' else 'score (0-10)')
+    fig.legend(loc='upper right', fontsize=7, ncol=4); fig.tight_layout(rect=(0, 0, 1, 0.97))
+    return _png(fig)
 
-def humor_outputs(df, # the table from `rank_answers`
+# %% ../nbs/85_evaluate.ipynb #4080f06a
+def correlation_chart(ranking:HumorRanking, # from `rank_answers`
+                     ) -> bytes:
+    "A PNG heat map of the Spearman correlations between the table's score columns over all pairs."
+    r = _check_ranking(ranking, 'correlation_chart')
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    tab = humor_table(r)
+    cols = [c for c in tab.columns if HUMOR_SCHEMA[c][0] == 'number']
+    C = tab[cols].rank().corr().to_numpy()
+    fig, ax = plt.subplots(figsize=(1 + 0.6 * len(cols), 0.8 + 0.5 * len(cols)))
+    im = ax.imshow(C, vmin=-1, vmax=1, cmap='RdBu_r')
+    names = [_short(c) for c in cols]
+    ax.set_xticks(range(len(cols)), names, rotation=35, ha='right', fontsize=8); ax.set_yticks(range(len(cols)), names, fontsize=8)
+    for i in range(len(cols)):
+        for j in range(len(cols)): ax.text(j, i, f"{C[i, j]:.2f}", ha='center', va='center', fontsize=7, color='white' if abs(C[i, j]) > 0.6 else 'black')
+    fig.colorbar(im, ax=ax, shrink=0.8, label='Spearman')
+    ax.set_title(f"How the metrics move together ({len(tab):,} pairs)", fontsize=9); fig.tight_layout()
+    return _png(fig)
+
+# %% ../nbs/85_evaluate.ipynb #0aec83a3
+HUMOR_FILES = ('humor_scores.csv', 'humor_scores.schema.json', 'humor_scores.json', 'humor_ranking.png', 'humor_correlations.png')
+
+def _report(r:HumorRanking, tab) -> dict:
+    from cah_metrics import __version__
+    return {'options': r.options, 'signature': {**r.evaluator.signature_options(), 'version': __version__}, 'validity': humor_validity(),
+            'batch': r.batch, 'omitted': humor_omitted(r), 'columns': list(tab.columns), 'rows': json.loads(tab.to_json(orient='records'))}
+
+def humor_outputs(ranking:HumorRanking, # from `rank_answers`
+                  top:int=5, # answers per prompt in the ranking chart
                  ) -> dict[str, bytes]:
     "The content of each of `HUMOR_FILES`, by name."
-    df = _check_table(df, 'humor_outputs')
-    return dict(zip(HUMOR_FILES, (df.to_csv(index=False).encode('utf-8'),
-                                  df.to_json(orient='records', force_ascii=False, indent=1).encode('utf-8'), humor_chart(df))))
+    r = _check_ranking(ranking, 'humor_outputs'); tab = humor_table(r)
+    js = lambda d: (json.dumps(d, indent=1, ensure_ascii=False, allow_nan=False) + '\n').encode('utf-8')
+    return dict(zip(HUMOR_FILES, (tab.to_csv(index=False).encode('utf-8'), js(humor_schema(r)), js(_report(r, tab)),
+                                  ranking_chart(r, top), correlation_chart(r))))
 
-def write_humor_outputs(df, # the table from `rank_answers`
+def write_humor_outputs(ranking:HumorRanking, # from `rank_answers`
                         out:str|Path, # the folder (created when missing)
                        ) -> list[Path]:
-    "Write humor_scores.csv, humor_scores.json and humor_chart.png into `out`, atomically as a set."
-    out, data = _as_path(out, 'write_humor_outputs', 'out'), humor_outputs(_check_table(df, 'write_humor_outputs'))
+    "Write the `HUMOR_FILES` into `out`, atomically as a set."
+    out, data = _as_path(out, 'write_humor_outputs', 'out'), humor_outputs(_check_ranking(ranking, 'write_humor_outputs'))
     with AtomicWriteSet('write_humor_outputs') as ws: return [ws.write_bytes(out / name, b) for name, b in data.items()]

@@ -6,10 +6,11 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
 # %% ../nbs/06_humor.ipynb #42bd76df
 from __future__ import annotations
-import importlib.util
+import hashlib, importlib.util, json, re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 from fastcore.basics import patch
@@ -22,8 +23,9 @@ from .semantics import Semantics
 from .text import TreebankTokenizer, as_array, as_texts, check_float, check_int, check_str
 
 # %% auto #0
-__all__ = ['ITEM_FIELDS', 'BATCH_SELF_BLEU', 'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component', 'overall_score',
-           'StatisticalHumorScores', 'HumorEvaluator', 'default_evaluator', 'HumorScores']
+__all__ = ['OVERALL_WEIGHTS', 'ITEM_FIELDS', 'BATCH_FIELDS', 'OPTIONAL_FIELDS', 'SCORE_FIELDS', 'BATCH_SELF_BLEU', 'fill_prompt',
+           'f1_score', 'pacs_boost', 'creativity_component', 'overall_score', 'StatisticalHumorScores',
+           'HumorEvaluator', 'learned_scorer', 'as_card', 'default_evaluator', 'HumorScores']
 
 # %% ../nbs/06_humor.ipynb #e3879dfd
 def fill_prompt(template:str, # a prompt template with `{}` slots
@@ -89,6 +91,10 @@ def overall_score(surprisal:float, # surprisal score, in [0, 10]
          + 0.15 * coherence + 0.25 * creativity)
     return max(0.0, min(10.0, s))
 
+# %% ../nbs/06_humor.ipynb #b32ae4f0
+OVERALL_WEIGHTS = {'surprisal_score': 0.2, 'ambiguity_score': 0.2 * 0.6, 'distinctiveness_ratio': 0.2 * 0.4, 'entropy_score': 0.2 * 0.7,
+                   'perplexity_score': 0.2 * 0.3, 'semantic_coherence': 0.15, 'creativity': 0.25}   # the overall score's weight on each term
+
 # %% ../nbs/06_humor.ipynb #29359625
 @dataclass
 class StatisticalHumorScores:
@@ -102,21 +108,26 @@ class StatisticalHumorScores:
     distinct_1: float                 # of the batch, 0-1
     distinct_2: float                 # of the batch, 0-1
     self_bleu: float                  # Self-BLEU-1 of the batch (the design's), 0-1
-    mauve_score: float                # not computed (MAUVE needs a reference distribution and a large model): 0.0, as the design's fallback
     vocabulary_richness: float        # the design's combined TTR score of the batch, 0-1
     overall_semantic_diversity: float # the design's 1 - mean of the zero-diagonal cosine matrix
     intra_cluster_diversity: float
     inter_cluster_diversity: float
     semantic_spread: float            # the design's mean pairwise distance / sqrt(d) / 2
     cluster_coherence: float
-    overall_humor_score: float
+    overall_humor_score: float        # the design's overall score, or 10 x the learned scorer's probability with scorer='learned'
     pacs_score: float                 # 0-10
     f1_score: float
     pacs_raw: float = 0.0             # raw cosine in [-1, 1]
+    design_humor_score: float|None = None   # with scorer='learned': the design's overall score; None (absent) otherwise
+    mauve_score: float|None = None    # MAUVE (0-1) of the batch against human reference texts; None (absent) when none were given
 
 # %% ../nbs/06_humor.ipynb #b91375cd
 ITEM_FIELDS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score', 'perplexity_score',
                'semantic_coherence', 'pacs_score', 'f1_score', 'pacs_raw')   # the fields of one (text, context) pair
+BATCH_FIELDS = ('distinct_1', 'distinct_2', 'self_bleu', 'vocabulary_richness', 'overall_semantic_diversity', 'intra_cluster_diversity',
+                'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence')       # the same for every item of a batch
+OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')      # present only when the learned scorer is used / reference texts are given
+SCORE_FIELDS = tuple(f.name for f in fields(StatisticalHumorScores) if f.name not in OPTIONAL_FIELDS)   # always present
 
 # %% ../nbs/06_humor.ipynb #6327892d
 def _encoder_name(encoder) -> str:
@@ -141,20 +152,25 @@ class HumorEvaluator:
     "The design's statistical humor evaluator, trained on a card corpus."
     def __init__(self, corpus:Sequence[str]|None=None, # training texts; default: every card of the embedded main game
                  encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence' for the design's fallback
+                 scorer:str='design', # 'design': the design's overall score (exact); 'learned': 10 x the shipped logistic regression's P(humor)
                 ):
         if isinstance(encoder, str) and encoder != 'cooccurrence':
             raise ValueError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {encoder[:60]!r}")
         if not (encoder is None or isinstance(encoder, str) or callable(getattr(encoder, 'encode', None))):
             raise TypeError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {type(encoder).__name__}")
+        if not isinstance(scorer, str): raise TypeError(f"HumorEvaluator: scorer must be a str, got {type(scorer).__name__}")
+        if scorer not in ('design', 'learned'): raise ValueError(f"HumorEvaluator: scorer must be 'design' or 'learned', got {scorer!r:.60}")
+        if scorer == 'learned' and _encoder_name(encoder) != 'minilm':
+            raise ValueError(f"HumorEvaluator: scorer='learned' needs the bundled MiniLM encoder (its weights are for those vectors), got encoder {_encoder_name(encoder)!r}")
         corpus = as_texts(default_pack().texts() if corpus is None else corpus, 'corpus', 'HumorEvaluator')
         lm_texts = [t for t in corpus if NGramLM().tokenizer(t)]
         if not lm_texts: raise ValueError(f"HumorEvaluator: corpus has no text with a word in it ({len(corpus)} texts); the language model needs words")
         self.lm = NGramLM().fit(lm_texts)
         self.sem = Semantics().fit(corpus)
-        self.encoder, self._emb, self._div = encoder, {}, {}
+        self.encoder, self._emb, self._div, self.scorer = encoder, {}, {}, scorer
         self.n_texts, self.corpus_sha, self.encoder_name = len(corpus), corpus_fingerprint(corpus), _encoder_name(encoder)
         self.div_tokenizer = _RepeatTreebank(lowercase=True)   # Distinct-n and Self-BLEU of the batch
-    def __repr__(self): return f"HumorEvaluator({self.n_texts} training texts, corpus {self.corpus_sha}, encoder={self.encoder_name})"
+    def __repr__(self): return f"HumorEvaluator({self.n_texts} training texts, corpus {self.corpus_sha}, encoder={self.encoder_name}, scorer={self.scorer})"
 
 # %% ../nbs/06_humor.ipynb #c8bb8f93
 @patch
@@ -171,7 +187,7 @@ BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the design's Self-BLEU
 def signature_options(self:HumorEvaluator) -> dict[str, str]:
     "The evaluator's part of a signature: corpus fingerprint, encoder, language model and its tokenizer (from the model's own signature), the batch-diversity options."
     lm, div = self.lm.signature.options, self.div_tokenizer.signature_options()
-    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'lm': lm['model'],
+    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'scorer': 'design' if self.scorer == 'design' else f"learned-{learned_scorer()['tag']}", 'lm': lm['model'],
             **{k: lm[k] for k in ('tok', 'case', 'norm')},
             'div_tok': f"{div['tok']},{div['case']}", 'self_bleu': f"n{BATCH_SELF_BLEU['max_n']},{BATCH_SELF_BLEU['smooth']}", 'richness_tok': TreebankTokenizer().signature_options()['tok'] + ',mixed'}
 
@@ -225,7 +241,7 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
                 contexts:Sequence[str], # the prompt of each answer
                 user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
                ) -> dict[str, np.ndarray]:
-    "The `ITEM_FIELDS` of every (text, context) pair, one float array each."
+    "The `ITEM_FIELDS` of every (text, context) pair, one float array each (and `learned_humor_score` with the learned scorer)."
     texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
     if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
     uniq = list(dict.fromkeys(texts))
@@ -233,62 +249,79 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
     amb, ent, ppl = (np.array([one[t][k] for t in texts], float) for k in range(3))
     s = np.minimum(self.lm.mean_surprisals(texts, contexts) / 2, 10.0)
     coh, (raw, pacs) = self.coherence(texts, contexts).astype(float), self.pacs(texts, user_profile)
-    return dict(zip(ITEM_FIELDS, (s, amb, self.sem.distinctiveness_batch(texts, contexts),
-                                  ent, ppl, coh, pacs, np.array([f1_score(float(c), float(x)) for c, x in zip(coh, s)], float), raw)))
+    out = dict(zip(ITEM_FIELDS, (s, amb, self.sem.distinctiveness_batch(texts, contexts),
+                                 ent, ppl, coh, pacs, np.array([f1_score(float(c), float(x)) for c, x in zip(coh, s)], float), raw)))
+    return {**out, 'learned_humor_score': self.learned_scores(texts, contexts)} if self.scorer == 'learned' else out
 
 # %% ../nbs/06_humor.ipynb #cb9bbf4f
 @patch
-def _batch_diversity(self:HumorEvaluator, texts:Sequence[str]) -> dict:
+def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str]=()) -> dict:
     from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
     tok = self.div_tokenizer
     d = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus, 'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
-         'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score, 'mauve_score': 0.0,
+         'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score,
          'vocabulary_richness': vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
     E = self.embed(list(texts))
     if E is None or len(texts) < 2:
-        return {**d, 'overall_semantic_diversity': 0.0, 'intra_cluster_diversity': 0.0, 'inter_cluster_diversity': 0.0,
-                'semantic_spread': 0.0, 'cluster_coherence': 0.0}
-    sd = semantic_diversity(E)
-    return {**d, 'overall_semantic_diversity': sd.overall_diversity, 'intra_cluster_diversity': sd.intra_cluster_diversity,
-            'inter_cluster_diversity': sd.inter_cluster_diversity, 'semantic_spread': sd.semantic_spread, 'cluster_coherence': sd.cluster_coherence}
+        d.update({k: 0.0 for k in BATCH_FIELDS[4:]})
+    else:
+        sd = semantic_diversity(E)
+        d.update(zip(BATCH_FIELDS[4:], (sd.overall_diversity, sd.intra_cluster_diversity, sd.inter_cluster_diversity, sd.semantic_spread, sd.cluster_coherence)))
+    return {**d, 'mauve_score': self._mauve(list(texts), list(refs))} if refs else d
+
+# %% ../nbs/06_humor.ipynb #5a89f01e
+@patch
+def _mauve(self:HumorEvaluator, texts:list[str], refs:list[str]) -> float:
+    "MAUVE of the batch (Q) against the reference texts (P), on the bundled encoder's vectors (this evaluator's when it has them)."
+    from cah_metrics.mauve import mauve, mauve_from_features
+    for name, t in (('texts', texts), ('reference_texts', refs)):
+        if len(t) < 2: raise ValueError(f"humor: MAUVE needs at least 2 {name}, got {len(t)}")
+    if self.encoder_name == 'minilm': return mauve_from_features(self.embed(refs), self.embed(texts)).mauve
+    return mauve(texts, refs).mauve           # the co-occurrence evaluator has no vectors: the bundled encoder's
 
 # %% ../nbs/06_humor.ipynb #11276ebe
 @patch
 def batch_diversity(self:HumorEvaluator, texts:Sequence[str], # the texts of the batch
+                    reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (MAUVE); None: no MAUVE
                    ) -> dict:
-    "The design's creativity and semantic-diversity fields for a batch of texts (computed once per distinct batch)."
+    "The design's creativity and semantic-diversity fields for a batch of texts (computed once per distinct batch), and its MAUVE given reference texts."
     key = tuple(as_texts(texts, 'texts', 'HumorEvaluator.batch_diversity'))
-    if key not in self._div: self._div[key] = self._batch_diversity(list(key))
-    return self._div[key]
+    refs = () if reference_texts is None else tuple(as_texts(reference_texts, 'reference_texts', 'HumorEvaluator.batch_diversity'))
+    if (key, refs) not in self._div: self._div[key, refs] = self._batch_diversity(list(key), list(refs))
+    return self._div[key, refs]
 
 # %% ../nbs/06_humor.ipynb #1ab109bb
 @patch
 def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (arrays or lists, one value per text), as `item_scores` gives them
             texts:Sequence[str], # the texts of the batch, in the same order
+            reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (MAUVE); None: no `mauve_score`
            ) -> dict[str, np.ndarray]:
-    "Every field of `StatisticalHumorScores` for each item, one float array each, in the dataclass's order."
+    "Every field of `StatisticalHumorScores` for each item that applies, one float array each, in the dataclass's order."
     texts = as_texts(texts, 'texts', 'HumorEvaluator.combine')
     if not isinstance(items, Mapping): raise TypeError(f"HumorEvaluator.combine: items must be a dict of the ITEM_FIELDS, got {type(items).__name__}")
-    if (miss := [k for k in ITEM_FIELDS if k not in items]): raise ValueError(f"HumorEvaluator.combine: items lacks {', '.join(miss)}")
-    it = {k: as_array(items[k], f'items[{k!r}]', 'HumorEvaluator.combine', finite=True).astype(float) for k in ITEM_FIELDS}
+    need = ITEM_FIELDS + (('learned_humor_score',) if self.scorer == 'learned' else ())
+    if (miss := [k for k in need if k not in items]): raise ValueError(f"HumorEvaluator.combine: items lacks {', '.join(miss)}")
+    it = {k: as_array(items[k], f'items[{k!r}]', 'HumorEvaluator.combine', finite=True).astype(float) for k in need}
     if (bad := [k for k, v in it.items() if v.shape != (len(texts),)]):
         raise ValueError(f"HumorEvaluator.combine: items[{bad[0]!r}] has shape {it[bad[0]].shape}, but there are {len(texts)} texts")
-    div, n = self.batch_diversity(texts), len(texts)
+    div, n = self.batch_diversity(texts, reference_texts), len(texts)
     creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'], div['vocabulary_richness'], div['overall_semantic_diversity'])
-    overall = [overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)]
-    cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': np.array(overall, float)}
-    return {f.name: cols[f.name] for f in fields(StatisticalHumorScores)}
+    design = np.array([overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)], float)
+    cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': design}
+    if self.scorer == 'learned': cols.update(overall_humor_score=it['learned_humor_score'], design_humor_score=design)
+    return {f.name: cols[f.name] for f in fields(StatisticalHumorScores) if f.name in cols}
 
 # %% ../nbs/06_humor.ipynb #5bc7dc70
 @patch
 def evaluate_batch(self:HumorEvaluator, texts:Sequence[str], # the answers
                    contexts:Sequence[str], # the prompt of each answer
                    user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
+                   reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (adds `mauve_score`)
                   ):
     "Score every (text, context) pair; batch diversity is computed once. Returns a pandas DataFrame."
     import pandas as pd
     texts = as_texts(texts, 'texts', 'humor')
-    return pd.DataFrame(self.combine(self.item_scores(texts, contexts, user_profile), texts))
+    return pd.DataFrame(self.combine(self.item_scores(texts, contexts, user_profile), texts, reference_texts))
 
 # %% ../nbs/06_humor.ipynb #d475d664
 @patch
@@ -299,6 +332,44 @@ def evaluate_humor_statistically(self:HumorEvaluator, text:str, # the answer
     "The design's evaluation of one text in its context (its batch diversity is that of a batch of one)."
     text, context = check_str(text, 'text', 'evaluate_humor_statistically'), check_str(context, 'context', 'evaluate_humor_statistically')
     return StatisticalHumorScores(**self.evaluate_batch([text], [context], user_profile).iloc[0].to_dict())
+
+# %% ../nbs/06_humor.ipynb #8a24b218
+def learned_scorer() -> dict:
+    "The shipped learned scorer: `coef` (an array), `intercept`, its training record, and `tag` (the file's sha256, first 8 hex digits)."
+    return _learned_scorer()
+
+@lru_cache(maxsize=1)
+def _learned_scorer() -> dict:
+    raw = (resources.files('cah_metrics') / 'data' / 'humor_scorer.json').read_bytes()
+    d = json.loads(raw)
+    return {**d, 'coef': np.asarray(d['coef'], float), 'intercept': float(d['intercept']), 'tag': hashlib.sha256(raw).hexdigest()[:8]}
+
+# %% ../nbs/06_humor.ipynb #32b4dbbc
+_BLANK = re.compile(r'_{2,}')
+
+def as_card(context:str, # the prompt ('' for none)
+            text:str, # the answer
+           ) -> str:
+    "The card as a player reads it: the prompt's first blank (`{}` or a run of underscores) filled with the answer, other blanks left as ___; the prompt then the answer when it has no blank; the answer alone without a prompt."
+    context, text = check_str(context, 'context', 'as_card'), check_str(text, 'text', 'as_card')
+    if not context.strip(): return text
+    t = _BLANK.sub('{}', context)
+    if t.count('{}') > 1: t = t.replace('{}', '\x00', 1).replace('{}', '___').replace('\x00', '{}')
+    return fill_prompt(t, text)
+
+# %% ../nbs/06_humor.ipynb #e7549d1a
+@patch
+def learned_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
+                   contexts:Sequence[str], # the prompt of each answer ('' for none)
+                  ) -> np.ndarray:
+    "The learned scorer's 0-10 score of each text in its context: 10 sigmoid(w . v + b), v the bundled encoder's vector of `as_card(context, text)`."
+    texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
+    if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
+    if self.encoder_name != 'minilm': raise ValueError(f"humor: the learned scorer needs the bundled MiniLM encoder, this evaluator has {self.encoder_name!r}")
+    if not texts: return np.zeros(0)
+    s = learned_scorer()
+    z = self.embed([as_card(c, t) for t, c in zip(texts, contexts)]) @ s['coef'] + s['intercept']
+    return 10 / (1 + np.exp(-z))
 
 # %% ../nbs/06_humor.ipynb #a130d720
 @lru_cache(maxsize=1)
@@ -312,8 +383,8 @@ class HumorScores(Metric):
     "The design's humor scores of answers in their prompts: the mean of every field, batch fields over all the texts."
     name, summary, inputs = 'humor', "the design's statistical humor scores of answers in their prompts (means over items)", ('predictions', 'contexts')
     value_range, higher_is_better = (0.0, 10.0), True
-    keys = tuple(f.name for f in fields(StatisticalHumorScores))
-    signature_keys = ('corpus', 'encoder', 'lm', 'tok', 'case', 'norm', 'div_tok', 'self_bleu', 'richness_tok', 'profile')
+    keys = SCORE_FIELDS
+    signature_keys = ('corpus', 'encoder', 'scorer', 'lm', 'tok', 'case', 'norm', 'div_tok', 'self_bleu', 'richness_tok', 'profile')
     def __init__(self, evaluator:HumorEvaluator|None=None, # the evaluator; default: `default_evaluator()`, built on first use
                  profile:Sequence[str]|None=None, # cards the user liked, for PaCS (default: none, PaCS neutral)
                  keep_items:bool=False, # also keep the per-item statistics
@@ -338,7 +409,12 @@ def _options(self:HumorScores) -> dict:
 
 # %% ../nbs/06_humor.ipynb #0f0acfb1
 @patch
-def _zero(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: [] for k in ITEM_FIELDS}}
+def _zero(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: [] for k in self._fields()}}
+
+@patch
+def _fields(self:HumorScores) -> tuple[str, ...]:
+    "The per-item fields the state keeps: `ITEM_FIELDS`, and the learned score when the evaluator uses it."
+    return ITEM_FIELDS + (('learned_humor_score',) if self._evaluator is not None and self._evaluator.scorer == 'learned' else ())
 
 @patch
 def _stats(self:HumorScores, predictions, references=None, contexts=None) -> dict:
@@ -347,7 +423,7 @@ def _stats(self:HumorScores, predictions, references=None, contexts=None) -> dic
     contexts = as_texts(contexts, 'contexts', self.name)
     if len(contexts) != len(texts): raise ValueError(f"{self.name}: got {len(texts)} predictions but {len(contexts)} contexts; one context per prediction")
     items = self.evaluator.item_scores(texts, contexts, self.profile)
-    return {'texts': texts, **{k: items[k].tolist() for k in ITEM_FIELDS}}
+    return {'texts': texts, **{k: items[k].tolist() for k in self._fields()}}
 
 # %% ../nbs/06_humor.ipynb #afaa8500
 @patch

@@ -83,12 +83,32 @@ def test_rouge_from_jsonl_with_several_references(tmp_path):
 def test_humor_main_job_small(tmp_path):
     r = run('humor', '--n-prompts', '1', '--encoder', 'cooccurrence', '--top', '1', cwd=tmp_path)     # the default --output-dir
     assert r.returncode == 0, r.stderr
-    assert 'metric breakdown' in r.stdout
+    assert 'How far to trust this ranking' in r.stdout and 'left out: pacs_score (no profile given' in r.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ['humor_scores']          # only ./humor_scores, nothing else
-    assert sorted(p.name for p in (tmp_path / 'humor_scores').iterdir()) == ['humor_chart.png', 'humor_scores.csv', 'humor_scores.json']
-    for f in ('humor_scores.csv', 'humor_scores.json', 'humor_chart.png'): assert (tmp_path / 'humor_scores' / f).stat().st_size > 0
-    rows = json.loads((tmp_path / 'humor_scores' / 'humor_scores.json').read_text())
-    assert len(rows) == 500 and all(0 <= r['overall_humor_score'] <= 10 for r in rows)
+    names = ['humor_correlations.png', 'humor_ranking.png', 'humor_scores.csv', 'humor_scores.json', 'humor_scores.schema.json']
+    assert sorted(p.name for p in (tmp_path / 'humor_scores').iterdir()) == names
+    for f in names: assert (tmp_path / 'humor_scores' / f).stat().st_size > 0
+    report = json.loads((tmp_path / 'humor_scores' / 'humor_scores.json').read_text())
+    assert len(report['rows']) == 500 and all(0 <= r['overall_humor_score'] <= 10 for r in report['rows'])
+
+
+def test_humor_default_run_is_readable(tmp_path):
+    "The default run (500 answers x 5 prompts, MiniLM): no constant or placeholder column, the schema matches the CSV, every value in its range."
+    import csv, jsonschema
+    r = run('humor', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / 'humor_scores'
+    with open(out / 'humor_scores.csv', newline='', encoding='utf-8') as f: rows = list(csv.DictReader(f))
+    schema = json.loads((out / 'humor_scores.schema.json').read_text())
+    assert list(rows[0]) == schema['x-column-order'] == schema['required'] and len(rows) == 2500
+    constant = [c for c in rows[0] if len({r[c] for r in rows}) == 1]
+    assert constant == [], constant                                   # 12 of 22 columns were constant before issue 19
+    assert 'mauve_score' not in rows[0] and 'mauve' not in json.loads((out / 'humor_scores.json').read_text())['batch']   # no reference texts: absent
+    types = {'number': float, 'integer': int, 'string': str}
+    for row in rows[:300]:
+        jsonschema.validate({c: types[schema['properties'][c]['type']](v) for c, v in row.items()}, schema)
+    assert r.stdout.index('  1. ') < r.stdout.index('How far to trust')  # the ranking comes first
+
 
 def test_humor_bad_card_file(tmp_path):
     (tmp_path / 'cards.csv').write_text('id,card\n1,hello\n')
@@ -360,7 +380,8 @@ def test_humor_default_output_dir_is_ignored_by_git():
     root = Path(__file__).resolve().parents[1]
     git = shutil.which('git')
     if git is None or not (root / '.git').exists(): pytest.skip("not a git checkout")
-    files = ['humor_scores/humor_scores.csv', 'humor_scores/humor_scores.json', 'humor_scores/humor_chart.png']
+    from cah_metrics.evaluate import HUMOR_FILES
+    files = [f'humor_scores/{f}' for f in HUMOR_FILES]
     r = subprocess.run([git, 'check-ignore', *files], cwd=root, capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.split() == files, r.stdout + r.stderr
     from cah_metrics.cli import _parser

@@ -25,10 +25,11 @@ from cah_metrics.io import InputError
 
 EXAMPLES = int(os.environ.get('CAH_FUZZ_EXAMPLES', '150'))   # CI's bounded profile: about two minutes on 2 cores
 TIMEOUT = int(os.environ.get('CAH_FUZZ_TIMEOUT', '30'))   # seconds per call: a hang is a failure
+HEAVY_TIMEOUT = 4 * TIMEOUT     # the model-backed targets: a valid default call may run the whole main job (about 20 s on 2 idle cores)
 MODULES = ['text', 'io', 'core', 'bleu', 'chrf', 'rouge', 'crossval', 'significance', 'topk', 'perplexity', 'corpora', 'lm', 'information', 'semantics',
            'embeddings', 'diversity', 'mauve', 'humor', 'puns', 'bertscore', 'cmc', 'agreement', 'ensemble', 'embedding_eval', 'evaluate', 'cli']
 HEAVY = {'bertscore', 'semantic_diversity', 'humor', 'Encoder', 'encode', 'bert_score', 'load_encoder', 'HumorEvaluator',
-         'rank_answers', 'write_humor_outputs', 'humor_summary', 'humor_chart', 'load_transformer', 'Semantics',
+         'rank_answers', 'write_humor_outputs', 'humor_summary', 'humor_outputs', 'load_transformer', 'Semantics',
          'diversity_with_fallback', 'EnsembleEvaluator', 'mauve', 'MAUVE'}
 SKIP = {('cli', 'main'),}     # the CLI is driven through its own tests (tests/test_cli.py) with real files
 ABSTRACT = {'Tokenizer', 'Metric'}   # base classes: their methods are the subclasses' to define
@@ -120,13 +121,13 @@ class Hang(Exception): pass
 
 def _alarm(*_): raise Hang()
 
-def call_checked(label, f, kwargs, junk, names, shown=None) -> str|None:
+def call_checked(label, f, kwargs, junk, names, shown=None, timeout=TIMEOUT) -> str|None:
     "Call `f(**kwargs)`: None if it returns or raises a TypeError/ValueError naming what was wrong, else what went wrong."
-    old = signal.signal(signal.SIGALRM, _alarm); signal.alarm(TIMEOUT)
+    old = signal.signal(signal.SIGALRM, _alarm); signal.alarm(timeout)
     shown = kwargs if shown is None else shown
     labels = [v for k, v in shown.items() if k in ('name', 'metric') and isinstance(v, str) and v]   # a validator names what its caller calls the value
     try: f(**kwargs)
-    except Hang: return f"{label}: no answer within {TIMEOUT} s for {short(shown)}"
+    except Hang: return f"{label}: no answer within {timeout} s for {short(shown)}"
     except (TypeError, ValueError) as e:
         msg = str(e)
         if isinstance(e, UnicodeError) and not any(n in msg for n in junk):
@@ -188,8 +189,9 @@ def test_public_api(target):
         if inst is None: pytest.skip(f'{name}() is abstract or needs arguments')
         f, label = getattr(inst, meth), f'{m}.{name}.{meth}'
     ps = params(f)
-    def one(kwargs): return call_checked(label, f, kwargs, set(kwargs), [name, meth or name, m])
-    fuzz(name in HEAVY or meth in HEAVY, kwargs_for(ps), one)
+    heavy = name in HEAVY or meth in HEAVY
+    def one(kwargs): return call_checked(label, f, kwargs, set(kwargs), [name, meth or name, m], timeout=HEAVY_TIMEOUT if heavy else TIMEOUT)
+    fuzz(heavy, kwargs_for(ps), one)
 
 # ---- registered metrics: options and inputs ----------------------------------------------------------------------
 METRICS = [i.name for i in cah_metrics.list_metrics()]
@@ -205,5 +207,6 @@ def test_registered_metric(metric):
             mt = cah_metrics.load(metric, **opts)
             mt.update(**inputs)
             mt.compute()
-        return call_checked(f'load({metric!r})', go, {}, [*opts, *inputs], [metric], shown={**opts, **inputs})
+        return call_checked(f'load({metric!r})', go, {}, [*opts, *inputs], [metric], shown={**opts, **inputs},
+                            timeout=HEAVY_TIMEOUT if metric in HEAVY else TIMEOUT)
     fuzz(metric in HEAVY, st.tuples(kwargs_for(opt_ps), st.fixed_dictionaries({k: value_for(k) for k in cls.inputs})), one)

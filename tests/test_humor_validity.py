@@ -1,0 +1,107 @@
+"""The shipped learned humor scorer and the measured validity of the humor metrics (issue 19, "validity on real labelled
+humor"): the two JSON files' format, the data they were built from, `tools/train_humor_scorer.py --check` (one fresh
+build, about a minute or two on 2 CPU cores, shared by the tests below), and a measured floor on the scorer's
+cross-validated AUC, above the best design metric's. nbs/tutorials/humor_validity.ipynb has the prose, the plots and
+every other number."""
+import hashlib, importlib.util, json, math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / 'tests' / 'data' / 'colbert_humor'
+SHIPPED = ROOT / 'cah_metrics' / 'data'
+DEV_SHA256 = 'abe1435643d449c5ee6fe5ca3b18e0137bdf923330564deadc1102b4e56a20c0'      # upstream Data/dev.csv
+SAMPLE_SHA256 = 'e256e039ecbdaf875ef4fd75bc257468909126d6a7a510da48051ec99d6906ed'   # colbert_humor_4k.csv
+
+spec = importlib.util.spec_from_file_location('train_humor_scorer', ROOT / 'tools' / 'train_humor_scorer.py')
+T = importlib.util.module_from_spec(spec); spec.loader.exec_module(T)
+
+
+@pytest.fixture(scope='module')
+def built():
+    "One fresh build: (scorer JSON, validity JSON, details), as `train_humor_scorer.py --check` makes it."
+    return T.build(log=lambda s: None)
+
+
+@pytest.fixture(scope='module')
+def validity(): return json.loads((SHIPPED / 'humor_validity.json').read_text(encoding='utf-8'))
+
+
+@pytest.fixture(scope='module')
+def scorer(): return json.loads((SHIPPED / 'humor_scorer.json').read_text(encoding='utf-8'))
+
+
+def test_data_hashes_and_sample_rows():
+    "The dev file is the upstream file; every row of the 4k sample is the dev row its `row` column names."
+    assert hashlib.sha256((DATA / 'colbert_humor_dev.csv').read_bytes()).hexdigest() == DEV_SHA256
+    assert hashlib.sha256((DATA / 'colbert_humor_4k.csv').read_bytes()).hexdigest() == SAMPLE_SHA256
+    dev, sample = T.read_csv(DATA / 'colbert_humor_dev.csv'), T.read_csv(DATA / 'colbert_humor_4k.csv')
+    assert len(dev) == 40000 and sum(r['humor'] == 'True' for r in dev) == 20082
+    assert all(dev[int(r['row'])]['text'] == r['text'] and dev[int(r['row'])]['humor'] == r['humor'] for r in sample)
+
+
+def _triple(t):
+    return isinstance(t, list) and len(t) == 3 and all(isinstance(x, float) and round(x, 3) == x for x in t) and t[1] <= t[0] <= t[2]
+
+
+def test_validity_format(validity):
+    "The keys the command line reads; every interval an [estimate, low, high] triple of floats rounded to 3 decimals, low <= estimate <= high."
+    assert list(validity) == ['colbert', 'expunations', 'source']
+    c, e = validity['colbert'], validity['expunations']
+    assert list(c) == ['n', 'overall_auc', 'best_design_metric', 'best_design_auc', 'learned_auc']
+    assert list(e) == ['n', 'overall_spearman', 'best_design_metric', 'best_design_spearman', 'learned_spearman', 'ceiling']
+    assert (c['n'], e['n']) == (40000, 1740)                  # the whole dev file; the puns with at least one 1-5 rating
+    assert c['best_design_metric'] in T.DESIGN and e['best_design_metric'] in T.DESIGN
+    for k in ('overall_auc', 'best_design_auc', 'learned_auc'): assert _triple(c[k]) and 0 <= c[k][1] and c[k][2] <= 1, k
+    for k in ('overall_spearman', 'best_design_spearman', 'learned_spearman', 'ceiling'): assert _triple(e[k]) and -1 <= e[k][1] and e[k][2] <= 1, k
+    assert validity['source'] == 'tools/train_humor_scorer.py; nbs/tutorials/humor_validity.ipynb'
+
+
+def test_scorer_format(scorer):
+    "The format the learned scorer's loader reads, trained on the file it names."
+    assert list(scorer) == ['model', 'features', 'coef', 'intercept', 'training', 'licence']
+    assert scorer['model'] == 'all-MiniLM-L6-v2' and scorer['features'] == 'unit sentence vectors of the bundled encoder'
+    assert len(scorer['coef']) == 384 and all(isinstance(w, float) and math.isfinite(w) for w in scorer['coef']) and isinstance(scorer['intercept'], float)
+    t = scorer['training']
+    assert list(t) == ['data', 'sha256', 'n', 'positives', 'model', 'C', 'max_iter']
+    assert (ROOT / t['data']).is_file() and t['sha256'] == SAMPLE_SHA256 and (t['n'], t['positives']) == (4000, 2000)
+    assert t['model'] == 'sklearn LogisticRegression' and t['C'] in T.CS and t['max_iter'] == T.MAX_ITER
+    assert scorer['licence'] == 'trained on the ColBERT humor data (MIT); see tests/data/colbert_humor/LICENSE'
+    assert (ROOT / 'tests' / 'data' / 'colbert_humor' / 'LICENSE').is_file()
+
+
+def test_differences_respects_the_tolerance(scorer):
+    "What --check compares: numbers within the tolerance pass, a larger change, a changed name or a missing key does not."
+    near = json.loads(json.dumps(scorer)); near['coef'][0] += 5e-4; near['intercept'] -= 5e-4
+    assert T.differences(scorer, near, T.TOLERANCE['scorer']) == []
+    far = json.loads(json.dumps(scorer)); far['coef'][17] += 2e-3
+    assert [d.split(':')[0] for d in T.differences(scorer, far, T.TOLERANCE['scorer'])] == ['coef[17]']
+    other = {**scorer, 'model': 'another'}; del other['licence']
+    assert T.differences(scorer, other, 1e-3) == [f"top level: keys {sorted(scorer)} shipped, {sorted(other)} fresh"]
+    assert T.differences({'a': {'b': [1.0, 'x']}}, {'a': {'b': [1.0, 'y']}}, 1e-3) == ["a.b[1]: 'x' shipped, 'y' fresh"]
+
+
+def test_check_passes(built, capsys):
+    "`train_humor_scorer.py --check`: a fresh build equals the shipped files within the stated tolerance."
+    assert T.check(*built[:2]) == 0, capsys.readouterr().out
+    assert capsys.readouterr().out.count('up to date') == 2
+
+
+def test_learned_cv_auc_floor(built, validity):
+    """The scorer's procedure, stratified 5-fold on the 4k sample (C chosen inside each training fold): measured mean fold
+    AUC 0.977, crossval bootstrap interval [0.973, 0.981]. The floors leave room for another CPU's float noise, none for a
+    real regression: the cross-validated AUC must stay above 0.97, its interval's lower end above 0.96, and above the
+    upper end of the best design metric's interval (ambiguity_score on all 40,000 dev texts, 0.755 [0.750, 0.760])."""
+    cv = built[2]['cv']
+    assert (cv.n, cv.folds, cv.splitter, cv.interval) == (4000, 5, 'StratifiedKFold', 'bootstrap')
+    assert cv.mean['roc_auc'] > 0.97 and cv.ci['roc_auc'][0] > 0.96
+    assert cv.ci['roc_auc'][0] > validity['colbert']['best_design_auc'][2] and cv.ci['roc_auc'][0] > validity['colbert']['overall_auc'][2]
+
+
+def test_shipped_formula_is_the_model(built, scorer):
+    "P(humor | text) = sigmoid(E @ coef + intercept) from the JSON equals the fitted model's predict_proba (the JSON keeps 7 decimals)."
+    E, model = built[2]['E'], built[2]['model']
+    np.testing.assert_allclose(T.p_humor(scorer, E), model.predict_proba(E)[:, 1], rtol=0, atol=1e-3)
+    np.testing.assert_allclose(T.p_humor(built[0], E), model.predict_proba(E)[:, 1], rtol=0, atol=1e-5)
