@@ -419,7 +419,7 @@ def humor_omitted(ranking:HumorRanking, # from `rank_answers`
     r, out = _check_ranking(ranking, 'humor_omitted'), {}
     if r.options['scorer'] == 'learned': out['drivers'] = "the learned scorer is one logistic regression on sentence vectors: it has no components to name"
     else: out['design_humor_score'] = "only with the learned scorer (the overall score is the design's)"
-    for c in [c for c in HUMOR_SCHEMA if c in r.scores and HUMOR_SCHEMA[c][0] == 'number']:
+    for c in [c for c in HUMOR_SCHEMA if c in r.scores and HUMOR_SCHEMA[c][0] == 'number' and c != 'overall_humor_score']:   # the ranking's score always stays
         if r.scores[c].nunique() <= 1:
             v = r.scores[c].iloc[0]
             out[c] = (f"no profile given: PaCS is the neutral {v:g} for every answer" if c.startswith('pacs') and not r.options['profile'] else
@@ -548,7 +548,11 @@ def correlation_chart(ranking:HumorRanking, # from `rank_answers`
     import matplotlib; matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     tab = humor_table(r)
-    cols = [c for c in tab.columns if HUMOR_SCHEMA[c][0] == 'number']
+    cols = [c for c in tab.columns if HUMOR_SCHEMA[c][0] == 'number' and tab[c].nunique() > 1]
+    if len(cols) < 2:                                 # one answer, or nothing else varies: no correlation to draw
+        fig, ax = plt.subplots(figsize=(5, 1.5)); ax.axis('off')
+        ax.text(0.5, 0.5, f"fewer than two scores vary over these {len(tab):,} pairs: no correlations to show", ha='center', va='center', fontsize=9)
+        return _png(fig)
     C = tab[cols].rank().corr().to_numpy()
     fig, ax = plt.subplots(figsize=(1 + 0.6 * len(cols), 0.8 + 0.5 * len(cols)))
     im = ax.imshow(C, vmin=-1, vmax=1, cmap='RdBu_r')
