@@ -7,7 +7,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 # %% ../nbs/85_evaluate.ipynb #79a0aae3
 from __future__ import annotations
 import inspect, io, json, math, os, random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -329,6 +329,7 @@ class HumorRanking:
     batch: dict                   # the batch fields (diversity; MAUVE with reference texts), the same for every prompt
     evaluator: object             # the trained `HumorEvaluator`
     options: dict                 # answers, prompts, seed, encoder, scorer, profile and reference-text counts
+    _table: object = field(default=None, init=False, repr=False, compare=False)   # `humor_table`'s result, made on first use
     def __repr__(self): return f"HumorRanking({self.options['answers']} answers x {self.options['prompts']} prompts, scorer={self.options['scorer']})"
 
 # %% ../nbs/85_evaluate.ipynb #c133fd47
@@ -429,9 +430,12 @@ def humor_omitted(ranking:HumorRanking, # from `rank_answers`
 # %% ../nbs/85_evaluate.ipynb #2a2266a9
 def humor_table(ranking:HumorRanking, # from `rank_answers`
                ):
-    "The readable report: per prompt, its answers ranked best first, the overall score, the drivers and the components that vary."
-    import pandas as pd
+    "The readable report: per prompt, its answers ranked best first, the overall score, the drivers and the components that vary (a copy; built once per ranking)."
     r = _check_ranking(ranking, 'humor_table')
+    if r._table is None: r._table = _build_table(r)
+    return r._table.copy()
+
+def _build_table(r:HumorRanking):
     df = r.scores.assign(rank=r.scores.groupby('prompt', sort=False)['overall_humor_score'].rank(ascending=False, method='first').astype(int))
     if r.options['scorer'] == 'design': df['drivers'] = _drivers(df)
     order = {p: i for i, p in enumerate(dict.fromkeys(df['prompt']))}

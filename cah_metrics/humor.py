@@ -8,7 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 from __future__ import annotations
 import hashlib, importlib.util, json, re
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
 
