@@ -1,5 +1,5 @@
 "Shared by the benchmarks: the sentence pairs and the timing helpers."
-import gc, random, statistics, time, tracemalloc
+import gc, random, statistics, sys, time, tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,3 +49,47 @@ def make_texts(n, lo=20, hi=30, seed=1):
     "n texts of lo-hi words cut from the CAH card text, each with about a quarter of its words replaced (seeded)."
     hyps, _ = make_pairs(n, seed, lo, hi)
     return hyps
+
+# ---- results every benchmark hands to bench/run_all.py, which writes the README's performance table from them ----
+import json, math, os, resource, subprocess
+
+def row(task, ours_s, peer=None, peer_s=None, *, ours_mib=None, peer_mib=None, aim=None, met=None, numbers=None, bench=None):
+    """One line of the performance table. `ratio` is the peer's time over ours (above 1: we are faster); `aim` is the
+    issue's target in words and `met` whether this run met it (None: no target)."""
+    r = dict(bench=bench or Path(sys.argv[0]).name, task=task, ours_s=ours_s, ours_mib=ours_mib, peer=peer,
+             peer_s=peer_s, peer_mib=peer_mib, aim=aim, met=met, numbers=numbers)
+    r['ratio'] = peer_s / ours_s if peer_s and ours_s else None
+    return r
+
+def emit(rows, path=None):
+    "Print the rows; when `path` (or $CAH_BENCH_JSON) is set, append them there as JSON Lines for bench/run_all.py."
+    path = path or os.environ.get('CAH_BENCH_JSON')
+    for r in rows:
+        fig = lambda s, m: '' if s is None else f"{s:.3f} s" + ('' if m is None else f", {m:.0f} MiB")
+        print(f"[row] {r['task']}: ours {fig(r['ours_s'], r['ours_mib'])}"
+              + (f" | {r['peer']} {fig(r['peer_s'], r['peer_mib'])}" if r['peer'] else '')
+              + (f" | {r['ratio']:.2f}x" if r['ratio'] else '')
+              + (f" | aim {r['aim']}: {'met' if r['met'] else 'NOT met'}" if r['aim'] else ''))
+    if path:
+        with open(path, 'a', encoding='utf-8') as f:
+            for r in rows: f.write(json.dumps(r) + '\n')
+
+def fit_exponent(ns, secs):
+    "The least-squares slope of log(time) on log(size): about 1 for linear cost, 2 for quadratic."
+    xs, ys = [math.log(n) for n in ns], [math.log(s) for s in secs]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+def run_peak_rss(cmd, **kw):
+    """Run `cmd` (a list) in a fresh process; its wall time in seconds and peak resident memory in MiB (VmHWM of the
+    child, read from wait4's rusage, so the parent's own memory is not counted)."""
+    import tempfile, time as _t
+    with tempfile.TemporaryFile() as err:
+        t = _t.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, **kw)
+        _, status, ru = os.wait4(p.pid, 0)
+        secs = _t.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            err.seek(0); raise RuntimeError(f"{cmd[0]} failed ({p.returncode}): {err.read().decode()[-2000:]}")
+    return secs, ru.ru_maxrss / 1024

@@ -1,0 +1,295 @@
+"""cah_metrics.distributed (issue 20): evaluation on Dask, checked against one pass.
+
+- every registered metric, on real text (the main game's prompts filled with answers) in uneven shards with empty ones,
+  locally and on a `distributed.LocalCluster` of two worker processes (one thread each, loopback): the report equals
+  `score_dataset`'s (or the metric's `compute` for non-text inputs): integer statistics bit for bit, float sums to
+  1e-12; model-backed metrics on a few texts (semantic diversity to 1e-5: its vectors depend on the batch); humor is
+  refused as `score_dataset` refuses it (it needs contexts);
+- model-backed metrics build their metric and load their model once per worker process (BERTScore's `_load` cache,
+  the module's `BUILDS` counter, read on every worker);
+- Distinct-n and Self-BLEU come from bucketed count tables, exactly, for any number of buckets; no partial holds text;
+- ROUGE's partial is a count table whose size does not follow the number of items;
+- the Poisson bootstrap decomposes exactly over partitions, its intervals on the cluster equal the one-process Poisson
+  bootstrap and are close to the multinomial one; paired tests pair items by id across partitions;
+- a malformed shard stops the run with the shard and line, and nothing is written; a worker killed mid-run is replaced
+  and the result is unchanged;
+- `import cah_metrics.distributed` does not import Dask.
+"""
+import json, logging, os, pickle, random, signal, subprocess, sys, threading, time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cah_metrics.core import list_metrics, load
+from cah_metrics.corpora import default_pack
+from cah_metrics.evaluate import metric_options, score_dataset
+from cah_metrics.io import InputError
+from cah_metrics.significance import bootstrap
+import cah_metrics.distributed as D
+
+distributed = pytest.importorskip('distributed')
+
+TEXT_METRICS = ['bleu', 'chrf', 'chrf++', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'sentence_bleu', 'distinct_n', 'self_bleu',
+                'vocabulary_richness', 'lm_perplexity', 'code_mixing_coverage']
+NUMERIC = ['top_k_accuracy', 'perplexity']
+MODELS = ['bertscore', 'mauve', 'semantic_diversity']
+REFUSED = {'humor': "humor: needs contexts, which a predictions/references dataset does not have"}
+SIZES = [7, 120, 0, 1, 90, 0, 82]
+
+
+# ---- data ---------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _cards():
+    pack = default_pack()
+    return [p['template'].replace('\n', ' ') for p in pack.prompts if p['slots'] == 1], [a['text'].rstrip('.') for a in pack.answers]
+
+def card_items(n, seed=0, keep=0.5, system=None, noise=None):
+    "n records: a prompt filled with an answer (the reference; `seed` picks them), a prediction keeping it with probability `keep`."
+    prompts, answers = _cards()
+    rng, noisy = random.Random(seed), random.Random(seed + 1 if noise is None else noise)
+    out = []
+    for i in range(n):
+        t, a = prompts[i % len(prompts)], rng.choice(answers)
+        out.append({'id': f"item{i}", 'prediction': t.replace('{}', a if noisy.random() < keep else noisy.choice(answers)),
+                    'references': [t.replace('{}', a)], 'source': t.replace('{}', '___'), **({'system': system} if system else {})})
+    return out
+
+def write_shards(folder, records, sizes, fmt='jsonl'):
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True); paths, s = [], 0
+    for i, k in enumerate(sizes):
+        p = folder / f"shard-{i:03d}.{fmt}"
+        if fmt == 'jsonl': p.write_text(''.join(json.dumps(r) + '\n' for r in records[s:s + k]))
+        else:
+            import pyarrow as pa, pyarrow.parquet as pq
+            pq.write_table(pa.Table.from_pylist(records[s:s + k], schema=pa.Table.from_pylist(records[:1]).schema), p)
+        paths.append(p); s += k
+    assert s == len(records)
+    return paths
+
+def columns(records):
+    return {'predictions': [r['prediction'] for r in records], 'references': [r['references'] for r in records],
+            'sources': [r['source'] for r in records]}
+
+def numeric_columns(n=300):
+    return {'top_k_accuracy': {'predictions': np.random.default_rng(0).random((n, 5)).tolist(), 'references': np.random.default_rng(1).integers(0, 5, n).tolist()},
+            'perplexity': {'predictions': [(-np.random.default_rng(i).exponential(2.0, 3 + i % 9)).tolist() for i in range(n)]}}
+
+def one_pass(names, cols, options=None):
+    "The one-process report (`score_dataset`, or each metric's `compute` for inputs that are not texts)."
+    if isinstance(cols['predictions'][0], str): return score_dataset(cols['predictions'], cols.get('references'), cols.get('sources'), names, options)[0]
+    report, sigs, details = {}, {}, {}
+    for name in names: D._score_entry(report, sigs, details, name, load(name, **metric_options(name, options)).compute(cols['predictions'], cols.get('references')))
+    return {**report, 'n_examples': len(cols['predictions']), 'signatures': sigs, 'details': details}
+
+def same(a, b, eps=1e-12, path='report'):
+    "Equal reports: ints, str, bools exactly; floats to `eps` (relative beyond 1)."
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), (path, sorted(a), sorted(b))
+        for k in a: same(a[k], b[k], eps, f"{path}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)): same(x, y, eps, f"{path}[{i}]")
+    elif isinstance(a, float) and not isinstance(b, bool): assert abs(a - b) <= eps * max(1.0, abs(b)), (path, a, b)
+    else: assert a == b and type(a) == type(b), (path, a, b)
+
+@pytest.fixture(scope='module')
+def items(): return card_items(300)
+
+@pytest.fixture(scope='module')
+def shards(tmp_path_factory, items): return write_shards(tmp_path_factory.mktemp('cards'), items, SIZES)
+
+@pytest.fixture(scope='module')
+def client():
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host='127.0.0.1',
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as c:
+        yield c
+
+
+# ---- every registered metric ----------------------------------------------------------------------------------------
+def test_every_registered_metric_is_covered():
+    assert sorted(TEXT_METRICS + NUMERIC + MODELS + list(REFUSED)) == sorted(i.name for i in list_metrics())
+
+def test_text_metrics_locally(shards, items):
+    "Threads of this process, uneven JSON Lines shards with empty ones: `score_dataset`'s report."
+    want = one_pass(TEXT_METRICS, columns(items))
+    same(D.evaluate(shards, TEXT_METRICS), want)
+    exact = [m for m in TEXT_METRICS if m not in ('sentence_bleu', 'lm_perplexity', 'code_mixing_coverage')]   # float sums: to rounding
+    assert D.evaluate(shards, exact) == one_pass(exact, columns(items))
+    assert D.evaluate(shards, ['rouge', 'rougeLsum'], options={'n_boot': 0}) == one_pass(['rouge', 'rougeLsum'], columns(items), {'n_boot': 0})   # from the table, unexpanded
+
+def test_numeric_inputs_and_refused_locally():
+    for name, cols in numeric_columns().items():
+        same(D.evaluate(cols, name, partitions=SIZES), one_pass([name], cols))
+    for name, msg in REFUSED.items():
+        with pytest.raises(ValueError, match=msg): D.evaluate({'predictions': ['a']}, name)
+
+def test_local_processes(shards, items):
+    "workers=2 without a client: a pool of two local processes."
+    same(D.evaluate(shards, ['bleu', 'rougeL', 'distinct_n', 'self_bleu'], workers=2), one_pass(['bleu', 'rougeL', 'distinct_n', 'self_bleu'], columns(items)))
+
+def test_text_metrics_on_cluster(client, shards, items, tmp_path):
+    same(D.evaluate(shards, TEXT_METRICS, client=client), one_pass(TEXT_METRICS, columns(items)))
+    assert D.evaluate(shards, ['bleu', 'distinct_n'], client=client.scheduler.address, workers=2) == one_pass(['bleu', 'distinct_n'], columns(items))   # by address
+    pq = write_shards(tmp_path / 'pq', items, [150, 0, 150], 'parquet')
+    assert D.evaluate(pq, ['bleu', 'chrf', 'rougeL'], client=client, buckets=2) == one_pass(['bleu', 'chrf', 'rougeL'], columns(items))
+
+def test_bag_and_dataframe_on_cluster(client, tmp_path, items):
+    import dask.bag as db, dask.dataframe as dd
+    for name, cols in numeric_columns().items():
+        recs = [{'prediction': p, **({'reference': cols['references'][i]} if 'references' in cols else {})} for i, p in enumerate(cols['predictions'])]
+        same(D.evaluate(db.from_sequence(recs, npartitions=5), name, client=client), one_pass([name], cols))
+    pq = write_shards(tmp_path / 'pq', items, [100, 200], 'parquet')
+    assert D.evaluate(dd.read_parquet([str(p) for p in pq]), ['bleu', 'rougeL'], client=client) == one_pass(['bleu', 'rougeL'], columns(items))
+
+def test_model_metrics_once_per_worker(client, items):
+    "BERTScore, MAUVE and semantic diversity on 24 texts; on the cluster every worker builds each metric and loads each model once."
+    cols = {k: v[:24] for k, v in columns(items).items()}
+    same(D.evaluate(cols, 'bertscore', partitions=[5, 0, 11, 8]), one_pass(['bertscore'], cols))
+    mcols = {'predictions': cols['predictions'], 'references': [r[0] for r in cols['references']]}
+    same(D.evaluate(mcols, 'mauve', partitions=[5, 0, 11, 8]), one_pass(['mauve'], mcols))
+    rep = D.evaluate(cols, ['bertscore', 'semantic_diversity'], client=client, partitions=[3, 3, 3, 3, 3, 3, 6])
+    same(rep['details']['bertscore'], one_pass(['bertscore'], cols)['details']['bertscore'])
+    same(rep['details']['semantic_diversity'], one_pass(['semantic_diversity'], cols)['details']['semantic_diversity'], eps=1e-5)
+    loads = client.run(lambda: __import__('cah_metrics.bertscore', fromlist=['_load'])._load.cache_info().misses)
+    builds = client.run(lambda: dict(__import__('cah_metrics.distributed', fromlist=['BUILDS']).BUILDS))
+    assert set(loads.values()) == {1}, loads
+    for b in builds.values():
+        assert b['bertscore:{}'] == 1 and b['encoder:all-MiniLM-L6-v2'] == 1, b
+    vec = D.embed(cols['predictions'], client=client, partitions=4)
+    from cah_metrics.embeddings import get_encoder
+    assert vec.shape == (24, 384) and np.abs(vec - get_encoder().encode(cols['predictions'])).max() < 1e-5
+
+
+# ---- count tables ---------------------------------------------------------------------------------------------------
+def test_distinct_and_self_bleu_from_count_tables(tmp_path):
+    recs = card_items(600, seed=7)
+    paths = write_shards(tmp_path, recs, [90, 0, 200, 10, 150, 149, 1])
+    preds = [r['prediction'] for r in recs]
+    for opts in ({}, {'smooth': 'method1', 'max_n': 2}, {'smooth': 'method5'}):
+        want = score_dataset(preds, metrics=['self_bleu'], options=opts)[0]
+        for K in (1, 4, 9): assert D.evaluate(paths, 'self_bleu', options=opts, buckets=K) == want, (opts, K)
+    for n in (1, 3):
+        want = score_dataset(preds, metrics=['distinct_n'], options={'n': n})[0]
+        for K in (1, 5): assert D.evaluate(paths, 'distinct_n', options={'n': n}, buckets=K) == want
+
+def test_partials_hold_no_text(items):
+    "What a partition sends for Self-BLEU and Distinct-n: counts and hashed keys, never a token or a text."
+    part = D.part_from_records(items[:50])
+    pairs = D._specs(['self_bleu', 'distinct_n', 'bleu'], None, False, 'test')
+    run = D._Run(tuple(s for s, _ in pairs), tuple(D._reduction(m) for _, m in pairs), 3, {}, 10, 0)
+    out = D._partition_results(part, run)
+    main = out['main'][None]['metrics']
+    assert set(main['self_bleu']) == {'N', 'lens'} and set(main['distinct_n']) == {'n', 'total', 'ratios'}
+    for k in range(3):
+        for table in out['buckets']['self_bleu'][k][None]:
+            assert all(isinstance(a, np.ndarray) and a.dtype.kind in 'iu' for a in table)
+    words = {w for r in items[:50] for w in r['prediction'].lower().split()}
+    blob = pickle.dumps((main['self_bleu'], main['bleu'], [out['buckets']['self_bleu'][k] for k in range(3)]))
+    assert not any(w.encode() in blob for w in words if len(w) > 6)
+
+def test_rouge_partial_is_a_count_table():
+    recs = card_items(3000, seed=4)
+    pairs = D._specs(['rougeL'], None, False, 'test')
+    run = D._Run((pairs[0][0],), (D._reduction(pairs[0][1]),), 1, {}, 10, 0)
+    u, c = D._partition_results(D.part_from_records(recs), run)['main'][None]['metrics']['rougeL']['rougeL']
+    assert c.sum() == 3000 and len(u) < 1500
+
+
+# ---- bootstrap ------------------------------------------------------------------------------------------------------
+def test_poisson_bootstrap_decomposes():
+    S = np.random.default_rng(0).integers(0, 50, (3000, 9))
+    keys = D.item_keys([f"x{i}" for i in range(3000)])
+    whole = D.poisson_resampled_sums(S, keys, 200, seed=3)
+    cuts = [0, 1, 1, 1500, 2999, 3000]
+    assert (sum(D.poisson_resampled_sums(S[a:b], keys[a:b], 200, seed=3) for a, b in zip(cuts, cuts[1:])) == whole).all()
+    perm = np.random.default_rng(2).permutation(3000)
+    assert (D.poisson_resampled_sums(S[perm], keys[perm], 200, seed=3) == whole).all()
+    w = D.poisson_weights(D.item_keys(n=4000), 250, seed=9).ravel()
+    assert abs(w.mean() - 1) < 0.01 and abs(w.var() - 1) < 0.01
+
+def test_intervals_on_cluster(client, tmp_path):
+    recs = card_items(600, seed=7)
+    paths = write_shards(tmp_path, recs, [90, 0, 200, 10, 150, 149, 1])
+    P, R, I = [r['prediction'] for r in recs], [r['references'] for r in recs], [r['id'] for r in recs]
+    rep = D.evaluate(paths, ['bleu', 'chrf', 'rougeL', 'self_bleu'], client=client, intervals=True, n_resamples=400)
+    for name in ('bleu', 'chrf'): assert rep['intervals'][name] == D.poisson_bootstrap(name, P, R, I, n_resamples=400).to_dict()
+    one = D.poisson_bootstrap('rougeL', P, R, I, n_resamples=400).to_dict()
+    same({k: rep['intervals']['rougeL'][k] for k in ('low', 'high', 'mean')}, {k: one[k] for k in ('low', 'high', 'mean')})
+    assert 'self_bleu' not in rep['intervals'] and any(n.startswith('self_bleu: no interval') for n in rep['notes'])
+    mult = bootstrap('bleu', P, R, n_resamples=2000)
+    pois = D.poisson_bootstrap('bleu', P, R, I, n_resamples=2000)
+    width = mult.high - mult.low
+    assert abs(pois.low - mult.low) < 0.1 * width and abs(pois.high - mult.high) < 0.1 * width
+
+def test_paired_on_cluster(client, tmp_path):
+    recs = card_items(200, seed=1, keep=0.3, system='A', noise=10) + card_items(200, seed=1, keep=0.6, system='B', noise=11)
+    random.Random(3).shuffle(recs)
+    paths = write_shards(tmp_path / 'sys', recs, [100, 0, 250, 50])
+    rep = D.evaluate(paths, ['bleu', 'chrf'], client=client, baseline='A', n_resamples=300)
+    cols = {'predictions': [r['prediction'] for r in recs], 'references': [r['references'] for r in recs], 'ids': [r['id'] for r in recs],
+            'systems': [r['system'] for r in recs]}
+    assert D.evaluate(cols, ['bleu', 'chrf'], baseline='A', n_resamples=300, partitions=1)['paired'] == rep['paired']
+    assert rep['paired']['bleu']['systems'][0]['name'] == 'B' and rep['paired']['bleu']['systems'][0]['p_value'] < 0.01
+    for s in 'AB':
+        mine = sorted((r for r in recs if r['system'] == s), key=lambda r: int(r['id'][4:]))
+        assert {k: v for k, v in rep['systems'][s].items() if k != 'intervals'} == score_dataset(
+            [r['prediction'] for r in mine], [r['references'] for r in mine], metrics=['bleu', 'chrf'])[0]
+    short = write_shards(tmp_path / 'short', recs[:-1], [399])
+    with pytest.raises(ValueError, match="does not have the baseline"): D.evaluate(short, 'bleu', client=client, baseline='A')
+
+
+# ---- failures -------------------------------------------------------------------------------------------------------
+def test_malformed_shard(client, tmp_path, items):
+    paths = write_shards(tmp_path / 'in', items, [100, 200])
+    lines = paths[1].read_text().splitlines()
+    lines[41] = lines[41][:-1]                                                   # line 42 loses its closing brace
+    paths[1].write_text('\n'.join(lines) + '\n')
+    out = tmp_path / 'out' / 'report.json'
+    for c in (None, client):
+        with pytest.raises(InputError, match=f"{paths[1]}:42: invalid JSON") as e: D.evaluate(paths, ['bleu', 'self_bleu'], client=c, output=out)
+        assert (e.value.path, e.value.line) == (str(paths[1]), 42)
+    assert not (tmp_path / 'out').exists()                                        # nothing written, not even the folder
+    lines[41] = json.dumps({'prediction': 'x', 'references': ['y', 3]})
+    paths[1].write_text('\n'.join(lines) + '\n')
+    with pytest.raises(InputError, match=f"{paths[1]}:42: expected a string or a list of strings for the reference"): D.evaluate(paths, 'bleu', client=client)
+    (tmp_path / 'in' / 'bad.parquet').write_bytes(b'PAR1 not really')
+    with pytest.raises(InputError, match="bad.parquet: not a readable Parquet file"): D.evaluate([paths[0], tmp_path / 'in' / 'bad.parquet'], 'bleu', client=client)
+    with pytest.raises(InputError, match="missing.jsonl: no such file"): D.evaluate([paths[0], tmp_path / 'missing.jsonl'], 'bleu', client=client)
+    nosrc = write_shards(tmp_path / 'src', [{k: v for k, v in r.items() if k != 'source' or i >= 50} for i, r in enumerate(items)], [50, 250])
+    with pytest.raises(InputError, match="shard-000.jsonl: has no source conversations"): D.evaluate(nosrc, 'code_mixing_coverage', client=client)
+    assert not list(tmp_path.rglob('*.tmp'))
+
+def test_worker_killed_mid_run(client, tmp_path):
+    "SIGKILL a worker process while it scores a partition: the nanny restarts it, the lost tasks run again, the report is unchanged."
+    paths = write_shards(tmp_path, card_items(4000, seed=3), [250] * 16)
+    metrics = ['bleu', 'chrf', 'rougeL', 'distinct_n', 'self_bleu']
+    want = D.evaluate(paths, metrics)
+    pids, box = client.run(os.getpid), {}
+    def run():
+        try: box['result'] = D.evaluate(paths, metrics, client=client, intervals=True, n_resamples=50)
+        except Exception as e: box['error'] = e
+    th = threading.Thread(target=run, daemon=True); th.start()
+    victim, deadline = None, time.time() + 60
+    while victim is None and time.time() < deadline:
+        victim = next((w for w, keys in client.processing().items() if any('_run_partition' in str(k) for k in keys)), None)
+        time.sleep(0.005)
+    assert victim is not None and th.is_alive()
+    os.kill(pids[victim], signal.SIGKILL)
+    th.join(300)
+    assert 'error' not in box, box.get('error')
+    got = box['result']
+    assert {k: v for k, v in got.items() if k != 'intervals' and k != 'notes'} == want
+    recs = [json.loads(l) for p in paths for l in p.read_text().splitlines()]
+    assert got['intervals']['bleu'] == D.poisson_bootstrap('bleu', [r['prediction'] for r in recs], [r['references'] for r in recs],
+                                                           [r['id'] for r in recs], n_resamples=50).to_dict()
+    client.wait_for_workers(2, timeout=120)
+    assert pids[victim] not in client.run(os.getpid).values()
+
+
+# ---- import cost ----------------------------------------------------------------------------------------------------
+def test_import_does_not_load_dask():
+    code = "import sys, cah_metrics.distributed; print(sorted(m for m in ('dask', 'distributed', 'torch', 'pandas') if m in sys.modules))"
+    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == '[]'
