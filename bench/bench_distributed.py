@@ -15,13 +15,15 @@ imports) and of the in-process run, and the overhead against the in-process pass
 depends on the shard size, not on --n (a worker holds one partition and small states), so a quick --n 100000 run
 measures it too.
 
-    python bench/bench_distributed.py [--n 1000000] [--shard 25000] [--data DIR] [--workers 1 2]
+    python bench/bench_distributed.py [--n 1000000] [--shard 25000] [--data DIR] [--workers 1 2] [--quick] [--json PATH]
+
+--quick: 100,000 pairs in shards of 25,000 (about a minute on 2 cores).
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import make_pairs
+from _common import make_pairs, row, emit
 
 METRICS = ['bleu', 'rougeL', 'chrf']
 
@@ -88,8 +90,11 @@ def main():
     ap.add_argument('--n', type=int, default=1_000_000); ap.add_argument('--shard', type=int, default=25_000)
     ap.add_argument('--data', default=str(Path(tempfile.gettempdir()) / 'cah_bench_distributed'))
     ap.add_argument('--workers', type=int, nargs='+', default=[1, 2])
+    ap.add_argument('--quick', action='store_true', help='100,000 pairs')
+    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
     ap.add_argument('--in-process-only', action='store_true', help=argparse.SUPPRESS)    # the child process of the in-process run
     a = ap.parse_args()
+    if a.quick: a.n = min(a.n, 100_000)
     paths = write_shards(a.n, a.shard, a.data)
     if a.in_process_only:
         report, secs, rss = in_process(paths)
@@ -97,19 +102,23 @@ def main():
     child = subprocess.run([sys.executable, __file__, '--n', str(a.n), '--shard', str(a.shard), '--data', a.data, '--in-process-only'],
                            capture_output=True, text=True, check=True)
     base = json.loads(child.stdout)
-    rows = [('in-process (no Dask)', base['seconds'], [base['rss']], [])]
+    rows = [('in-process (no Dask)', base['seconds'], [base['rss']], [], True)]
     ok = True
     for w in a.workers:
         report, secs, peaks, idle = on_cluster(paths, w)
         ok &= report == base['report']
-        rows.append((f"{w} worker{'s' * (w > 1)}", secs, peaks, idle))
+        rows.append((f"{w} worker{'s' * (w > 1)}", secs, peaks, idle, report == base['report']))
     r = base['report']
     print(f"{a.n:,} pairs of 20-40 words in {len(paths)} Parquet shards; BLEU {r['bleu']:.6f}, ROUGE-L {r['rougeL']:.6f}, chrF {r['chrf']:.6f}; "
           f"reports {'equal' if ok else 'DIFFER'} (every number)")
     print(f"{'run':22s} {'wall s':>8s} {'pairs/s':>9s} {'vs in-process':>14s}  peak RSS per process, MiB (before the run)")
-    for name, secs, peaks, idle in rows:
+    for name, secs, peaks, idle, _ in rows:
         print(f"{name:22s} {secs:8.1f} {a.n / secs:9,.0f} {secs / base['seconds']:13.2f}x  "
               + ', '.join(f'{p:.0f}' + (f' ({i:.0f})' if idle else '') for p, i in zip(peaks, idle or peaks)))
+    emit([row(f"BLEU + ROUGE-L + chrF, {a.n:,} pairs in {len(paths)} Parquet shards, `distributed.evaluate` on a LocalCluster of {name} "
+              f"(memory: the largest worker's peak RSS; peer: one in-process pass without Dask)", secs, 'in-process pass', base['seconds'],
+              ours_mib=max(peaks), peer_mib=base['rss'], numbers='equal to the in-process report (every number)' if same else 'DIFFER')
+          for name, secs, peaks, idle, same in rows[1:]], a.json)
     return 0 if ok else 1
 
 if __name__ == '__main__': sys.exit(main())

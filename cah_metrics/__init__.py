@@ -20,7 +20,7 @@ _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'
          **dict.fromkeys(('krippendorff_alpha', 'icc', 'cohen_kappa', 'fleiss_kappa'), 'agreement'),
          **dict.fromkeys(('EnsembleEvaluator', 'disagreement', 'weighted_score'), 'ensemble'),
          **dict.fromkeys(('evaluate_encoder', 'compare_encoders'), 'embedding_eval'),
-         **dict.fromkeys(('score_dataset', 'evaluate_datasets'), 'evaluate')}
+         **dict.fromkeys(('score_dataset', 'evaluate_datasets'), 'evaluate'), 'poisson_bootstrap': 'distributed'}
 
 # %% ../nbs/99_api.ipynb #0109b39b
 def __getattr__(name:str):

@@ -73,6 +73,10 @@ def _score_parser(sub):
     s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
                    help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else plain text (default: auto)")
     _metric_args(s)
+    s.add_argument('--scheduler', metavar='ADDRESS', help="score on a running Dask cluster, e.g. tcp://10.0.0.5:8786 "
+                   "(cah_metrics.distributed.evaluate); the report is the same as without it")
+    s.add_argument('--workers', type=int, metavar='N', help="score on a local Dask cluster of N worker processes (with "
+                   "--scheduler: wait until N workers have joined); the report is the same as without it")
     s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically (never an input file)")
     _debug(s, False)
 
@@ -185,13 +189,22 @@ def score(opts, # parsed `score` options
          ) -> dict:
     "The report for parsed `score` options; `--output` and `--per-example`, when asked, are written atomically as a set."
     from cah_metrics.evaluate import _per_example_jsonl, score_dataset
-    _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output', 'per_example'))
+    _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output', 'per_example', 'scheduler', 'workers'))
+    dist = opts.scheduler is not None or opts.workers is not None
+    if dist and opts.per_example is not None:
+        raise InputError('--per-example', None, "is not available with --scheduler or --workers: a distributed run keeps only "
+                         "each partition's summed statistics; score without them to get per-example scores")
     pf, rfs = opts.predictions, opts.references
     if pf is None and not rfs: pf, rp = bundled_example(); rfs = [rp]
     elif pf is None or not rfs: raise InputError('--predictions' if pf is None else '--references', None, "give both --predictions and --references, or neither")
     check_outputs({'--output': opts.output, '--per-example': opts.per_example}, {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
     preds, refs, srcs, ids = read_dataset(pf, rfs, opts.sources, opts.fmt)
-    report, per = score_dataset(preds, refs, srcs, opts.metrics, _metric_options(opts), per_example=opts.per_example is not None)
+    if dist:
+        from cah_metrics.distributed import evaluate
+        cols = {'predictions': preds, 'references': refs, 'sources': srcs,
+                'ids': ids if ids and all(i is not None for i in ids) else None}
+        report, per = evaluate(cols, opts.metrics, client=opts.scheduler, options=_metric_options(opts), workers=opts.workers), {}
+    else: report, per = score_dataset(preds, refs, srcs, opts.metrics, _metric_options(opts), per_example=opts.per_example is not None)
     files = {**({opts.per_example: _per_example_jsonl(per, ids, 'score')} if opts.per_example else {}), **({opts.output: _report_text(report)} if opts.output else {})}
     with AtomicWriteSet('score') as ws:
         for path, text in files.items(): ws.write_text(path, text)
