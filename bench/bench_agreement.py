@@ -11,13 +11,16 @@ and both on a matrix small enough for krippendorff, which holds a units x values
 the full continuous matrix about 4e19 bytes). Last, ours with a 1,000-resample bootstrap interval, for scale.
 Benchmarks print ratios; they are not tests.
 
-    python bench/bench_agreement.py [--raters 100] [--items 100000] [--missing 0.3] [--repeats 3]
+    python bench/bench_agreement.py [--raters 100] [--items 100000] [--missing 0.3] [--repeats 3] [--quick] [--json PATH]
+
+--quick: 10,000 items (a smoke run). Result rows for the README's table: one per scale and level compared with
+krippendorff (1-5 at the four levels; 0-10 by 0.5, interval and ordinal).
 """
 import argparse, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import timed, peak_mib
+from _common import timed, peak_mib, row, emit
 
 TOL = 1e-12
 
@@ -36,7 +39,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--raters', type=int, default=100); ap.add_argument('--items', type=int, default=100_000)
     ap.add_argument('--missing', type=float, default=0.3); ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--quick', action='store_true', help='10,000 items (a smoke run)')
+    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
     a = ap.parse_args()
+    if a.quick: a.items = min(a.items, 10_000)
+    from importlib.metadata import version
     import numpy as np
     import krippendorff
     from cah_metrics.agreement import krippendorff_alpha
@@ -44,7 +51,7 @@ def main():
     print(f"Krippendorff's alpha, {a.raters} raters x {a.items:,} items, {a.missing:.0%} missing (seeded); median of {a.repeats} runs")
     print(f"{'ratings':22s} {'level':9s} {'ours':>20s} {'krippendorff':>20s} {'ours s':>8s} {'theirs s':>9s} {'speed-up':>9s} {'ours MiB':>9s} {'theirs MiB':>11s}")
     runs = [('likert', lv) for lv in ('nominal', 'ordinal', 'interval', 'ratio')] + [('halves', 'interval'), ('halves', 'ordinal')]
-    data = {}
+    data, rows, peer = {}, [], f"krippendorff {version('krippendorff')}"
     for kind, level in runs:
         X = data.setdefault(kind, ratings(a.raters, a.items, a.missing, kind))
         t_ours, ours = timed(lambda: krippendorff_alpha(X, level, missing=NAN).alpha, a.repeats)
@@ -56,6 +63,10 @@ def main():
         label = {'likert': '1-5 (5 values)', 'halves': f"0-10 by 0.5 ({len(np.unique(X[~np.isnan(X)]))} values)"}[kind]
         print(f"{label:22s} {level:9s} {ours:20.16f} {theirs:20.16f} {t_ours:8.3f} {t_theirs:9.3f} {t_theirs / t_ours:8.1f}x "
               f"{m_ours:9.0f} {m_theirs:11.0f}" + ('' if same else '   DIFFERENT'))
+        scale = {'likert': 'ratings 1-5', 'halves': 'a 21-value scale (0-10 by 0.5)'}[kind]
+        rows.append(row(f"Krippendorff's alpha, {level}, {a.raters} raters x {a.items:,} items, {a.missing:.0%} missing, {scale} "
+                        f"(`bench/bench_agreement.py`)", t_ours, peer, t_theirs, ours_mib=m_ours, peer_mib=m_theirs,
+                        numbers=f"equal to 1e-12 (difference {abs(ours - theirs):.1e})" if same else f"DIFFER (by {abs(ours - theirs):.1e})"))
     X = ratings(a.raters, a.items, a.missing, 'continuous')
     t_cont, r = timed(lambda: krippendorff_alpha(X, 'interval', missing=NAN), a.repeats)
     t_ord, r_ord = timed(lambda: krippendorff_alpha(X, 'ordinal', missing=NAN), a.repeats)
@@ -72,6 +83,7 @@ def main():
     t_boot, rb = timed(lambda: krippendorff_alpha(data['likert'], 'ordinal', missing=NAN, n_resamples=1000), 1)
     print(f"ours with a bootstrap interval, 1-5 ordinal, 1,000 resamples of the {rb.n_pairable:,} items: {t_boot:.2f} s: {rb}")
     print(f"numbers: {'equal within 1e-12' if ok else 'DIFFERENT'}")
+    emit(rows, a.json)
     return 0 if ok else 1
 
 if __name__ == '__main__': sys.exit(main())

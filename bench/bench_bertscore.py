@@ -4,18 +4,26 @@ Pairs: CAH prompts filled with two different answer cards (candidate and referen
 all-MiniLM-L6-v2 folder, its last layer, no idf (ours with compat='bert-score', which reproduces its padded batches); both score objects are built before timing (bert-score's
 BERTScorer, our BERTScore), so the model load is not timed. The F1 of every pair must agree to 1e-5.
 
-    python bench/bench_bertscore.py [--repeats 3]
+    python bench/bench_bertscore.py [--pairs 500] [--repeats 3] [--quick] [--json PATH]
+
+--quick: 32 pairs, timed once (a smoke run). Result row for the README's table: the time against bert-score's, with the issue's
+target of 1.5x.
 """
 import argparse, random, sys, warnings
 from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import timed
+from _common import timed, row, emit
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0]); ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--pairs', type=int, default=500)
+    ap.add_argument('--quick', action='store_true', help='32 pairs, timed once (a smoke run)')
+    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
     a = ap.parse_args()
+    if a.quick: a.pairs, a.repeats = min(a.pairs, 32), 1
+    from importlib.metadata import version
     from bert_score import BERTScorer
     from cah_metrics.bertscore import BERTScore
     from cah_metrics.embeddings import model_path
@@ -24,7 +32,7 @@ def main():
     pk, rng = default_pack(), random.Random(0)
     prompts = [p['template'] for p in pk.prompts if p['slots'] == 1]
     def f(t): return fill_prompt(t, rng.choice(pk.answers)['text'])
-    cands, refs = zip(*[(f(t), f(t)) for t in (rng.choice(prompts) for _ in range(500))])
+    cands, refs = zip(*[(f(t), f(t)) for t in (rng.choice(prompts) for _ in range(a.pairs))])
     cands, refs = list(cands), list(refs)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
@@ -35,9 +43,13 @@ def main():
         t_ours, res = timed(lambda: ours.score(cands, refs), a.repeats)
     diff = float(np.abs(res.f1 - F.numpy()).max())
     ok = diff <= 1e-5
-    print(f"BERTScore, 500 pairs, all-MiniLM-L6-v2 layer 6, CPU: cah_metrics {t_ours:.3f} s, bert-score {t_theirs:.3f} s "
+    print(f"BERTScore, {a.pairs} pairs, all-MiniLM-L6-v2 layer 6, CPU: cah_metrics {t_ours:.3f} s, bert-score {t_theirs:.3f} s "
           f"-> {t_theirs / t_ours:.2f}x; max |F1 difference| {diff:.1e} ({'agree to 1e-5' if ok else 'DISAGREE'})")
     floor(ours, cands, refs, t_theirs)
+    emit([row(f"BERTScore, {a.pairs:,} CAH pairs (prompts filled with two answer cards), all-MiniLM-L6-v2 layer 6, no idf, CPU, "
+              f"`compat='bert-score'` (`bench/bench_bertscore.py`)", t_ours, f"bert-score {version('bert-score')} `BERTScorer`", t_theirs,
+              aim='>= 1.5x bert-score', met=ok and t_theirs / t_ours >= 1.5,
+              numbers=f"F1 equal to 1e-5 (largest difference {diff:.1e})" if ok else f"DIFFER (F1 by up to {diff:.1e})")], a.json)
     return 0 if ok else 1
 
 def floor(ours, cands, refs, t_theirs):
