@@ -11,6 +11,7 @@ in the table is typed by hand: to change one, run its benchmark again.
     python bench/run_all.py --only bench_bleu     # rerun some; the other scripts' rows are kept
     python bench/run_all.py --quick               # smoke run: small sizes, writes bench/results.quick.jsonl, no table
     python bench/run_all.py --render              # rewrite the table from bench/results.jsonl without running anything
+    python bench/run_all.py --rows FILE           # take the rows of a script run by hand with --json FILE (a long run)
     python bench/run_all.py --check               # exit 1 when the table is not what bench/results.jsonl gives (CI runs this)
 
 Some rows need what CI does not install: KenLM (bench/build_kenlm.sh builds it from its PyPI sdist); a script that
@@ -99,16 +100,27 @@ def write_table(rows:list[dict], meta:dict, check:bool=False) -> int:
     subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_readme.py')], check=True, cwd=ROOT)
     return 0
 
+def _order(r): return next((i for i, (s, _) in enumerate(SCRIPTS) if r['bench'].removesuffix('.py') == s), len(SCRIPTS))
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--only', nargs='+', metavar='SCRIPT', help='run these scripts (names as in SCRIPTS, e.g. bench_bleu) and keep the others\' rows')
     ap.add_argument('--quick', action='store_true', help='small sizes; rows go to bench/results.quick.jsonl and the table is left alone')
     ap.add_argument('--render', action='store_true', help='only rewrite the table from bench/results.jsonl')
     ap.add_argument('--check', action='store_true', help='exit 1 when the table is not the one bench/results.jsonl gives (CI)')
+    ap.add_argument('--rows', type=Path, metavar='FILE', help="rows a script wrote with --json when run by hand (a long run, "
+                    "e.g. bench_distributed.py on 1M pairs): they replace that script's rows, then the table is rewritten")
     a = ap.parse_args()
     header = load_rows()
     meta = next((r for r in header if r.get('meta')), {})
     if a.render or a.check: return write_table([r for r in header if not r.get('meta')], meta, check=a.check)
+    if a.rows:
+        new = load_rows(a.rows)
+        meta = meta or {'meta': True, 'date': datetime.date.today().isoformat(), **machine()}
+        scripts = {r['bench'] for r in new}
+        rows = sorted([r for r in header if not r.get('meta') and r['bench'] not in scripts] + new, key=_order)
+        RESULTS.write_text(''.join(json.dumps(r) + '\n' for r in [meta] + rows))
+        return write_table(rows, meta)
     LOGS.mkdir(exist_ok=True)
     todo = [(s, x) for s, x in SCRIPTS if not a.only or s in a.only]
     unknown = set(a.only or ()) - {s for s, _ in SCRIPTS}
@@ -126,8 +138,7 @@ def main():
         (HERE / 'results.quick.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in [meta] + [r for rs in got.values() for r in rs]))
         return 1 if failed else 0
     kept = [r for r in header if not r.get('meta') and r['bench'].removesuffix('.py') not in got]
-    order = {s: i for i, (s, _) in enumerate(SCRIPTS)}
-    rows = sorted(kept + [r for rs in got.values() for r in rs], key=lambda r: order.get(r['bench'].removesuffix('.py'), 99))
+    rows = sorted(kept + [r for rs in got.values() for r in rs], key=_order)
     old = next((r['date'] for r in header if r.get('meta')), None)
     if a.only and old and not old.endswith(meta['date']): meta['date'] = f"{old.split(' and ')[0]} and {meta['date']}"   # some rows older
     RESULTS.write_text(''.join(json.dumps(r) + '\n' for r in [meta] + rows))
