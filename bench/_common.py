@@ -80,16 +80,22 @@ def fit_exponent(ns, secs):
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
+# A small interpreter between us and the command: a process forked from a large parent starts with the parent's resident
+# pages, and Linux keeps that high-water mark through exec, so the command's own peak is read where its parent is small.
+_SHIM = """import os, subprocess, sys, time
+t = time.perf_counter(); p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, ru = os.wait4(p.pid, 0)
+sys.stderr.write(f"\\n@@shim {ru.ru_maxrss} {time.perf_counter() - t}\\n"); sys.exit(os.waitstatus_to_exitcode(status))"""
+
 def run_peak_rss(cmd, **kw):
-    """Run `cmd` (a list) in a fresh process; its wall time in seconds and peak resident memory in MiB (VmHWM of the
-    child, read from wait4's rusage, so the parent's own memory is not counted)."""
-    import tempfile, time as _t
+    """Run `cmd` (a list) in a fresh process; its wall time in seconds and its peak resident memory in MiB (the command's
+    own, read by wait4 in a small intermediate interpreter, so that this process's memory is not counted; a command smaller
+    than that interpreter, about 14 MiB, reads as its size)."""
+    import tempfile
     with tempfile.TemporaryFile() as err:
-        t = _t.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, **kw)
-        _, status, ru = os.wait4(p.pid, 0)
-        secs = _t.perf_counter() - t
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if p.returncode != 0:
-            err.seek(0); raise RuntimeError(f"{cmd[0]} failed ({p.returncode}): {err.read().decode()[-2000:]}")
-    return secs, ru.ru_maxrss / 1024
+        p = subprocess.run([sys.executable, '-c', _SHIM, *map(str, cmd)], stdout=subprocess.DEVNULL, stderr=err, **kw)
+        err.seek(0); text = err.read().decode(errors='replace')
+    last = [l for l in text.splitlines() if l.startswith('@@shim ')]
+    if p.returncode != 0 or not last: raise RuntimeError(f"{cmd[0]} failed ({p.returncode}): {text[-2000:]}")
+    kib, secs = last[-1].split()[1:]
+    return float(secs), int(kib) / 1024
