@@ -7,9 +7,10 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 # %% ../nbs/04_lm.ipynb #d4bd2e42
 from __future__ import annotations
 import json, math
+from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, compress, count, islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -88,10 +89,12 @@ def get(self:_Table, q:np.ndarray, # int64 keys to look up
     return out.view(self._dtype)
 
 # %% ../nbs/04_lm.ipynb #7d12d2d0
-def _count(keys:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _count(keys:np.ndarray, # int64 keys, sorted in place (pass a fresh array)
+          ) -> tuple[np.ndarray, np.ndarray]:
     "The distinct keys, sorted, and how often each occurs."
-    k, c = np.unique(keys, return_counts=True)
-    return k, c.astype(np.int64)
+    keys.sort()                                        # np.unique, without its copy of the keys
+    first = np.flatnonzero(np.r_[len(keys) > 0, keys[1:] != keys[:-1]])
+    return keys[first], np.diff(np.r_[first, len(keys)])
 
 def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray]:
     "Sum `values` over the prefixes `keys // V` of sorted `keys` (the context of each n-gram): the contexts and their sums."
@@ -124,18 +127,23 @@ class _LM:
     def _token_lists(self, xs, name='texts', check_tokens=True) -> list[list[str]]:
         "Texts (a lone str is one text) become token lists; lists of tokens are kept, their tokens checked here or (`check_tokens=False`) by `_uvw`."
         xs = [xs] if isinstance(xs, str) else check_sequence(xs, name, self._name())
-        out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs]
-        if not set(map(type, out)) <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
+        kinds = set(map(type, xs))                      # the checks are C-level passes: a million texts take milliseconds
+        out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs] if str in kinds else xs
+        if not kinds - {str} <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
             i = next(i for i, x in enumerate(out) if not isinstance(x, (list, tuple)) or not all(isinstance(t, str) for t in x))
             raise TypeError(f"{self._name()}: {name}[{i}] must be a str or a list of str tokens, got {type(xs[i]).__name__}")
         return out
     def fit(self, texts:str|Sequence[str|Sequence[str]]): # texts (a lone str is one text), or lists of tokens
         "Train on `texts`; returns the model."
-        sents = [list(t) for t in self._token_lists(texts)]
+        sents = self._token_lists(texts)
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
-        self._fit(sents)
-        self._texts, self._fingerprint = sents, None     # the training tokens are kept for `save_lm` and `data_fingerprint`
+        self._fit(sents)                                 # the training tokens are kept for `save_lm` and `data_fingerprint`: copied
+        self._flat, self._lens, self._fingerprint = list(chain.from_iterable(sents)), list(map(len, sents)), None   # as one list, not a list per text (which wakes the garbage collector)
         return self
+    @property
+    def _texts(self) -> list[list[str]]:
+        "The training token lists, as given to `fit`."
+        it = iter(self._flat); return [list(islice(it, n)) for n in self._lens]
 
 # %% ../nbs/04_lm.ipynb #c934f031
 @patch(as_prop=True)
@@ -371,19 +379,39 @@ class KneserNeyLM(_LM):
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return {'model': 'kn3-modified-interpolated', 'pad': '<s>x2,</s>x1', 'unk': f'<unk>,min_count={self.min_count}'}
 
+# %% ../nbs/04_lm.ipynb #d570c63a
+def _padded(ids:np.ndarray, lens:np.ndarray, bos:int, eos:int) -> tuple[np.ndarray, np.ndarray]:
+    "The texts of `ids` (lengths `lens`) end to end, each with two `bos` before and one `eos` after; where each padded text ends."
+    end = np.cumsum(lens + 3)
+    x = np.full(int(end[-1]), bos, np.int64)
+    x[end - 1] = eos
+    x[np.arange(len(ids)) + np.repeat(np.arange(2, 3 * len(lens), 3), lens)] = ids   # text i moves 3 i + 2 places on
+    return x, end
+
+def _trigram_keys(x:np.ndarray, end:np.ndarray, V:int) -> np.ndarray:
+    "Keys (x_i V + x_{i+1}) V + x_{i+2} of the trigrams that lie inside one padded text (texts end at `end`)."
+    keys = (x[:-2] * V + x[1:-1]) * V + x[2:]
+    inside = np.ones(len(keys), bool); inside[end[:-1] - 2] = inside[end[:-1] - 1] = False
+    return keys[inside]
+
 # %% ../nbs/04_lm.ipynb #f1b7f7e9
 @patch
 def _fit(self:KneserNeyLM, sents):
-    freq = {}
-    for t in chain.from_iterable(sents): freq[t] = freq.get(t, 0) + 1
-    words = [t for t, c in freq.items() if c >= self.min_count and t not in (BOS, EOS, UNK)]
+    raw = defaultdict(count().__next__)                     # each new training token gets the next id, in order of first occurrence
+    ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64)
+    keep = np.bincount(ids, minlength=len(raw)) >= self.min_count
+    special = {raw[t]: t for t in (BOS, EOS, UNK) if t in raw}       # the texts may hold the model's symbols themselves
+    keep[list(special)] = False
+    words = list(compress(raw, keep.tolist()))
     self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)   # rare and unseen tokens: <unk>; <s> last: a history, never predicted
     V = self.V = len(self.vocab); self.n_words = V - 1
-    ids, lens = self.vocab.encode([[BOS, BOS] + s + [EOS] for s in sents])
-    tri_keys, tri_counts = _count(_ngram_keys(ids, lens, 3, V))
-    bi_keys, bi_cont = np.unique(tri_keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
-    uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)       # N1+(. w): distinct v
-    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont.astype(np.int64), V)]
+    new = np.full(len(raw), self.unk_id, np.int64); new[keep] = np.arange(len(words))   # training id -> model id
+    for i, t in special.items(): new[i] = self.vocab[t]
+    x, end = _padded(new[ids], np.fromiter(map(len, sents), np.int64, len(sents)), self.vocab[BOS], self.vocab[EOS])
+    tri_keys, tri_counts = _count(_trigram_keys(x, end, V))
+    bi_keys, bi_cont = _count(tri_keys % (V * V))                        # N1+(. v w): distinct u
+    uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)    # N1+(. w): distinct v
+    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V)]
     self.uni_D = _discounts(uni_cont[:self.n_words])
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
