@@ -161,7 +161,8 @@ def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eo
     if contexts:                                                     # the two tokens before each text
         h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
     else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
-    try: ids, lens = voc.encode(sents)
+    lens = np.fromiter(map(len, sents), np.int64, len(sents))
+    try: ids = np.fromiter(map(voc.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))   # Vocab.encode without its per-text checks
     except TypeError: self._token_lists(sents); raise                # a token that is not a str: name its text
     e = eos * (lens > 0)
     n = lens + e                                                    # scored tokens per text
@@ -354,18 +355,28 @@ def _discounts(c:np.ndarray) -> np.ndarray:
         D = [1 - 2 * Y * n[1] / n[0], 2 - 3 * Y * n[2] / n[1], 3 - 4 * Y * n[3] / n[2]]
     return np.array([0.0] + [min(max(d, 0.0), k) for k, d in enumerate(D, 1)])
 
+class _Dense(NamedTuple):
+    "The values of keys 0, 1, ... in one array, looked up like a `_Table`: one gather."
+    values: np.ndarray
+    def get(self, q): return self.values.take(q)
+
 class _Level(NamedTuple):
-    "One order of the model: (continuation) counts of n-grams, their contexts' totals and backoff weights."
-    table: _Table
-    ctx: _Table
-    gamma: _Table
+    "One order of the model, ready to score: each seen n-gram's discounted share, each seen context's backoff weight."
+    table: _Table   # n-gram key -> max(c - D(c), 0) / c(h .) (its count in `.counts`); 0 for an unseen n-gram
+    backoff: _Table|_Dense # context key -> gamma(h) = (D_1 N_1 + D_2 N_2 + D_3+ N_3+) / c(h .); 1 for an unseen context
     D: np.ndarray
 
-def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
-    D = _discounts(counts)
-    ctx = _Table(*_group(keys, counts, V))
-    freed = _Table(*_group(keys, D[np.minimum(counts, 3)], V))  # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
-    return _Level(_Table(keys, counts), ctx, freed, D)
+def _level(keys:np.ndarray, counts:np.ndarray, V:int,
+           dense:bool=False, # contexts are single tokens: backoff weights in an array of V
+          ) -> _Level:
+    D, h = _discounts(counts), keys // V
+    first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])         # where each context's n-grams begin (keys are sorted)
+    n, d = np.add.reduceat(counts, first), D[np.minimum(counts, 3)]   # c(h .) per context; D(c) per n-gram
+    share = np.maximum(counts - d, 0) / np.repeat(n, np.diff(np.r_[first, len(keys)]))
+    gamma = np.add.reduceat(d, first) / n
+    if dense: backoff = _Dense(np.ones(V)); backoff.values[h[first]] = gamma
+    else: backoff = _Table(h[first], n, gamma, 1.0)
+    return _Level(_Table(keys, counts, share, 0.0), backoff, D)
 
 # %% ../nbs/04_lm.ipynb #5c576ecd
 class KneserNeyLM(_LM):
@@ -411,23 +422,20 @@ def _fit(self:KneserNeyLM, sents):
     tri_keys, tri_counts = _count(_trigram_keys(x, end, V))
     bi_keys, bi_cont = _count(tri_keys % (V * V))                        # N1+(. v w): distinct u
     uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)    # N1+(. w): distinct v
-    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V)]
+    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V, dense=True)]
     self.uni_D = _discounts(uni_cont[:self.n_words])
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
+    c = self.uni_cont                                                    # P_1 of every word, interpolated with the uniform 1 / |V|
+    self._uni_p = np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total + self.uni_gamma / self.n_words
 
 # %% ../nbs/04_lm.ipynb #eaf083e2
 @patch
-def _p1(self:KneserNeyLM, w):
-    c = self.uni_cont[w]
-    return np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total + self.uni_gamma / self.n_words
+def _p1(self:KneserNeyLM, w): return self._uni_p[w]
 
 def _interpolate(level:_Level, h, key, lower):
-    "One Kneser-Ney level: discounted (continuation) count plus backoff weight times the lower order."
-    c, n = level.table.get(key), level.ctx.get(h)
-    seen = n > 0
-    nn = np.where(seen, n, 1)
-    return np.where(seen, np.maximum(c - level.D[np.minimum(c, 3)], 0) / nn + level.gamma.get(h) / nn * lower, lower)
+    "One Kneser-Ney level: the n-gram's discounted share plus its context's backoff weight times the lower order (which an unseen context passes on whole)."
+    return level.table.get(key) + level.backoff.get(h) * lower
 
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
