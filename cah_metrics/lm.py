@@ -423,6 +423,10 @@ def _fit(self:KneserNeyLM, sents):
     bi_keys, bi_cont = _count(tri_keys % (V * V))                        # N1+(. v w): distinct u
     uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)    # N1+(. w): distinct v
     self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V, dense=True)]
+    pairs = np.union1d(bi_keys, self.levels[0].backoff.keys)            # every bigram (v w) and every trigram context (u v)
+    self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))   # pair -> its row (the last row: not seen)
+    self._pair_share = np.r_[self.levels[1].table.get(pairs), 0.0]     # as a bigram: its discounted share in P_2
+    self._pair_backoff = np.r_[self.levels[0].backoff.get(pairs), 1.0] # as a trigram context: its backoff weight in P_3
     self.uni_D = _discounts(uni_cont[:self.n_words])
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
@@ -439,9 +443,13 @@ def _interpolate(level:_Level, h, key, lower):
 
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
-    V, uv = self.V, u * self.V + v                           # unseen tokens come as <unk>; history always exists: padded
-    p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
-    return np.log(_interpolate(self.levels[0], uv, uv * V + w, p2))
+    V, uv, vw = self.V, u * self.V + v, v * self.V + w         # unseen tokens come as <unk>; history always exists: padded
+    row = self._pairs.get(vw)                                  # one lookup per token finds its bigram (v w) ...
+    ctx = np.empty_like(row); ctx[1:] = row[:-1]               # ... which is the next token's trigram context (u v)
+    redo = np.flatnonzero(np.r_[True, uv[1:] != vw[:-1]])      # where a text begins, the context is looked up
+    ctx[redo] = self._pairs.get(uv[redo])
+    p2 = self._pair_share[row] + self.levels[1].backoff.get(v) * self._p1(w)    # _interpolate(levels[1], ...), unrolled
+    return np.log(self.levels[0].table.get(uv * V + w) + self._pair_backoff[ctx] * p2)
 
 # %% ../nbs/04_lm.ipynb #7128be5b
 @patch
