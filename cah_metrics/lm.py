@@ -59,13 +59,13 @@ class _Table:
         slot, todo, bits_of = self._home(keys), np.arange(len(keys)), values.view(np.int64)
         while len(todo):                                   # every key still unplaced tries its current slot
             s = slot[todo]
-            free = slots[s, 0] == _FREE
+            free = np.flatnonzero(slots[s, 0] == _FREE)
             s, cand = s[free], todo[free]
             slots[s, 0] = keys[cand]                       # keys that share a free slot: one of them lands
             won = slots[s, 0] == keys[cand]
             slots[s[won], 1] = bits_of[cand[won]]
-            left = np.ones(len(keys), bool); left[cand[won]] = False
-            todo = todo[left[todo]]
+            left = np.ones(len(todo), bool); left[free[won]] = False
+            todo = todo[left]
             slot[todo] = (slot[todo] + 1) & self._mask    # the others move on to the next slot
         self._slots = slots.view(np.complex128)[:, 0]     # one 16-byte item per slot, so one gather fetches key and value
     def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
@@ -112,6 +112,7 @@ class LMScore(NamedTuple):
 class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
     order, pad, n_eos = 3, False, 0                    # padded models start with order-1 <s> and end with n_eos </s>
+    _checks_tokens = False                             # True: `_fit` checks that the tokens are str (cheaper: once per distinct token)
     def __init__(self, tokenizer:str|Tokenizer='unicode'): # how texts become tokens (lowercased when given by name)
         self.tokenizer, self.vocab = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__), None
     def _name(self): return type(self).__name__
@@ -135,10 +136,14 @@ class _LM:
         return out
     def fit(self, texts:str|Sequence[str|Sequence[str]]): # texts (a lone str is one text), or lists of tokens
         "Train on `texts`; returns the model."
-        sents = self._token_lists(texts)
+        sents = self._token_lists(texts, check_tokens=not self._checks_tokens)
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
-        self._fit(sents)                                 # the training tokens are kept for `save_lm` and `data_fingerprint`: copied
-        self._flat, self._lens, self._fingerprint = list(chain.from_iterable(sents)), list(map(len, sents)), None   # as one list, not a list per text (which wakes the garbage collector)
+        try: self._fit(sents)
+        except TypeError:
+            if self._checks_tokens: self._token_lists(sents)   # a token that is not a str: name its text
+            raise
+        self._flat, self._lens = list(chain.from_iterable(sents)), list(map(len, sents))   # the training tokens, copied, for `save_lm` and
+        self._fingerprint = None                         # `data_fingerprint`: one list, not one per text (which wakes the garbage collector)
         return self
     @property
     def _texts(self) -> list[list[str]]:
@@ -381,7 +386,7 @@ def _level(keys:np.ndarray, counts:np.ndarray, V:int,
 # %% ../nbs/04_lm.ipynb #5c576ecd
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
-    kind, pad, n_eos = 'kneser-ney', True, 1
+    kind, pad, n_eos, _checks_tokens = 'kneser-ney', True, 1, True
     def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>; an int >= 1
                  tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
                 ):
@@ -407,23 +412,31 @@ def _trigram_keys(x:np.ndarray, end:np.ndarray, V:int) -> np.ndarray:
 
 # %% ../nbs/04_lm.ipynb #f1b7f7e9
 @patch
-def _fit(self:KneserNeyLM, sents):
+def _train_ids(self:KneserNeyLM, sents) -> np.ndarray:
+    "Set the vocabulary (tokens seen at least min_count times, then </s>, <unk>, <s>); the model ids of all training tokens."
     raw = defaultdict(count().__next__)                     # each new training token gets the next id, in order of first occurrence
     ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64)
+    if not set(map(type, raw)) <= {str}: raise TypeError("tokens must be str")   # fit names the text
     keep = np.bincount(ids, minlength=len(raw)) >= self.min_count
     special = {raw[t]: t for t in (BOS, EOS, UNK) if t in raw}       # the texts may hold the model's symbols themselves
     keep[list(special)] = False
     words = list(compress(raw, keep.tolist()))
     self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)   # rare and unseen tokens: <unk>; <s> last: a history, never predicted
-    V = self.V = len(self.vocab); self.n_words = V - 1
+    self.V = len(self.vocab); self.n_words = self.V - 1
     new = np.full(len(raw), self.unk_id, np.int64); new[keep] = np.arange(len(words))   # training id -> model id
     for i, t in special.items(): new[i] = self.vocab[t]
-    x, end = _padded(new[ids], np.fromiter(map(len, sents), np.int64, len(sents)), self.vocab[BOS], self.vocab[EOS])
+    return new[ids]
+
+# %% ../nbs/04_lm.ipynb #91356c2d
+@patch
+def _fit(self:KneserNeyLM, sents):
+    ids, V = self._train_ids(sents), self.V
+    x, end = _padded(ids, np.fromiter(map(len, sents), np.int64, len(sents)), self.vocab[BOS], self.vocab[EOS])
     tri_keys, tri_counts = _count(_trigram_keys(x, end, V))
     bi_keys, bi_cont = _count(tri_keys % (V * V))                        # N1+(. v w): distinct u
     uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)    # N1+(. w): distinct v
     self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V, dense=True)]
-    pairs = np.union1d(bi_keys, self.levels[0].backoff.keys)            # every bigram (v w) and every trigram context (u v)
+    pairs = _count(np.r_[bi_keys, self.levels[0].backoff.keys])[0]     # every bigram (v w) and every trigram context (u v)
     self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))   # pair -> its row (the last row: not seen)
     self._pair_share = np.r_[self.levels[1].table.get(pairs), 0.0]     # as a bigram: its discounted share in P_2
     self._pair_backoff = np.r_[self.levels[0].backoff.get(pairs), 1.0] # as a trigram context: its backoff weight in P_3
