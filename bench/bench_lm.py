@@ -14,7 +14,8 @@ refuses to estimate its discounts), written one text per line. lmplz is timed as
 counts, sorts, estimates and writes the ARPA file to /dev/null) with its best `-S` memory setting of 64M, 256M and
 1G (its default, 80% of RAM, takes over 20 s here allocating memory); ours is timed in-process on the token lists
 (the garbage collector paused, as everywhere in these benchmarks) and as a whole process too (Python start, imports,
-reading and splitting the file, training). Peak memory: tracemalloc in-process, peak RSS for processes. Then the
+reading and splitting the file, training). Peak memory: tracemalloc in-process, peak RSS for processes. CPU seconds are printed too (lmplz runs several
+threads; on a loaded machine wall times say more about the neighbours than about the programs). Then the
 held-out perplexity of both on the natural split (80 episodes / 16), and the scoring time of ours
 (`corpus_perplexity` of the token lists) against KenLM's Python module (`Model.score` of each line, summed).
 The two perplexities differ by design (sentence-start convention; see nbs/04_lm.ipynb), so the check is that they
@@ -37,16 +38,18 @@ CHILD = ("import sys\nfrom cah_metrics.lm import KneserNeyLM\n"
          "with open(sys.argv[1], encoding='utf-8') as f: KneserNeyLM().fit([l.split() for l in f])\n")
 
 def child(cmd, env=None):
-    """Wall seconds and peak RSS (MiB) of `cmd` in a fresh process. The peak comes from /usr/bin/time where present:
+    """Wall seconds and peak RSS (MiB) of `cmd` in a fresh process, and its CPU seconds (user + system; None without
+    /usr/bin/time). The peak comes from /usr/bin/time where present:
     `run_peak_rss` reads the child's ru_maxrss, which on Linux also holds the parent's resident size at the fork
     (exec records the old address space's high-water mark), so a large benchmark parent inflates it."""
-    if not Path('/usr/bin/time').exists(): return run_peak_rss(cmd, env=env)
+    if not Path('/usr/bin/time').exists(): return (*run_peak_rss(cmd, env=env), None)
     with tempfile.NamedTemporaryFile('r') as out:
         t = time.perf_counter()
-        p = subprocess.run(['/usr/bin/time', '-f', '%M', '-o', out.name, *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        p = subprocess.run(['/usr/bin/time', '-f', '%M %U %S', '-o', out.name, *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         secs = time.perf_counter() - t
         if p.returncode: raise RuntimeError(f"{cmd[0]} failed ({p.returncode}): {p.stderr.decode()[-2000:]}")
-        return secs, int(out.read().split()[-1]) / 1024
+        rss, user, system = out.read().split()[-3:]
+        return secs, int(rss) / 1024, float(user) + float(system)
 
 def median_child(cmd, repeats, env=None):
     runs = sorted(child(cmd, env) for _ in range(repeats))
@@ -107,6 +110,13 @@ def lmplz(path, repeats, tmp, fallback=True):
     best = min(('64M', '256M', '1G'), key=lambda mem: child(cmd(mem))[0])
     return (*median_child(cmd(best), repeats), best)
 
+def cpu_seconds(fn):
+    "CPU seconds (user + system) of one call of `fn` in this process, the garbage collector paused."
+    import gc
+    gc.collect(); gc.disable()
+    try: t = time.process_time(); fn(); return time.process_time() - t
+    finally: gc.enable()
+
 def kenlm_rows(a, eps, tok):
     from cah_metrics.lm import KneserNeyLM
     if not LMPLZ.exists():
@@ -119,7 +129,8 @@ def kenlm_rows(a, eps, tok):
     tmp = tempfile.mkdtemp(prefix='bench_lm_')
     try:
         print(f"\nKneser-Ney trigram training, ours vs KenLM lmplz -o 3 ({LMPLZ}); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        print(f"{'tokens':>9s} {'ours in-process s':>18s} {'MiB':>5s} {'ours process s':>15s} {'RSS MiB':>8s} {'lmplz s':>8s} {'RSS MiB':>8s} {'-S':>5s} {'lmplz/ours':>11s}")
+        print(f"{'tokens':>9s} {'ours in-process s':>18s} {'MiB':>5s} {'ours process s':>15s} {'RSS MiB':>8s} {'lmplz s':>8s} {'RSS MiB':>8s} {'-S':>5s} {'lmplz/ours':>11s}"
+              f"  {'CPU s: ours':>11s} {'lmplz':>6s}")
         t_ours, t_lm = [], []
         for n in sizes:
             sents = corpus(base, n)
@@ -127,10 +138,11 @@ def kenlm_rows(a, eps, tok):
             path.write_text('\n'.join(map(' '.join, sents)) + '\n', encoding='utf-8')
             t_in, _ = timed(lambda: KneserNeyLM().fit(sents), a.repeats)
             m_in = peak_mib(lambda: KneserNeyLM().fit(sents))
-            t_pr, m_pr = median_child([sys.executable, '-c', CHILD, str(path)], a.repeats, env)
-            t_k, m_k, mem = lmplz(path, a.repeats, tmp)
+            c_in = cpu_seconds(lambda: KneserNeyLM().fit(sents))
+            t_pr, m_pr, _ = median_child([sys.executable, '-c', CHILD, str(path)], a.repeats, env)
+            t_k, m_k, c_k, mem = lmplz(path, a.repeats, tmp)
             t_ours.append(t_in); t_lm.append(t_k)
-            print(f"{n:9d} {t_in:18.3f} {m_in:5.0f} {t_pr:15.3f} {m_pr:8.0f} {t_k:8.3f} {m_k:8.0f} {mem:>5s} {t_k / t_in:10.2f}x")
+            print(f"{n:9d} {t_in:18.3f} {m_in:5.0f} {t_pr:15.3f} {m_pr:8.0f} {t_k:8.3f} {m_k:8.0f} {mem:>5s} {t_k / t_in:10.2f}x  {c_in:11.3f} {c_k or math.nan:6.3f}")
             label = f"{n / 1e6:g}M tokens (Seinfeld lines, repeats 10% perturbed)"
             rows.append(row(f"Kneser-Ney trigram LM, train on {label}: ours in-process (token lists) vs lmplz -o 3 -S {mem} whole process",
                             t_in, 'KenLM lmplz', t_k, ours_mib=m_in, peer_mib=m_k, aim='faster than lmplz', met=t_in < t_k,
