@@ -7,9 +7,10 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 # %% ../nbs/04_lm.ipynb #d4bd2e42
 from __future__ import annotations
 import json, math
+from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, compress, count, islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -58,13 +59,13 @@ class _Table:
         slot, todo, bits_of = self._home(keys), np.arange(len(keys)), values.view(np.int64)
         while len(todo):                                   # every key still unplaced tries its current slot
             s = slot[todo]
-            free = slots[s, 0] == _FREE
+            free = np.flatnonzero(slots[s, 0] == _FREE)
             s, cand = s[free], todo[free]
             slots[s, 0] = keys[cand]                       # keys that share a free slot: one of them lands
             won = slots[s, 0] == keys[cand]
             slots[s[won], 1] = bits_of[cand[won]]
-            left = np.ones(len(keys), bool); left[cand[won]] = False
-            todo = todo[left[todo]]
+            left = np.ones(len(todo), bool); left[free[won]] = False
+            todo = todo[left]
             slot[todo] = (slot[todo] + 1) & self._mask    # the others move on to the next slot
         self._slots = slots.view(np.complex128)[:, 0]     # one 16-byte item per slot, so one gather fetches key and value
     def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
@@ -88,10 +89,12 @@ def get(self:_Table, q:np.ndarray, # int64 keys to look up
     return out.view(self._dtype)
 
 # %% ../nbs/04_lm.ipynb #7d12d2d0
-def _count(keys:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _count(keys:np.ndarray, # int64 keys, sorted in place (pass a fresh array)
+          ) -> tuple[np.ndarray, np.ndarray]:
     "The distinct keys, sorted, and how often each occurs."
-    k, c = np.unique(keys, return_counts=True)
-    return k, c.astype(np.int64)
+    keys.sort()                                        # np.unique, without its copy of the keys
+    first = np.flatnonzero(np.r_[len(keys) > 0, keys[1:] != keys[:-1]])
+    return keys[first], np.diff(np.r_[first, len(keys)])
 
 def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray]:
     "Sum `values` over the prefixes `keys // V` of sorted `keys` (the context of each n-gram): the contexts and their sums."
@@ -109,6 +112,7 @@ class LMScore(NamedTuple):
 class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
     order, pad, n_eos = 3, False, 0                    # padded models start with order-1 <s> and end with n_eos </s>
+    _checks_tokens = False                             # True: `_fit` checks that the tokens are str (cheaper: once per distinct token)
     def __init__(self, tokenizer:str|Tokenizer='unicode'): # how texts become tokens (lowercased when given by name)
         self.tokenizer, self.vocab = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__), None
     def _name(self): return type(self).__name__
@@ -124,18 +128,27 @@ class _LM:
     def _token_lists(self, xs, name='texts', check_tokens=True) -> list[list[str]]:
         "Texts (a lone str is one text) become token lists; lists of tokens are kept, their tokens checked here or (`check_tokens=False`) by `_uvw`."
         xs = [xs] if isinstance(xs, str) else check_sequence(xs, name, self._name())
-        out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs]
-        if not set(map(type, out)) <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
+        kinds = set(map(type, xs))                      # the checks are C-level passes: a million texts take milliseconds
+        out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs] if str in kinds else xs
+        if not kinds - {str} <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
             i = next(i for i, x in enumerate(out) if not isinstance(x, (list, tuple)) or not all(isinstance(t, str) for t in x))
             raise TypeError(f"{self._name()}: {name}[{i}] must be a str or a list of str tokens, got {type(xs[i]).__name__}")
         return out
     def fit(self, texts:str|Sequence[str|Sequence[str]]): # texts (a lone str is one text), or lists of tokens
         "Train on `texts`; returns the model."
-        sents = [list(t) for t in self._token_lists(texts)]
+        sents = self._token_lists(texts, check_tokens=not self._checks_tokens)
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
-        self._fit(sents)
-        self._texts, self._fingerprint = sents, None     # the training tokens are kept for `save_lm` and `data_fingerprint`
+        try: self._fit(sents)
+        except TypeError:
+            if self._checks_tokens: self._token_lists(sents)   # a token that is not a str: name its text
+            raise
+        self._flat, self._lens = list(chain.from_iterable(sents)), list(map(len, sents))   # the training tokens, copied, for `save_lm` and
+        self._fingerprint = None                         # `data_fingerprint`: one list, not one per text (which wakes the garbage collector)
         return self
+    @property
+    def _texts(self) -> list[list[str]]:
+        "The training token lists, as given to `fit`."
+        it = iter(self._flat); return [list(islice(it, n)) for n in self._lens]
 
 # %% ../nbs/04_lm.ipynb #c934f031
 @patch(as_prop=True)
@@ -153,7 +166,8 @@ def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eo
     if contexts:                                                     # the two tokens before each text
         h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
     else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
-    try: ids, lens = voc.encode(sents)
+    lens = np.fromiter(map(len, sents), np.int64, len(sents))
+    try: ids = np.fromiter(map(voc.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))   # Vocab.encode without its per-text checks
     except TypeError: self._token_lists(sents); raise                # a token that is not a str: name its text
     e = eos * (lens > 0)
     n = lens + e                                                    # scored tokens per text
@@ -346,23 +360,33 @@ def _discounts(c:np.ndarray) -> np.ndarray:
         D = [1 - 2 * Y * n[1] / n[0], 2 - 3 * Y * n[2] / n[1], 3 - 4 * Y * n[3] / n[2]]
     return np.array([0.0] + [min(max(d, 0.0), k) for k, d in enumerate(D, 1)])
 
+class _Dense(NamedTuple):
+    "The values of keys 0, 1, ... in one array, looked up like a `_Table`: one gather."
+    values: np.ndarray
+    def get(self, q): return self.values.take(q)
+
 class _Level(NamedTuple):
-    "One order of the model: (continuation) counts of n-grams, their contexts' totals and backoff weights."
-    table: _Table
-    ctx: _Table
-    gamma: _Table
+    "One order of the model, ready to score: each seen n-gram's discounted share, each seen context's backoff weight."
+    table: _Table   # n-gram key -> max(c - D(c), 0) / c(h .) (its count in `.counts`); 0 for an unseen n-gram
+    backoff: _Table|_Dense # context key -> gamma(h) = (D_1 N_1 + D_2 N_2 + D_3+ N_3+) / c(h .); 1 for an unseen context
     D: np.ndarray
 
-def _level(keys:np.ndarray, counts:np.ndarray, V:int) -> _Level:
-    D = _discounts(counts)
-    ctx = _Table(*_group(keys, counts, V))
-    freed = _Table(*_group(keys, D[np.minimum(counts, 3)], V))  # D_1 N_1 + D_2 N_2 + D_3+ N_3+ per context
-    return _Level(_Table(keys, counts), ctx, freed, D)
+def _level(keys:np.ndarray, counts:np.ndarray, V:int,
+           dense:bool=False, # contexts are single tokens: backoff weights in an array of V
+          ) -> _Level:
+    D, h = _discounts(counts), keys // V
+    first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])         # where each context's n-grams begin (keys are sorted)
+    n, d = np.add.reduceat(counts, first), D[np.minimum(counts, 3)]   # c(h .) per context; D(c) per n-gram
+    share = np.maximum(counts - d, 0) / np.repeat(n, np.diff(np.r_[first, len(keys)]))
+    gamma = np.add.reduceat(d, first) / n
+    if dense: backoff = _Dense(np.ones(V)); backoff.values[h[first]] = gamma
+    else: backoff = _Table(h[first], n, gamma, 1.0)
+    return _Level(_Table(keys, counts, share, 0.0), backoff, D)
 
 # %% ../nbs/04_lm.ipynb #5c576ecd
 class KneserNeyLM(_LM):
     "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
-    kind, pad, n_eos = 'kneser-ney', True, 1
+    kind, pad, n_eos, _checks_tokens = 'kneser-ney', True, 1, True
     def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>; an int >= 1
                  tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
                 ):
@@ -371,41 +395,74 @@ class KneserNeyLM(_LM):
     def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
     def _sig(self): return {'model': 'kn3-modified-interpolated', 'pad': '<s>x2,</s>x1', 'unk': f'<unk>,min_count={self.min_count}'}
 
+# %% ../nbs/04_lm.ipynb #d570c63a
+def _padded(ids:np.ndarray, lens:np.ndarray, bos:int, eos:int) -> tuple[np.ndarray, np.ndarray]:
+    "The texts of `ids` (lengths `lens`) end to end, each with two `bos` before and one `eos` after; where each padded text ends."
+    end = np.cumsum(lens + 3)
+    x = np.full(int(end[-1]), bos, np.int64)
+    x[end - 1] = eos
+    x[np.arange(len(ids)) + np.repeat(np.arange(2, 3 * len(lens), 3), lens)] = ids   # text i moves 3 i + 2 places on
+    return x, end
+
+def _trigram_keys(x:np.ndarray, end:np.ndarray, V:int) -> np.ndarray:
+    "Keys (x_i V + x_{i+1}) V + x_{i+2} of the trigrams that lie inside one padded text (texts end at `end`)."
+    keys = (x[:-2] * V + x[1:-1]) * V + x[2:]
+    inside = np.ones(len(keys), bool); inside[end[:-1] - 2] = inside[end[:-1] - 1] = False
+    return keys[inside]
+
 # %% ../nbs/04_lm.ipynb #f1b7f7e9
 @patch
-def _fit(self:KneserNeyLM, sents):
-    freq = {}
-    for t in chain.from_iterable(sents): freq[t] = freq.get(t, 0) + 1
-    words = [t for t, c in freq.items() if c >= self.min_count and t not in (BOS, EOS, UNK)]
+def _train_ids(self:KneserNeyLM, sents) -> np.ndarray:
+    "Set the vocabulary (tokens seen at least min_count times, then </s>, <unk>, <s>); the model ids of all training tokens."
+    raw = defaultdict(count().__next__)                     # each new training token gets the next id, in order of first occurrence
+    ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64)
+    if not set(map(type, raw)) <= {str}: raise TypeError("tokens must be str")   # fit names the text
+    keep = np.bincount(ids, minlength=len(raw)) >= self.min_count
+    special = {raw[t]: t for t in (BOS, EOS, UNK) if t in raw}       # the texts may hold the model's symbols themselves
+    keep[list(special)] = False
+    words = list(compress(raw, keep.tolist()))
     self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)   # rare and unseen tokens: <unk>; <s> last: a history, never predicted
-    V = self.V = len(self.vocab); self.n_words = V - 1
-    ids, lens = self.vocab.encode([[BOS, BOS] + s + [EOS] for s in sents])
-    tri_keys, tri_counts = _count(_ngram_keys(ids, lens, 3, V))
-    bi_keys, bi_cont = np.unique(tri_keys % (V * V), return_counts=True)     # N1+(. v w): distinct u
-    uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)       # N1+(. w): distinct v
-    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont.astype(np.int64), V)]
+    self.V = len(self.vocab); self.n_words = self.V - 1
+    new = np.full(len(raw), self.unk_id, np.int64); new[keep] = np.arange(len(words))   # training id -> model id
+    for i, t in special.items(): new[i] = self.vocab[t]
+    return new[ids]
+
+# %% ../nbs/04_lm.ipynb #91356c2d
+@patch
+def _fit(self:KneserNeyLM, sents):
+    ids, V = self._train_ids(sents), self.V
+    x, end = _padded(ids, np.fromiter(map(len, sents), np.int64, len(sents)), self.vocab[BOS], self.vocab[EOS])
+    tri_keys, tri_counts = _count(_trigram_keys(x, end, V))
+    bi_keys, bi_cont = _count(tri_keys % (V * V))                        # N1+(. v w): distinct u
+    uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)    # N1+(. w): distinct v
+    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V, dense=True)]
+    pairs = _count(np.r_[bi_keys, self.levels[0].backoff.keys])[0]     # every bigram (v w) and every trigram context (u v)
+    self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))   # pair -> its row (the last row: not seen)
+    self._pair_share = np.r_[self.levels[1].table.get(pairs), 0.0]     # as a bigram: its discounted share in P_2
+    self._pair_backoff = np.r_[self.levels[0].backoff.get(pairs), 1.0] # as a trigram context: its backoff weight in P_3
     self.uni_D = _discounts(uni_cont[:self.n_words])
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
+    c = self.uni_cont                                                    # P_1 of every word, interpolated with the uniform 1 / |V|
+    self._uni_p = np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total + self.uni_gamma / self.n_words
 
 # %% ../nbs/04_lm.ipynb #eaf083e2
 @patch
-def _p1(self:KneserNeyLM, w):
-    c = self.uni_cont[w]
-    return np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total + self.uni_gamma / self.n_words
+def _p1(self:KneserNeyLM, w): return self._uni_p[w]
 
 def _interpolate(level:_Level, h, key, lower):
-    "One Kneser-Ney level: discounted (continuation) count plus backoff weight times the lower order."
-    c, n = level.table.get(key), level.ctx.get(h)
-    seen = n > 0
-    nn = np.where(seen, n, 1)
-    return np.where(seen, np.maximum(c - level.D[np.minimum(c, 3)], 0) / nn + level.gamma.get(h) / nn * lower, lower)
+    "One Kneser-Ney level: the n-gram's discounted share plus its context's backoff weight times the lower order (which an unseen context passes on whole)."
+    return level.table.get(key) + level.backoff.get(h) * lower
 
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
-    V, uv = self.V, u * self.V + v                           # unseen tokens come as <unk>; history always exists: padded
-    p2 = _interpolate(self.levels[1], v, v * V + w, self._p1(w))
-    return np.log(_interpolate(self.levels[0], uv, uv * V + w, p2))
+    V, uv, vw = self.V, u * self.V + v, v * self.V + w         # unseen tokens come as <unk>; history always exists: padded
+    row = self._pairs.get(vw)                                  # one lookup per token finds its bigram (v w) ...
+    ctx = np.empty_like(row); ctx[1:] = row[:-1]               # ... which is the next token's trigram context (u v)
+    redo = np.flatnonzero(np.r_[True, uv[1:] != vw[:-1]])      # where a text begins, the context is looked up
+    ctx[redo] = self._pairs.get(uv[redo])
+    p2 = self._pair_share[row] + self.levels[1].backoff.get(v) * self._p1(w)    # _interpolate(levels[1], ...), unrolled
+    return np.log(self.levels[0].table.get(uv * V + w) + self._pair_backoff[ctx] * p2)
 
 # %% ../nbs/04_lm.ipynb #7128be5b
 @patch
