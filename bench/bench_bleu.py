@@ -59,11 +59,12 @@ def main():
     ok = abs(s_nltk - s_none) <= 1e-9; ok_all &= ok
     mem = {'ours': peak_mib(ours(hyps, refs, tokenizer='none', smooth='none')), 'ours 13a': peak_mib(ours(hyps, refs)),
            'nltk': peak_mib(nltk_run)}
-    mem['sacrebleu 13a'] = float('nan') if a.quick else peak_mib(lambda: sacrebleu.corpus_bleu(hyps, [refs]).score)   # quick: not traced (slow)
+    if not a.quick: mem['sacrebleu 13a'] = peak_mib(lambda: sacrebleu.corpus_bleu(hyps, [refs]).score)   # quick: not traced (slow)
+    sacre_mib = f"{mem['sacrebleu 13a']:.0f} MiB" if 'sacrebleu 13a' in mem else 'not traced (--quick)'
     print(f"peak traced memory (tracemalloc), {n:,} pairs: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in mem.items())
           + f"; nltk's score {s_nltk:.12f}, ours on the same whitespace tokens {s_none:.12f} -> {'agree to 1e-9' if ok else 'DISAGREE'}")
     rows.append(dict(task=f"corpus BLEU, {n:,} pairs, whitespace tokens, no smoothing (nltk has no 13a): time and peak traced memory "
-                          f"(tracemalloc); with 13a ours peaks at {mem['ours 13a']:.0f} MiB, sacrebleu at {mem['sacrebleu 13a']:.0f} MiB; nltk: 1 run",
+                          f"(tracemalloc); with 13a ours peaks at {mem['ours 13a']:.0f} MiB, sacrebleu {sacre_mib}; nltk: 1 run",
                      ours_s=t_none, peer=NL, peer_s=t_nltk, ours_mib=mem['ours'], peer_mib=mem['nltk'], aim='<= nltk peak traced memory',
                      met=max(mem['ours'], mem['ours 13a']) <= mem['nltk'], numbers='equal to 1e-9' if ok else 'DIFFER'))
 
