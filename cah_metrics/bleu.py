@@ -143,10 +143,10 @@ class _RefTable:
     "The references' half of `bleu_stats_array`, counted once: per order, each segment's distinct reference n-grams, sorted, with their largest count in one reference."
     def __init__(self, ref_toks:list[list[list[str]]], # for each segment, the tokens of each of its (>= 1) references (str tokens: not checked)
                  orders:int, # number of n-gram orders to count
+                 nref:np.ndarray|None=None, # if given, `ref_toks` is flat (a list of token lists), segment i having nref[i] of them
                 ):
-        N, self.N, self.orders = len(ref_toks), len(ref_toks), orders
-        self.nref = np.fromiter(map(len, ref_toks), np.int64, N)
-        flat = [r for rs in ref_toks for r in rs]
+        if nref is None: nref, ref_toks = np.fromiter(map(len, ref_toks), np.int64, len(ref_toks)), [r for rs in ref_toks for r in rs]
+        N, self.N, self.orders, self.nref, flat = len(nref), len(nref), orders, nref, ref_toks
         self.rlen = np.fromiter(map(len, flat), np.int64, len(flat))
         ids = defaultdict(count().__next__)                          # token -> id, in order of first occurrence
         tok = np.fromiter(map(ids.__getitem__, chain.from_iterable(flat)), np.int64, int(self.rlen.sum()))
@@ -205,12 +205,15 @@ class _RefCache:
                 self._tables.move_to_end(key); self.hits += 1
                 return table
             self.misses += 1
-        it = iter(tok.batch([r for rs in refs for r in rs]))
-        table = _RefTable([[next(it) for _ in rs] for rs in refs], orders)
+        table = self.build(tok, refs, orders)
         with self._lock:
             self._tables[key] = table
             while len(self._tables) > self.maxsize: self._tables.popitem(last=False)
         return table
+    @staticmethod
+    def build(tok:Tokenizer, refs:list[list[str]], orders:int) -> _RefTable:
+        "A table of `refs` tokenized by `tok`, neither looked up nor kept."
+        return _RefTable(tok.batch([r for rs in refs for r in rs]), orders, np.fromiter(map(len, refs), np.int64, len(refs)))
     def cache_info(self) -> dict: return {'hits': self.hits, 'misses': self.misses, 'size': len(self._tables), 'maxsize': self.maxsize}
     def cache_clear(self):
         "Forget the tables and the counts."
@@ -420,16 +423,26 @@ def _options(self:BLEU) -> dict:
 def _zero(self:BLEU) -> dict: return {'n': 0, 'stats': np.zeros(2 + 2 * self.orders, np.int64), 'nrefs': Counter()}
 
 # %% ../nbs/01_bleu.ipynb #ec3676f5
+_CHUNK = 10_000   # segments tokenized and counted together: enough to amortise NumPy's per-call costs, small enough to bound memory
+
+@patch
+def _chunk_rows(self:BLEU, hyps:list[str], refs:list[list[str]], cache:bool) -> np.ndarray:
+    "Per-segment rows of one chunk; the references' table goes through `_ref_table` when `cache`."
+    tok = self.tokenizer
+    if type(tok) in _CACHED_TOKENIZERS:                    # references counted once per table
+        table = _ref_table(tok, refs, self.orders) if cache else _ref_table.build(tok, refs, self.orders)
+        return table.stats(tok.batch(hyps))
+    it = iter(tok.batch([r for rs in refs for r in rs]))   # a tokenizer of the caller's: its tokens are checked, nothing is kept
+    return bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
+
 @patch
 def _pair_stats(self:BLEU, hyps:list[str], refs:list[list[str]]) -> dict:
-    "Per-segment rows and numbers of references of validated hypotheses and references."
-    tok = self.tokenizer
-    if type(tok) in _CACHED_TOKENIZERS: rows = _ref_table(tok, refs, self.orders).stats(tok.batch(hyps))   # references counted once
-    else:                                                   # a tokenizer of the caller's: its tokens are checked, nothing is kept
-        it = iter(tok.batch([r for rs in refs for r in rs]))
-        rows = bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
+    "Per-segment rows and numbers of references of validated hypotheses and references, `_CHUNK` segments at a time."
+    N, k = len(hyps), 2 + 2 * self.orders
+    rows = np.empty((N, k), np.int64)
+    for i in range(0, N, _CHUNK): rows[i:i + _CHUNK] = self._chunk_rows(hyps[i:i + _CHUNK], refs[i:i + _CHUNK], cache=N <= _CHUNK)
     if self.compat == 'nltk': np.maximum(rows[:, 2 + self.orders:], 1, out=rows[:, 2 + self.orders:])
-    return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, len(refs))}
+    return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, N)}
 
 @patch
 def _stats(self:BLEU, predictions, references=None) -> dict:

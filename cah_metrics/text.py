@@ -241,11 +241,55 @@ def _tok13a(line:str) -> tuple[str, ...]:
     for pat, rep in _13A_RULES: line = pat.sub(rep, line)
     return tuple(line.split())
 
+# %% ../nbs/00_text.ipynb #8aae4733
+_13A_SYMBOL = re.compile(r'[\{-\~\[-\`!-\&\(-\+\:-\@\/]')   # rule 1's class without the space
+_13A_PAD = {chr(c): f" {chr(c)} " for c in range(128)}
+_13A_LONE = ((re.compile(r'\.(?<![.,]\.)(?![.,])(?:(?<![0-9]\.)|(?![0-9]))'), ' . '),   # rules 2 and 3 on a period or comma
+             (re.compile(r',(?<![.,],)(?![.,])(?:(?<![0-9],)|(?![0-9]))'), ' , '))      # alone: padded unless between digits
+_13A_RUN = re.compile(r'[.,][.,]+')
+_13A_HYPHEN = re.compile(r'-(?<=[0-9]-)')                    # rule 4
+_13A_SEPS = ('\x00', '\x01', '\uffff', '\U0010fffe')         # line separators, the first that no line contains
+
+def _13a_pad(m:re.Match) -> str: return _13A_PAD[m[0]]
+
+def _13a_run(m:re.Match) -> str:
+    "Rules 2 and 3 on a run of periods and commas, read with the characters just before and after it."
+    local = m.string[m.start() - 1:m.end() + 1]
+    for pat, rep in _13A_RULES[1:3]: local = pat.sub(rep, local)
+    return local[1:-1]
+
+# %% ../nbs/00_text.ipynb #c07443d2
+def _tok13a_joined(lines:list[str]) -> list[list[str]]:
+    "The 13a tokens of each of `lines` (right-stripped), from one joined string (see above)."
+    n = len(lines)
+    sep = next((s for s in _13A_SEPS if (text := f" {s} ".join(lines)).count(s) == n - 1), None)
+    if sep is None or n == 0: return [list(_tok13a(line)) for line in lines]     # no free separator: line by line
+    text = text.replace('<skipped>', '').replace('-\n', '').replace('\n', ' ')
+    if '&' in text:
+        for ent, ch in _13A_ENTITIES: text = text.replace(ent, ch)
+    text = _13A_SYMBOL.sub(_13a_pad, f" {text} ")
+    for pat, rep in _13A_LONE: text = pat.sub(rep, text)
+    toks, out, i = _13A_HYPHEN.sub(' - ', _13A_RUN.sub(_13a_run, text)).split(), [], 0
+    for _ in range(n - 1): j = toks.index(sep, i); out.append(toks[i:j]); i = j + 1
+    return out + [toks[i:]]
+
+def _tok13a_batch(lines:list[str], # the lines, each right-stripped (as `Tokenizer13a` strips them)
+                  chunk:int=4096, # lines per joined string
+                 ) -> list[list[str]]:
+    "`[list(_tok13a(line)) for line in lines]`, computed `chunk` lines at a time from their joined text."
+    out = []
+    for i in range(0, len(lines), chunk): out += _tok13a_joined(lines[i:i + chunk])
+    return out
+
 # %% ../nbs/00_text.ipynb #4033e555
 class Tokenizer13a(Tokenizer):
     "The `mteval-v13a` tokenizer (sacrebleu's default for BLEU)."
     name, version = '13a', '1'
     def tokenize(self, text:str) -> list[str]: return list(_tok13a(check_str(text, 'text', 'Tokenizer13a').rstrip()))
+    def batch(self, texts:Iterable[str]) -> list[list[str]]:
+        "The tokens of each text, many lines per pass (`_tok13a_batch`); a lone str is one text."
+        if not (type(texts) is list and {str}.issuperset(map(type, texts))): texts = as_texts(texts, 'texts', 'Tokenizer13a')
+        return _tok13a_batch(list(map(str.rstrip, map(str.lower, texts) if self.lowercase else texts)))
 
 # %% ../nbs/00_text.ipynb #7356e596
 _ROUGE_TOKEN = re.compile(r'[a-z0-9]+')

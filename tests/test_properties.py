@@ -77,6 +77,23 @@ def test_corpus_bleu_equals_sacrebleu(corpus, smooth):
     expected = sacrebleu.corpus_bleu(hyps, [list(s) for s in zip(*refs)], tokenize='none', smooth_method=smooth, force=True).score / 100
     assert abs(corpus_bleu(hyps, refs, tokenizer='none', smooth=smooth).score - expected) <= 1e-9
 
+# Strings made of what the 13a rules read (digits, periods, commas, hyphens, symbols, entities, `<skipped>`, line breaks),
+# the batch separators, and other scripts: the batched tokenizer must give sacrebleu's tokens for every line.
+T13A = st.lists(st.one_of(st.sampled_from(['.', ',', '-', '0', '7', 'a', ' ']),        # half of the pieces: what rules 2-4 read
+                          st.sampled_from(['\n', '\t', '-\n', '&quot;', '&amp;', '&lt;', '&gt;', '&', ';', '<skipped>', '<', '>', '$',
+                                           '!', '?', '(', '}', '`', '~', '/', "'", '\x00', '\x01', '\uffff', '\U0010fffe', 'Z',
+                                           'é', 'Σ', 'кот', '🍕', '\xa0', '\x1f'])), max_size=14).map(''.join)
+
+@SETTINGS
+@given(st.lists(T13A, max_size=12), st.booleans(), st.integers(1, 5))
+def test_13a_batch_equals_sacrebleu(lines, lowercase, chunk):
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as SacreTok13a
+    from cah_metrics.text import Tokenizer13a, _tok13a_batch
+    sacre = SacreTok13a()
+    expected = [sacre((s.lower() if lowercase else s).rstrip()).split() for s in lines]
+    assert Tokenizer13a(lowercase=lowercase).batch(lines) == expected
+    assert _tok13a_batch([(s.lower() if lowercase else s).rstrip() for s in lines], chunk=chunk) == expected   # chunk edges
+
 @SETTINGS
 @given(st.integers(0, 6), st.lists(st.text(max_size=5), max_size=5))
 def test_mismatched_lengths_name_both(extra, hyps):
