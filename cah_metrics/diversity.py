@@ -413,7 +413,9 @@ def _mean_pair_sim(E:np.ndarray) -> float:
 def _kmeans_labels(X:np.ndarray, seed:int=42) -> list[tuple[int, np.ndarray]]:
     "The design's KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
     from sklearn.cluster import KMeans
-    fits = [(k, KMeans(k, random_state=seed, n_init=10).fit_predict(X)) for k in range(2, min(5, len(X) // 2) + 1)]
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):      # k <= 5: each product and Lloyd step is too small to share; threads would only wait on each other
+        fits = [(k, KMeans(k, random_state=seed, n_init=10).fit_predict(X)) for k in range(2, min(5, len(X) // 2) + 1)]
     return [(k, lab) for k, lab in fits if len(np.unique(lab)) > 1]
 
 BLOCK = 1024    # rows of X per block of the distance pass: one block of distances is BLOCK x BLOCK numbers (8 MiB in float64)
