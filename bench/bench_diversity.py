@@ -13,7 +13,7 @@ matrix, in one run.
 3. Continuity: ours at N = 9,999 / 10,000 / 10,001 / 10,002 (the old switch to MiniBatchKMeans) and 4,999 .. 5,002 (the
    old switch to a sampled silhouette and spread), and the fitted cost exponent of ours and of the peer.
 
-    python bench/bench_diversity.py [--quick] [--json PATH]
+    python bench/bench_diversity.py [--quick] [--json PATH] [--repeats 3] [--skip-100k]
 """
 import argparse, sys, time, warnings
 from pathlib import Path
@@ -57,15 +57,15 @@ def self_bleu_rows(quick):
                         aim='10,000 texts in under 5 s' if n == 10_000 else None, met=t < 5 if n == 10_000 else None))
     return rows, ok
 
-def semantic_rows(quick):
+def semantic_rows(quick, repeats=3, skip_100k=False):
     from sklearn.metrics import silhouette_score
     from cah_metrics.diversity import semantic_diversity, BLOCK     # up to BLOCK texts the one block of distances is the N x N matrix
     sizes = (500, 1_000, 2_000) if quick else (1_000, 10_000, 20_000)
     rows, ok, ours_t, peer_t = [], True, [], []
     for N in sizes:
         E = embeddings(N)
-        t_o, sd = timed(lambda: semantic_diversity(E), 1 if quick else 3)
-        t_p, p = timed(lambda: peer(E), 1 if quick else 3)
+        t_o, sd = timed(lambda: semantic_diversity(E), 1 if quick else repeats)
+        t_p, p = timed(lambda: peer(E), 1 if quick else repeats)
         m_o, m_p = peak_mib(lambda: semantic_diversity(E)), peak_mib(lambda: peer(E))
         agree = abs(sd.overall_diversity - p) <= 1e-6
         if N == sizes[0]:                     # the silhouette and spread against scikit-learn and a full distance matrix
@@ -79,7 +79,7 @@ def semantic_rows(quick):
                         aim='<= the N x N time, no N x N matrix', met=t_o <= t_p and (m_o < N * N * 4 / 2**20 or N <= BLOCK),
                         numbers=('overall diversity equal to 1e-6' + (', silhouette and spread equal to sklearn to 1e-9' if N == sizes[0] else ''))
                                 if agree else 'DIFFER'))
-    if not quick:
+    if not quick and not skip_100k:
         E = embeddings(100_000)
         t_o, sd = timed(lambda: semantic_diversity(E), 1)
         ours_t.append(t_o); sizes = sizes + (100_000,)
@@ -89,12 +89,12 @@ def semantic_rows(quick):
           f"peer {fit_exponent(sizes[:len(peer_t)], peer_t):.2f} ({', '.join(f'{n:,}' for n in sizes[:len(peer_t)])})")
     return rows, ok
 
-def continuity_rows(quick):
+def continuity_rows(quick, repeats=3):
     from cah_metrics.diversity import semantic_diversity
     rows = []
     for base in ((5_000,) if quick else (5_000, 10_000)):
         ns = (base - 1, base, base + 1, base + 2)
-        ts = [timed(lambda: semantic_diversity(embeddings(N)), 1 if quick else 3)[0] for N in ns]
+        ts = [timed(lambda: semantic_diversity(embeddings(N)), 1 if quick else repeats)[0] for N in ns]
         smooth = max(ts) / min(ts) < 1.25
         rows.append(row(f"semantic diversity at N = {', '.join(f'{n:,}' for n in ns)} (the old method switch at {base:,}): "
                         + ', '.join(f'{t:.2f} s' for t in ts), float(np.median(ts)), aim='continuous in N (max / min < 1.25)', met=smooth))
@@ -104,10 +104,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--quick', action='store_true', help='smaller sizes, one repeat: a smoke run')
     ap.add_argument('--json', help='append the result rows here as JSON Lines')
+    ap.add_argument('--repeats', type=int, default=3, help='timed calls per size (the median is reported); 1 on a crowded machine')
+    ap.add_argument('--skip-100k', action='store_true', help='leave out the 100,000-embedding row (minutes on 2 busy cores)')
     args = ap.parse_args()
+    r2, ok2 = semantic_rows(args.quick, args.repeats, args.skip_100k)
+    emit(r2, args.json)                                   # each part's rows as soon as it is done
+    emit(continuity_rows(args.quick, args.repeats), args.json)
     rows, ok1 = self_bleu_rows(args.quick)
-    r2, ok2 = semantic_rows(args.quick)
-    rows += r2 + continuity_rows(args.quick)
     emit(rows, args.json)
     return 0 if ok1 and ok2 else 1
 
