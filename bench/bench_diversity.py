@@ -62,6 +62,7 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
     from cah_metrics.diversity import semantic_diversity, BLOCK     # up to BLOCK texts the one block of distances is the N x N matrix
     sizes = (500, 1_000, 2_000) if quick else (1_000, 10_000, 20_000)
     rows, ok, ours_t, peer_t = [], True, [], []
+    semantic_diversity(embeddings(50))                   # untimed: the first call imports scikit-learn
     for N in sizes:
         E = embeddings(N)
         t_o, sd = timed(lambda: semantic_diversity(E), 1 if quick else repeats)
