@@ -22,9 +22,9 @@ from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu
 from .embeddings import DEFAULT_MODEL, get_encoder
 
 # %% auto #0
-__all__ = ['MAX_N', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric', 'lexicalrichness_tokenize',
-           'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness', 'VocabularyRichness', 'vendi_score',
-           'SemanticDiversity', 'semantic_diversity', 'SemanticDiversityMetric']
+__all__ = ['MAX_N', 'BLOCK', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric',
+           'lexicalrichness_tokenize', 'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness',
+           'VocabularyRichness', 'vendi_score', 'SemanticDiversity', 'semantic_diversity', 'SemanticDiversityMetric']
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
 class Distinct(NamedTuple):
@@ -410,30 +410,55 @@ def _mean_pair_sim(E:np.ndarray) -> float:
     return 1.0 if n < 2 else _pair_sum(E) / (n * (n - 1))
 
 # %% ../nbs/05a_diversity.ipynb #a478ff70
-def _cluster(X:np.ndarray, seed:int=42) -> tuple[int, float, np.ndarray|None]:
-    "The design's KMeans: k from 2 to min(5, N // 2) by the best Euclidean silhouette (the first best)."
-    from sklearn.cluster import KMeans, MiniBatchKMeans
-    from sklearn.metrics import silhouette_score
-    N = len(X)
-    best = (1, -1.0, None)
-    for k in range(2, min(5, max(1, N // 2)) + 1):
-        km = MiniBatchKMeans(k, random_state=seed, n_init=3, batch_size=4096) if N > 10_000 else KMeans(k, random_state=seed, n_init=10)
-        lab = km.fit_predict(X)
-        if len(set(lab)) < 2: continue
-        s = float(silhouette_score(X, lab, sample_size=5000 if N > 5000 else None, random_state=seed))
-        if s > best[1]: best = (k, s, lab)
-    return best
+def _kmeans_labels(X:np.ndarray, seed:int=42) -> list[tuple[int, np.ndarray]]:
+    "The design's KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
+    from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):      # k <= 5: each product and Lloyd step is too small to share; threads would only wait on each other
+        fits = [(k, KMeans(k, random_state=seed, n_init=10).fit_predict(X)) for k in range(2, min(5, len(X) // 2) + 1)]
+    return [(k, lab) for k, lab in fits if len(np.unique(lab)) > 1]
 
-def _spread(X:np.ndarray, seed:int) -> float:
-    "The design's semantic spread: mean pairwise Euclidean distance / sqrt(d) / 2, capped at 1 (sampled pairs above 5,000 texts)."
+BLOCK = 1024    # rows of X per block of the distance pass: one block of distances is BLOCK x BLOCK numbers (8 MiB in float64)
+
+def _distance_sums(X:np.ndarray, H:np.ndarray, block:int=BLOCK) -> np.ndarray:
+    "D @ H for the Euclidean distance matrix D of the rows of X (as scikit-learn computes it), by symmetric blocks: no N x N matrix."
+    N, sq = len(X), np.einsum('ij,ij->i', X, X)
+    T = np.zeros((N, H.shape[1]))
+    for a in range(0, N, block):
+        for b in range(a, N, block):
+            D = X[a:a + block] @ X[b:b + block].T; D *= -2; D += sq[a:a + block, None]; D += sq[None, b:b + block]
+            np.maximum(D, 0, out=D)
+            if a == b: np.fill_diagonal(D, 0)
+            np.sqrt(D, out=D)
+            T[a:a + block] += D @ H[b:b + block]
+            if a != b: T[b:b + block] += D.T @ H[a:a + block]      # the mirror block, D(b, a) = D(a, b)^T
+    return T
+
+# %% ../nbs/05a_diversity.ipynb #e8e16a8d
+def _silhouette(T:np.ndarray, lab:np.ndarray) -> float:
+    "The mean silhouette (as scikit-learn's `silhouette_score`) from each text's summed distances to each cluster, T (N x k)."
+    n = np.bincount(lab, minlength=T.shape[1]); i = np.arange(len(lab))
+    with np.errstate(divide='ignore', invalid='ignore'):
+        a = T[i, lab] / (n[lab] - 1)                     # mean distance to the rest of its own cluster (0 / 0 alone)
+        other = T / n; other[i, lab] = np.inf
+        b = other.min(axis=1)                            # mean distance to the nearest other cluster
+        s = (b - a) / np.maximum(a, b)
+    return float(np.mean(np.nan_to_num(s)))             # a text alone in its cluster scores 0
+
+def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray|None, float]:
+    "The design's best clustering (k, silhouette, labels; the first best) and its semantic spread, from one blockwise distance pass."
     N, d = X.shape
-    if N > 5000:
-        rng = np.random.default_rng(seed); i, j = rng.integers(0, N, (2, 50_000)); keep = i != j
-        dist = np.linalg.norm((X[i[keep]] - X[j[keep]]).astype(np.float64), axis=1)
-    else:
-        iu = np.triu_indices(N, 1); G = X @ X.T; sq = np.diag(G)
-        dist = np.sqrt(np.maximum(sq[iu[0]] + sq[iu[1]] - 2 * G[iu], 0))
-    return float(min(1.0, dist.mean() / math.sqrt(d) / 2))
+    fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1)) for k, lab in _kmeans_labels(X, seed)]
+    cols = [0] + list(np.cumsum([lab.max() + 1 for _, lab in fits]))
+    H = np.zeros((N, cols[-1] + 1), X.dtype); H[:, -1] = 1       # one-hot of every clustering, then a column of ones
+    for (_, lab), c in zip(fits, cols): H[np.arange(N), c + lab] = 1
+    T = _distance_sums(X, H)
+    best = (1, -1.0, None)
+    for (k, lab), c, c1 in zip(fits, cols, cols[1:]):
+        s = _silhouette(T[:, c:c1], lab)
+        if s > best[1]: best = (k, s, lab)
+    spread = min(1.0, T[:, -1].sum() / (N * (N - 1)) / math.sqrt(d) / 2)     # mean distance over pairs i != j
+    return (*best, float(spread))
 
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
 def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite numbers
@@ -449,7 +474,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
     if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 0.0, 0.0, float(N), np.zeros(N, np.int64))
     total = _pair_sum(U)
     overall = max(0.0, min(1.0, 1 - total / N ** 2))           # the design's mean over all N^2 entries, diagonal zeroed
-    k, sil, lab = _cluster(X, seed)
+    k, sil, lab, spread = _clusters_and_spread(X, seed)
     intra = inter = coher = 0.0
     if lab is not None:
         within = [(_pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
@@ -459,7 +484,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
         inter = 1 - (total - w_sum) / b_n if b_n else 0.0
         coher = max(0.0, sil)
     else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
-    return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter), coher, _spread(X, seed), vendi_score(U, q), lab)
+    return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter), coher, spread, vendi_score(U, q), lab)
 
 # %% ../nbs/05a_diversity.ipynb #68a38739
 @register()
