@@ -23,8 +23,8 @@ from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_p
 
 # %% auto #0
 __all__ = ['MAX_ORDER', 'MAX_TABLE', 'MAX_BOOT', 'rouge_n', 'lcs_table', 'lcs_length', 'rouge_l', 'lcs_indices', 'lsum_overlap',
-           'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'rouge_scores',
-           'corpus_rouge']
+           'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'score_together',
+           'rouge_scores', 'corpus_rouge']
 
 # %% ../nbs/01a_rouge.ipynb #36943fab
 MAX_ORDER = 100   # the largest n-gram order of `rouge_n` and of a rougeN measure
@@ -325,12 +325,12 @@ class RougeAggregate:
                 f"n = {self.n} | {self.signature}")
 
 # %% ../nbs/01a_rouge.ipynb #f80af8c2
-MAX_BOOT, _BOOT_BYTES = 100_000, 64 << 20   # the most bootstrap resamples; the bootstrap's working set
+MAX_BOOT, _BOOT_BYTES = 100_000, 32 << 20   # the most bootstrap resamples; the bootstrap's working set
 
 def _boot_means(v:np.ndarray, n_boot:int, seed:int) -> np.ndarray:
     "Means of `n_boot` resamples of the rows of `v`: the rows of one (n_boot, n) draw, drawn a block of rows at a time."
-    rng, n = np.random.default_rng(seed), len(v)
-    k, out = max(1, _BOOT_BYTES // (32 * n)), np.empty((n_boot, v.shape[1]))   # 8 bytes of index, 24 of values per draw
+    rng, (n, c) = np.random.default_rng(seed), v.shape
+    k, out = max(1, _BOOT_BYTES // ((8 + 8 * c) * n)), np.empty((n_boot, c))   # per draw: 8 bytes of index, 8 per value
     for s in range(0, n_boot, k): out[s:s + k] = v[rng.integers(0, n, size=(min(k, n_boot - s), n))].mean(axis=1)
     return out
 
@@ -342,13 +342,16 @@ def rouge_from_stats(stats:np.ndarray, # (n, 3) per-example rows (overlap, n_c, 
     "Mean P/R/F1 and the bootstrap interval of the mean, `(mean, low, high)`, independent of the order of the rows."
     f, stats = 'rouge_from_stats', _check_rows(stats, 'rouge_from_stats')
     n_boot, seed = check_int(n_boot, 'n_boot', f, low=0, high=MAX_BOOT), check_int(seed, 'seed', f, low=0, high=2**63 - 1)
-    confidence, n = check_float(confidence, 'confidence', f, 0, 1, open_low=True, open_high=True), len(stats)
-    if n == 0: z = RougeScore(0.0, 0.0, 0.0); return z, z, z
-    v = prf_arrays(stats[np.lexsort(stats.T[::-1])])        # canonical order: shards merge exactly
-    mean = RougeScore(*(math.fsum(v[:, k]) / n for k in range(3)))
-    if n_boot == 0: return mean, mean, mean
-    lo, hi = np.percentile(_boot_means(v, n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
-    return mean, RougeScore(*map(float, lo)), RougeScore(*map(float, hi))
+    return _from_rows([stats], n_boot, check_float(confidence, 'confidence', f, 0, 1, open_low=True, open_high=True), seed)[0]
+
+def _from_rows(stats:list[np.ndarray], n_boot:int, confidence:float, seed:int) -> list[tuple[RougeScore, RougeScore, RougeScore]]:
+    "`rouge_from_stats` of several measures of the same examples, checked: the same seed draws the same resamples, so one draw serves all."
+    if (n := len(stats[0])) == 0: z = RougeScore(0.0, 0.0, 0.0); return [(z, z, z)] * len(stats)
+    vs = [prf_arrays(s[np.lexsort(s.T[::-1])]) for s in stats]        # canonical order: shards merge exactly
+    means = [RougeScore(*(math.fsum(v[:, k]) / n for k in range(3))) for v in vs]
+    if n_boot == 0: return [(m, m, m) for m in means]
+    lo, hi = np.percentile(_boot_means(np.concatenate(vs, axis=1), n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
+    return [(m, RougeScore(*map(float, lo[3 * i:3 * i + 3])), RougeScore(*map(float, hi[3 * i:3 * i + 3]))) for i, m in enumerate(means)]
 
 # %% ../nbs/01a_rouge.ipynb #54a53d2f
 _RTYPE = re.compile(r'rouge([1-9][0-9]*|L|Lsum)$')
@@ -431,7 +434,7 @@ def _tokens(self:ROUGE, texts:list[str]) -> list[list[str]]:
     return [stem_tokens(t) for t in toks] if self.stem else toks
 
 # %% ../nbs/01a_rouge.ipynb #82df7f8b
-_ROWS = 1 << 14   # pairs scored at a time: only one block's tokens are held at once
+_ROWS = 1 << 13   # pairs scored at a time: only one block's tokens are held at once
 
 def _split(flat:list, lens:np.ndarray) -> list[list]:
     "Cut a flat list into consecutive pieces of the given lengths."
@@ -568,8 +571,9 @@ class ROUGEScore(Score):
 # %% ../nbs/01a_rouge.ipynb #f722fa67
 @patch
 def _aggregates(self:ROUGE, state:dict) -> dict[str, RougeAggregate]:
-    return {t: RougeAggregate(*rouge_from_stats(_rows_of(state[t]), self.n_boot, self.confidence, self.seed), state['n'], self.signature(t))
-            for t in self.rouge_types}
+    rows = [_check_rows(_rows_of(state[t]), 'ROUGE') for t in self.rouge_types]
+    return {t: RougeAggregate(*r, state['n'], self.signature(t))
+            for t, r in zip(self.rouge_types, _from_rows(rows, self.n_boot, self.confidence, self.seed))}
 
 @patch
 def _score(self:ROUGE, state:dict) -> ROUGEScore:
@@ -577,6 +581,27 @@ def _score(self:ROUGE, state:dict) -> ROUGEScore:
 
 @patch
 def _per_item(self:ROUGE, items:dict) -> dict: return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
+
+# %% ../nbs/01a_rouge.ipynb #c8c552ec
+def score_together(metrics:Sequence[ROUGE], # fresh ROUGE metrics whose options differ at most in their measures
+                   predictions:str|Sequence[str], # as `Metric.compute` takes them
+                   references:str|Sequence, # per prediction: a reference or a list of references
+                  ) -> list[ROUGEScore]:
+    "Add the batch to every metric and return each one's score; the texts are tokenized, and the bootstrap drawn, once for all."
+    ms = list(check_sequence(metrics, 'metrics', 'score_together'))
+    if not ms or not all(type(m) is ROUGE for m in ms): raise TypeError("score_together: metrics must be one or more ROUGE metrics")
+    m0 = ms[0]
+    if any(type(m.tokenizer) is not type(m0.tokenizer) or m.signature_options() != m0.signature_options() or m.state['n'] for m in ms):
+        raise ValueError("score_together: the metrics must be fresh (nothing added) and differ only in their measures")
+    both = ROUGE(list(dict.fromkeys(t for m in ms for t in m.rouge_types)), m0.tokenizer, stem=m0.stem, split=m0.split,
+                 n_boot=m0.n_boot, confidence=m0.confidence, seed=m0.seed)
+    stats = both._stats(predictions, references)
+    for m in ms:
+        sub = {t: stats[t] for t in m.rouge_types}
+        m.state = m._reduce(sub)
+        if m.keep_items: m._items.append(sub)
+    aggs = both._aggregates(both._reduce(stats))
+    return [ROUGEScore({t: aggs[t] for t in m.rouge_types}, m.signature(), m.confidence if m.n_boot > 0 else None) for m in ms]
 
 # %% ../nbs/01a_rouge.ipynb #810c8ed8
 def rouge_scores(hypotheses:str|Sequence[str], # candidates
