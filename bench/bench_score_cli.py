@@ -5,12 +5,14 @@ text): ours a JSON Lines file of strings, `--metrics rouge1 rouge2 rougeL rougeL
 default bootstrap (1,000 resamples); rouge-score's `python -m rouge_score.rouge` with the same four measures, records
 split by --delimiter (its default, a newline, would cut the multi-sentence texts apart) and its default
 BootstrapAggregator. Each runs as a child process (`run_peak_rss`), medians of --repeats; the peak RSS is the child's own.
+Our package is byte-compiled first (`compileall`), as an installed package is, so that neither side compiles its
+sources in the timed run (this environment sets PYTHONDONTWRITEBYTECODE).
 The check: each of our mean F1s lies in rouge-score's 95% interval (rouge-score prints its bootstrap's median, not the
 mean, so the two are not equal to the digit; bench_rouge.py checks the per-example numbers to 1e-9).
 
     python bench/bench_score_cli.py [--repeats 3] [--quick] [--json PATH]
 """
-import argparse, csv, json, os, statistics, sys, tempfile
+import argparse, compileall, csv, json, os, statistics, sys, tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -26,6 +28,7 @@ def main():
     ap.add_argument('--json', default=None, metavar='PATH', help="also append the result rows here (JSON Lines)")
     a = ap.parse_args()
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get('PYTHONPATH')] if p])}
+    compileall.compile_dir(str(ROOT / 'cah_metrics'), quiet=1)
     rows, ok = [], True
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
