@@ -58,6 +58,14 @@ def _inputs(m, name, references, sources, notes) -> dict|None:
     return {**({'references': references} if 'references' in m.inputs else {}), **({'sources': sources} if 'sources' in m.inputs else {})}
 
 # %% ../nbs/85_evaluate.ipynb #7ee48744
+def _together(ms:dict, predictions, references) -> dict:
+    "Scores of the ROUGE metrics of `ms` that differ only in their measures, each such group scored in one pass (`score_together`)."
+    from cah_metrics.rouge import ROUGE, score_together
+    groups = {}
+    for name, m in ms.items():
+        if type(m) is ROUGE and references is not None: groups.setdefault((type(m.tokenizer), m.signature_options()), []).append(name)
+    return {k: s for g in groups.values() if len(g) > 1 for k, s in zip(g, score_together([ms[k] for k in g], predictions, references))}
+
 def score_dataset(predictions:str|Sequence[str], # one prediction per example
                   references:Sequence|None=None, # per example: a reference or a list of references
                   sources:Sequence[str|None]|None=None, # per example: its source conversation (for code-mixing coverage)
@@ -73,10 +81,10 @@ def score_dataset(predictions:str|Sequence[str], # one prediction per example
         except ValueError as e: raise ValueError(f"score_dataset: metrics[{i}]: {e}") from None
     if not isinstance(per_example, bool): raise TypeError(f"score_dataset: per_example must be True or False, got {type(per_example).__name__}")
     ms = {name: load(name, **metric_options(name, options), **({'keep_items': True} if per_example else {})) for name in metrics}
-    report, sigs, details, per, notes = {}, {}, {}, {}, []
+    report, sigs, details, per, notes, done = {}, {}, {}, {}, [], _together(ms, predictions, references)
     for name, m in ms.items():
         if (inputs := _inputs(m, name, references, sources, notes)) is None: continue
-        d = m.compute(predictions, **inputs).to_dict()
+        d = (done[name] if name in done else m.compute(predictions, **inputs)).to_dict()
         sigs[name] = d.pop('signature'); d.pop('n', None); details[name] = d
         report.update({_report_key(name, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
         if per_example: per.update(m.per_item())

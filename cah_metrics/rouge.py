@@ -18,13 +18,13 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import (Tokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids, stem_tokens,
+from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids, stem_tokens,
                               split_sentences, as_array, as_texts, check_float, check_int, check_sequence, check_str, check_tokens)
 
 # %% auto #0
 __all__ = ['MAX_ORDER', 'MAX_TABLE', 'MAX_BOOT', 'rouge_n', 'lcs_table', 'lcs_length', 'rouge_l', 'lcs_indices', 'lsum_overlap',
-           'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'rouge_scores',
-           'corpus_rouge']
+           'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'score_together',
+           'rouge_scores', 'corpus_rouge']
 
 # %% ../nbs/01a_rouge.ipynb #36943fab
 MAX_ORDER = 100   # the largest n-gram order of `rouge_n` and of a rougeN measure
@@ -199,6 +199,90 @@ def lsum_overlap(ref_sents:Sequence[Sequence[str]], # tokens of each reference s
     can_sents = [check_tokens(s, f'can_sents[{i}]', f) for i, s in enumerate(check_sequence(can_sents, 'can_sents', f))]
     return _lsum_hits(ref_sents, can_sents)
 
+# %% ../nbs/01a_rouge.ipynb #98992846
+_REV8_U8 = np.frombuffer(_REV8, np.uint8)          # the byte bit-reversal table, for NumPy
+
+def _rev64(x:np.ndarray, L:np.ndarray) -> np.ndarray:
+    "Each word of `x` (uint64) with its lowest L bits in reverse order (1 <= L <= 63): bit p moves to bit L - 1 - p."
+    return _REV8_U8[x.byteswap().view(np.uint8)].view(np.uint64) >> (64 - L).astype(np.uint64)
+
+def _word_masks(C:np.ndarray, R:np.ndarray) -> np.ndarray:
+    "Bit masks (uint64) of where each column token of C (P, W) occurs in its row of R (P, w <= 64), bit q for R[:, q]."
+    b = np.packbits(C[:, :, None] == R[:, None, :], axis=-1, bitorder='little')
+    out = np.zeros(C.shape + (8,), np.uint8); out[..., :b.shape[-1]] = b
+    return out.view('<u8')[..., 0]
+
+# %% ../nbs/01a_rouge.ipynb #51dfd1cc
+_ONE = np.uint64(1)
+
+def _walk_words(R:np.ndarray, L:np.ndarray, C:np.ndarray) -> np.ndarray:
+    """`_Pack.walk` for P sentence pairs at once, one 64-bit word each: reference sentence ids R (P, 64; row i in column
+    i - 1, at most 63 rows, the rest padding), their lengths L (P,), candidate ids C (P, W) padded on the left with an id
+    that matches nothing. The hits of each pair in reversed bits: bit q is reference position L - 1 - q."""
+    P, W = C.shape
+    rows, w = (_ONE << L.astype(np.uint64)) - _ONE, -(-int(L.max(initial=1)) // 8) * 8   # w: the columns of R in use
+    R = R[:, :w]
+    Rr = np.take_along_axis(R, (L[:, None] - 1 - np.arange(w)) % w, axis=1)      # row L - q in column q
+    M, Mr = _word_masks(C, R), _word_masks(C, Rr)
+    cols, V = np.empty((W, P), np.uint64), rows.copy()
+    for k in range(W):                                          # Hyyro's column update, all pairs at once
+        U = V & M[:, k]; V = ((V + U) | (V - U)) & rows; cols[k] = V
+    cur, hits = np.ones(P, np.uint64), np.zeros(P, np.uint64)
+    for k in range(W - 1, -1, -1):                              # the backtrack, one column at a time
+        m = Mr[:, k]
+        stop = m | ~_rev64(cols[k], L)
+        F = ((~stop) + cur) & stop
+        hit = F & m
+        hits |= hit
+        cur = (F ^ hit) | (hit << _ONE)
+    return hits
+
+# %% ../nbs/01a_rouge.ipynb #e80c417c
+_PAIRS, _CELLS = 1 << 13, 1 << 17   # sentence pairs per NumPy walk, and the most pairs x candidate tokens
+
+def _offsets(lens:np.ndarray) -> np.ndarray: return np.cumsum(lens) - lens
+
+def _pair_index(rex:np.ndarray, cex:np.ndarray, n:int) -> tuple[np.ndarray, np.ndarray]:
+    "Every (reference sentence, candidate sentence) pair of the same example, by reference sentence: their indices."
+    nc = np.bincount(cex, minlength=n)[rex]                         # candidate sentences of each reference sentence's example
+    pr = np.repeat(np.arange(len(rex)), nc)
+    pc = np.repeat(_offsets(np.bincount(cex, minlength=n))[rex] - _offsets(nc), nc) + np.arange(len(pr))
+    return pr, pc
+
+def _lsum_words(rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
+    """`_lsum_hits` of n examples from the token ids of their sentences: reference sentences (flat ids, lengths, example
+    of each; 1 to 63 tokens), candidate sentences likewise (any length >= 1). Sentences of an example are consecutive."""
+    rs, cs = _offsets(rlen), _offsets(clen)
+    Rm = np.full((len(rlen), 64), -1, np.int32)        # ids below 2**31: a block holds fewer distinct tokens
+    Rm[np.repeat(np.arange(len(rlen)), rlen), np.arange(len(rid)) - np.repeat(rs, rlen)] = rid
+    pr, pc = _pair_index(rex, cex, n)
+    hits = np.zeros(len(pr), np.uint64)
+    order = np.argsort(clen[pc], kind='stable')                    # similar candidate lengths walk together
+    lens, a = clen[pc[order]], 0
+    while a < len(order):
+        ix = order[a:a + min(_PAIRS, max(1, _CELLS // int(lens[min(a + _PAIRS, len(order)) - 1])))]; a += len(ix)
+        lc = clen[pc[ix]]; W = int(lc.max())
+        C, row = np.full((len(ix), W), -2, np.int32), np.repeat(np.arange(len(ix)), lc)
+        t = np.arange(len(row)) - np.repeat(_offsets(lc), lc)
+        C[row, W - lc[row] + t] = cid[cs[pc[ix]][row] + t]         # right-aligned: padding columns come first
+        hits[ix] = _walk_words(Rm[pr[ix]], rlen[pr[ix]], C)
+    return _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n)
+
+# %% ../nbs/01a_rouge.ipynb #7fdce2fe
+def _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
+    "Per example, sum over tokens t of min(t's positions in the union LCS of every reference sentence, t's count in the candidate)."
+    union = np.zeros(len(rlen), np.uint64)
+    if len(pr): s = np.flatnonzero(np.r_[True, pr[1:] != pr[:-1]]); union[pr[s]] = np.bitwise_or.reduceat(hits, s)
+    bits = np.unpackbits(union.astype('<u8').view(np.uint8).reshape(-1, 8), axis=1, bitorder='little')
+    s, q = np.nonzero(bits)
+    tok = rid[_offsets(rlen)[s] + rlen[s] - 1 - q]                  # reversed bit q: position len - 1 - q
+    V = int(max(rid.max(initial=0), cid.max(initial=0))) + 1
+    ku, cu = np.unique(rex[s] * V + tok, return_counts=True)
+    kc, cc = np.unique(np.repeat(cex, clen) * V + cid, return_counts=True)
+    j = np.minimum(np.searchsorted(kc, ku), max(len(kc) - 1, 0))
+    both = np.minimum(cu, cc[j]) * (kc[j] == ku) if len(kc) else np.zeros(len(ku), np.int64)
+    return np.bincount(ku // V, weights=both, minlength=n).astype(np.int64)
+
 # %% ../nbs/01a_rouge.ipynb #a4fd79c2
 class RougeScore(NamedTuple):
     "Precision, recall and F1 of one measure."
@@ -241,12 +325,12 @@ class RougeAggregate:
                 f"n = {self.n} | {self.signature}")
 
 # %% ../nbs/01a_rouge.ipynb #f80af8c2
-MAX_BOOT, _BOOT_BYTES = 100_000, 64 << 20   # the most bootstrap resamples; the bootstrap's working set
+MAX_BOOT, _BOOT_BYTES = 100_000, 32 << 20   # the most bootstrap resamples; the bootstrap's working set
 
 def _boot_means(v:np.ndarray, n_boot:int, seed:int) -> np.ndarray:
     "Means of `n_boot` resamples of the rows of `v`: the rows of one (n_boot, n) draw, drawn a block of rows at a time."
-    rng, n = np.random.default_rng(seed), len(v)
-    k, out = max(1, _BOOT_BYTES // (32 * n)), np.empty((n_boot, v.shape[1]))   # 8 bytes of index, 24 of values per draw
+    rng, (n, c) = np.random.default_rng(seed), v.shape
+    k, out = max(1, _BOOT_BYTES // ((8 + 8 * c) * n)), np.empty((n_boot, c))   # per draw: 8 bytes of index, 8 per value
     for s in range(0, n_boot, k): out[s:s + k] = v[rng.integers(0, n, size=(min(k, n_boot - s), n))].mean(axis=1)
     return out
 
@@ -258,13 +342,16 @@ def rouge_from_stats(stats:np.ndarray, # (n, 3) per-example rows (overlap, n_c, 
     "Mean P/R/F1 and the bootstrap interval of the mean, `(mean, low, high)`, independent of the order of the rows."
     f, stats = 'rouge_from_stats', _check_rows(stats, 'rouge_from_stats')
     n_boot, seed = check_int(n_boot, 'n_boot', f, low=0, high=MAX_BOOT), check_int(seed, 'seed', f, low=0, high=2**63 - 1)
-    confidence, n = check_float(confidence, 'confidence', f, 0, 1, open_low=True, open_high=True), len(stats)
-    if n == 0: z = RougeScore(0.0, 0.0, 0.0); return z, z, z
-    v = prf_arrays(stats[np.lexsort(stats.T[::-1])])        # canonical order: shards merge exactly
-    mean = RougeScore(*(math.fsum(v[:, k]) / n for k in range(3)))
-    if n_boot == 0: return mean, mean, mean
-    lo, hi = np.percentile(_boot_means(v, n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
-    return mean, RougeScore(*map(float, lo)), RougeScore(*map(float, hi))
+    return _from_rows([stats], n_boot, check_float(confidence, 'confidence', f, 0, 1, open_low=True, open_high=True), seed)[0]
+
+def _from_rows(stats:list[np.ndarray], n_boot:int, confidence:float, seed:int) -> list[tuple[RougeScore, RougeScore, RougeScore]]:
+    "`rouge_from_stats` of several measures of the same examples, checked: the same seed draws the same resamples, so one draw serves all."
+    if (n := len(stats[0])) == 0: z = RougeScore(0.0, 0.0, 0.0); return [(z, z, z)] * len(stats)
+    vs = [prf_arrays(s[np.lexsort(s.T[::-1])]) for s in stats]        # canonical order: shards merge exactly
+    means = [RougeScore(*(math.fsum(v[:, k]) / n for k in range(3))) for v in vs]
+    if n_boot == 0: return [(m, m, m) for m in means]
+    lo, hi = np.percentile(_boot_means(np.concatenate(vs, axis=1), n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
+    return [(m, RougeScore(*map(float, lo[3 * i:3 * i + 3])), RougeScore(*map(float, hi[3 * i:3 * i + 3]))) for i, m in enumerate(means)]
 
 # %% ../nbs/01a_rouge.ipynb #54a53d2f
 _RTYPE = re.compile(r'rouge([1-9][0-9]*|L|Lsum)$')
@@ -347,6 +434,8 @@ def _tokens(self:ROUGE, texts:list[str]) -> list[list[str]]:
     return [stem_tokens(t) for t in toks] if self.stem else toks
 
 # %% ../nbs/01a_rouge.ipynb #82df7f8b
+_ROWS = 1 << 13   # pairs scored at a time: only one block's tokens are held at once
+
 def _split(flat:list, lens:np.ndarray) -> list[list]:
     "Cut a flat list into consecutive pieces of the given lengths."
     ends = np.cumsum(lens).tolist()
@@ -357,25 +446,63 @@ def pair_stats(self:ROUGE, cands:str|list[str], # candidates (a lone str is one)
                refs:str|list[str], # one reference per candidate, as many as `cands`
               ) -> dict[str, np.ndarray]:
     "For aligned lists of candidates and references: per pair and measure, rows (overlap, n_c, n_r)."
-    from rapidfuzz.distance import LCSseq
     f = 'ROUGE.pair_stats'
     cands, refs = as_texts(cands, 'cands', f), as_texts(refs, 'refs', f)
     if len(cands) != len(refs): raise ValueError(f"{f}: got {len(cands)} cands but {len(refs)} refs; they must be aligned, one reference per candidate")
-    ct, rt, vocab = self._tokens(cands), self._tokens(refs), Vocab()
-    (cid, cl), (rid, rl) = vocab.encode(ct), vocab.encode(rt)
+    parts = [self._block_stats(cands[a:a + _ROWS], refs[a:a + _ROWS]) for a in range(0, len(cands), _ROWS)] or [self._block_stats([], [])]
+    return {t: np.concatenate([p[t] for p in parts]) for t in self.rouge_types}
+
+# %% ../nbs/01a_rouge.ipynb #1ad38bbb
+@patch
+def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndarray]:
+    "`pair_stats` of one block of validated, aligned pairs."
+    from rapidfuzz.distance import LCSseq
+    n, vocab, lsum = len(cands), Vocab(), 'rougeLsum' in self.rouge_types
+    sc, sr = (self._sentences(cands, vocab), self._sentences(refs, vocab)) if lsum else (None, None)
+    if lsum and self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:   # a text's tokens: its lines' tokens
+        (cid, cl), (rid, rl) = ((s[1], np.bincount(s[3], s[2], minlength=n).astype(np.int64)) for s in (sc, sr))
+    else: (cid, cl), (rid, rl) = vocab.encode(self._tokens(cands)), vocab.encode(self._tokens(refs))
     ns = [int(t[5:]) for t in self.rouge_types if t[5:].isdigit()]
-    if ns: m, tot = ngram_overlap_ids(cid, cl, rid, rl, np.ones(len(ct), np.int64), max(ns))
+    if ns: m, tot = ngram_overlap_ids(cid, cl, rid, rl, np.ones(n, np.int64), max(ns))
     out = {}
     for t in self.rouge_types:
         if t == 'rougeL': o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
-        elif t == 'rougeLsum': o = [_lsum_hits(self._tokens(split_sentences(r, self.split)), self._tokens(split_sentences(c, self.split)))
-                                    for c, r in zip(cands, refs)]                    # same lengths, checked above
-        else: n = int(t[5:]); o = m[:, n - 1]
-        nc, nr = (tot[:, n - 1], np.maximum(rl - n + 1, 0)) if t[5:].isdigit() else (cl, rl)
-        out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(len(ct), 3)
+        elif t == 'rougeLsum': o = _lsum_of(sc, sr, n)
+        else: k = int(t[5:]); o = m[:, k - 1]
+        nc, nr = (tot[:, k - 1], np.maximum(rl - k + 1, 0)) if t[5:].isdigit() else (cl, rl)
+        out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(n, 3)
+    return out
+
+# %% ../nbs/01a_rouge.ipynb #0a12bf75
+_SENT_PAIRS = 256   # an example with more sentence pairs than this walks in packs (`_lsum_hits`), not in words
+
+@patch
+def _sentences(self:ROUGE, texts:list[str], vocab:Vocab):
+    "Lsum's sentences of `texts`: token lists, their ids (flat), lengths and example, and the first sentence of each text."
+    per = [split_sentences(t, self.split) for t in texts]
+    ns = np.fromiter(map(len, per), np.int64, len(per))
+    toks = self._tokens([s for ss in per for s in ss])
+    ids, lens = vocab.encode(toks)
+    return toks, ids, lens, np.repeat(np.arange(len(texts)), ns), _offsets(ns)
+
+def _lsum_of(sc, sr, n:int) -> np.ndarray:
+    "ROUGE-Lsum hits of n aligned examples from their `_sentences`: short documents walk in 64-bit words, the others in packs."
+    (ct, cid, cl, cx, c0), (rt, rid, rl, rx, r0) = sc, sr
+    long_ = np.bincount(rx[rl > 0], minlength=n) * np.bincount(cx[cl > 0], minlength=n) > _SENT_PAIRS
+    long_[rx[rl > 63]] = True
+    kr, kc = (rl > 0) & ~long_[rx], (cl > 0) & ~long_[cx]
+    out = _lsum_words(rid[np.repeat(kr, rl)], rl[kr], rx[kr], cid[np.repeat(kc, cl)], cl[kc], cx[kc], n)
+    ends_r, ends_c = np.r_[r0[1:], len(rt)], np.r_[c0[1:], len(ct)]
+    for e in np.flatnonzero(long_).tolist(): out[e] = _lsum_hits(rt[r0[e]:ends_r[e]], ct[c0[e]:ends_c[e]])
     return out
 
 # %% ../nbs/01a_rouge.ipynb #5e55d00e
+def _pairs(hyps, refs, metric:str, name:str='hypotheses') -> tuple[list[str], list[list[str]]]:
+    "`check_pairs`, with a fast path for its commonest input (two equally long lists of str) that gives the same result."
+    if type(hyps) is list and type(refs) is list and len(hyps) == len(refs) and all(type(t) is str for t in hyps) and all(type(t) is str for t in refs):
+        return hyps, [[r] for r in refs]
+    return check_pairs(hyps, refs, metric=metric, name=name)
+
 @patch
 def _best_stats(self:ROUGE, hyps:list[str], refs:list[list[str]]) -> dict[str, np.ndarray]:
     "Per-example rows of the best-F1 reference, for each measure, of validated inputs."
@@ -397,11 +524,11 @@ def segment_stats(self:ROUGE, hypotheses:str|Sequence[str], # one candidate or a
                   references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
                  ) -> dict[str, np.ndarray]:
     "Per-example statistics (overlap, n_c, n_r) of the best-F1 reference, for each measure."
-    return self._best_stats(*check_pairs(hypotheses, references, metric='ROUGE'))
+    return self._best_stats(*_pairs(hypotheses, references, 'ROUGE'))
 
 @patch
 def _stats(self:ROUGE, predictions, references=None) -> dict:
-    return self._best_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
+    return self._best_stats(*_pairs(predictions, references, self.name, 'predictions'))
 
 # %% ../nbs/01a_rouge.ipynb #3b2c9b03
 @patch
@@ -444,8 +571,9 @@ class ROUGEScore(Score):
 # %% ../nbs/01a_rouge.ipynb #f722fa67
 @patch
 def _aggregates(self:ROUGE, state:dict) -> dict[str, RougeAggregate]:
-    return {t: RougeAggregate(*rouge_from_stats(_rows_of(state[t]), self.n_boot, self.confidence, self.seed), state['n'], self.signature(t))
-            for t in self.rouge_types}
+    rows = [_check_rows(_rows_of(state[t]), 'ROUGE') for t in self.rouge_types]
+    return {t: RougeAggregate(*r, state['n'], self.signature(t))
+            for t, r in zip(self.rouge_types, _from_rows(rows, self.n_boot, self.confidence, self.seed))}
 
 @patch
 def _score(self:ROUGE, state:dict) -> ROUGEScore:
@@ -453,6 +581,27 @@ def _score(self:ROUGE, state:dict) -> ROUGEScore:
 
 @patch
 def _per_item(self:ROUGE, items:dict) -> dict: return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
+
+# %% ../nbs/01a_rouge.ipynb #c8c552ec
+def score_together(metrics:Sequence[ROUGE], # fresh ROUGE metrics whose options differ at most in their measures
+                   predictions:str|Sequence[str], # as `Metric.compute` takes them
+                   references:str|Sequence, # per prediction: a reference or a list of references
+                  ) -> list[ROUGEScore]:
+    "Add the batch to every metric and return each one's score; the texts are tokenized, and the bootstrap drawn, once for all."
+    ms = list(check_sequence(metrics, 'metrics', 'score_together'))
+    if not ms or not all(type(m) is ROUGE for m in ms): raise TypeError("score_together: metrics must be one or more ROUGE metrics")
+    m0 = ms[0]
+    if any(type(m.tokenizer) is not type(m0.tokenizer) or m.signature_options() != m0.signature_options() or m.state['n'] for m in ms):
+        raise ValueError("score_together: the metrics must be fresh (nothing added) and differ only in their measures")
+    both = ROUGE(list(dict.fromkeys(t for m in ms for t in m.rouge_types)), m0.tokenizer, stem=m0.stem, split=m0.split,
+                 n_boot=m0.n_boot, confidence=m0.confidence, seed=m0.seed)
+    stats = both._stats(predictions, references)
+    for m in ms:
+        sub = {t: stats[t] for t in m.rouge_types}
+        m.state = m._reduce(sub)
+        if m.keep_items: m._items.append(sub)
+    aggs = both._aggregates(both._reduce(stats))
+    return [ROUGEScore({t: aggs[t] for t in m.rouge_types}, m.signature(), m.confidence if m.n_boot > 0 else None) for m in ms]
 
 # %% ../nbs/01a_rouge.ipynb #810c8ed8
 def rouge_scores(hypotheses:str|Sequence[str], # candidates
