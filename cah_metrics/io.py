@@ -95,14 +95,26 @@ def _from_json(v, path, i, what):
     return _id(v, path, i), _strings(v[key], path, i, what)
 
 # %% ../nbs/00a_io.ipynb #021884dc
+_SCAN = json.JSONDecoder().scan_once    # the C scanner under json.loads, without its per-call Python layers
+_JSON_SPACE = ' \t\n\r'                  # the only characters JSON counts as white space
+
+def _json_line(path, i:int, line:str):
+    "One line parsed by `json.loads`, or the `InputError` that says why it is not JSON."
+    try: return json.loads(line)
+    except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError: raise InputError(path, i, "JSON nested too deeply") from None
+    except ValueError as e: raise InputError(path, i, f"invalid JSON ({e})") from None   # e.g. an integer of over 4300 digits
+
 def _json_lines(path, lines):
-    "(line number, value) of each line of a JSON Lines file; a blank, invalid or too deeply nested line is an `InputError`."
+    """(line number, value) of each line of a JSON Lines file; a blank, invalid or too deeply nested line is an `InputError`.
+    A line that starts with a value and has nothing but JSON white space after it is read by the scanner alone (what
+    `json.loads` would return); anything else, an error included, goes through `json.loads` for its value or its message."""
     for i, line in enumerate(lines, 1):
         if not line.strip(): raise InputError(path, i, "blank line in a JSON Lines file")
-        try: v = json.loads(line)
-        except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
-        except RecursionError: raise InputError(path, i, "JSON nested too deeply") from None
-        except ValueError as e: raise InputError(path, i, f"invalid JSON ({e})") from None   # e.g. an integer of over 4300 digits
+        try:
+            v, end = _SCAN(line, 0)
+            if end != len(line) and line[end:].strip(_JSON_SPACE): v = _json_line(path, i, line)
+        except (StopIteration, ValueError, RecursionError): v = _json_line(path, i, line)
         yield i, v
 
 def _fmt(path:Path, fmt, fn:str) -> str:
