@@ -7,7 +7,7 @@ sentence-transformers' `SentenceTransformer.encode`, on 2,000 CAH texts (bench/_
    builds (sorted by characters, which pads more).
 3. sentence-transformers' `encode(texts, normalize_embeddings=True)` on the same texts, the same model object.
 
-All three run with torch's thread count as the library leaves it (torch's default: the machine's cores). Medians of 3 (--repeats)
+All three run with the same torch thread count: as the library leaves it (torch's default: the machine's cores), or --threads. Medians of 3 (--repeats)
 after a warm-up call on 64 texts; peak traced Python memory on 256 of the texts; the vectors of ours and sentence-transformers must agree to 1e-5. Aim: ours within 1.1x of the
 bare forward pass.
 
@@ -38,11 +38,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--n', type=int, default=2000); ap.add_argument('--batch-size', type=int, default=64)
     ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--threads', type=int, help='torch threads for all three (default: as the library leaves them)')
     ap.add_argument('--quick', action='store_true'); ap.add_argument('--json')
     a = ap.parse_args()
     n = 300 if a.quick else a.n
     import torch
     from cah_metrics.embeddings import get_encoder
+    if a.threads: torch.set_num_threads(a.threads)
     enc = get_encoder(); st = enc._st
     texts = make_texts(n)
     model = st[0].auto_model
