@@ -10,13 +10,19 @@
    on the rows outside the 4,000-row sample it was trained on (a held-out check). Encoding dominates: about 8 minutes
    on 2 cores.
 
-There is no reference implementation to run beside these; the script checks that every score is finite and on its scale.
+4. Issue 21, batch size: the 40,000 pairs as one batch against the same pairs as 80 batches of 500 (the peer: a user
+   who splits the work), and batches of 5k/10k/20k/40k pairs with the fitted cost exponent (`fit_exponent`; aim: at
+   most linear). The texts are embedded beforehand (untimed, as a warm evaluator has them), so this times the scoring
+   and the batch diversity. The per-item fields of one batch and of the 80 batches must agree to 1e-12 (the batch
+   fields differ by definition: they are over the batch).
 
-    python bench/bench_humor.py [--learned]
+There is no reference implementation to run beside 1-3; the script checks that every score is finite and on its scale.
+
+    python bench/bench_humor.py [--learned] [--sizes-only] [--repeats 3] [--quick] [--json PATH]
 """
 import sys, time
 import numpy as np
-from _common import ROOT
+from _common import ROOT, emit, fit_exponent, row, timed
 
 def full_grid():
     from cah_metrics.corpora import default_pack
@@ -68,8 +74,48 @@ def learned():
           f"ROC AUC on the {held.sum():,} rows it was not trained on: {auc:.4f} -> {'ok' if ok else 'FAILED'}")
     return ok
 
+def batch_sizes(repeats=3, quick=False):
+    "One batch against many of 500, and the cost exponent over batch sizes; the result rows."
+    from cah_metrics.corpora import default_pack
+    from cah_metrics.humor import HumorEvaluator, ITEM_FIELDS
+    pack = default_pack()
+    answers, prompts = [a['text'] for a in pack.answers], [p['text'] for p in pack.prompts]
+    if quick: prompts = prompts[:24]       # 12,000 pairs: above the 5,000 texts where the silhouette starts sampling (see the report)
+    profile = ["Old-people smell.", "A sausage festival."]
+    T, C = [a for p in prompts for a in answers], [p for p in prompts for _ in answers]
+    ev = HumorEvaluator(); ev.embed(list(dict.fromkeys(T + C + profile)))   # every distinct text embedded once, untimed
+    def run(texts, contexts, size):
+        ev._div.clear()
+        return [ev.evaluate_batch(texts[s:s + size], contexts[s:s + size], profile) for s in range(0, len(texts), size)]
+    N = len(T)
+    t_one, one = timed(lambda: run(T, C, N), repeats)
+    t_many, many = timed(lambda: run(T, C, 500), repeats)
+    import pandas as pd
+    many = pd.concat(many, ignore_index=True)
+    err = max(float(np.abs(one[0][k].to_numpy() - many[k].to_numpy()).max()) for k in ITEM_FIELDS)
+    ok = err <= 1e-12
+    sizes = [n for n in ((6000, 12_000) if quick else (5000, 10_000, 20_000, 40_000))]
+    secs = [timed(lambda: run(T[:n], C[:n], n), repeats)[0] for n in sizes]
+    k = fit_exponent(sizes, secs)
+    print(f"humor, {N:,} pairs: one batch {t_one:.2f} s, {N // 500} batches of 500 {t_many:.2f} s ({t_many / t_one:.2f}x); "
+          f"item fields agree to {err:.1e} -> {'ok' if ok else 'DIFFER'}")
+    print("batch sizes " + ', '.join(f"{n:,}: {t:.2f} s" for n, t in zip(sizes, secs)) + f"; fitted exponent {k:.2f} (aim <= 1.1)")
+    return ok, [row(f"HumorEvaluator.evaluate_batch, {N:,} CAH pairs ({len(answers)} answers x {len(prompts)} prompts, MiniLM vectors ready): one batch "
+                    f"vs {N // 500} batches of 500", t_one, f'{N // 500} batches of 500', t_many, aim='one batch no slower than many',
+                    met=t_one <= t_many, numbers='item fields equal to 1e-12'),
+                row(f"HumorEvaluator.evaluate_batch, batches of {', '.join(f'{n:,}' for n in sizes)} pairs: fitted cost exponent {k:.2f} "
+                    f"({', '.join(f'{t:.1f}' for t in secs)} s); ours is the largest", secs[-1], aim='exponent <= 1.1 (linear)', met=k <= 1.1)]
+
 def main(argv):
-    oks = [full_grid(), main_job()] + ([learned()] if '--learned' in argv else [])
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--learned', action='store_true'); ap.add_argument('--sizes-only', action='store_true')
+    ap.add_argument('--repeats', type=int, default=3); ap.add_argument('--quick', action='store_true'); ap.add_argument('--json')
+    a = ap.parse_args(argv)
+    ok, rows = batch_sizes(1 if a.quick else a.repeats, a.quick)
+    emit(rows, a.json)
+    if a.sizes_only or a.quick: return 0 if ok else 1
+    oks = [ok, full_grid(), main_job()] + ([learned()] if a.learned else [])
     return 0 if all(oks) else 1
 
 if __name__ == '__main__': sys.exit(main(sys.argv[1:]))

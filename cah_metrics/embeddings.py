@@ -166,6 +166,12 @@ class Encoder:
     def signature(self) -> Signature: return Signature('embeddings', self.signature_options())
 
 # %% ../nbs/05_embeddings.ipynb #4149e8d7
+def _length_batches(st, texts:list[str], batch_size:int) -> list[np.ndarray]:
+    "Indices of `texts` in batches of `batch_size`, longest first by word pieces (as the model reads them): little padding per batch."
+    ids = st.tokenizer(texts, truncation=True, max_length=st.max_seq_length or 512)['input_ids']
+    order = np.argsort([-len(x) for x in ids], kind='stable')
+    return [order[s:s + batch_size] for s in range(0, len(texts), batch_size)]
+
 @patch
 def encode(self:Encoder, texts:str|Sequence[str], # texts to embed
            batch_size:int=64, # texts per forward pass, >= 1
@@ -178,7 +184,14 @@ def encode(self:Encoder, texts:str|Sequence[str], # texts to embed
     if self.backend == 'tfidf': return _tfidf(texts)
     st, show = self._st, len(texts) > 1000 if progress is None else progress
     texts = [clip_text(st.tokenizer, _check_text(t, f'texts[{i}]', 'embeddings'), st.max_seq_length or 512) for i, t in enumerate(texts)]
-    return st.encode(texts, batch_size=batch_size, show_progress_bar=show, normalize_embeddings=True, convert_to_numpy=True).astype(np.float32)
+    batches = _length_batches(st, texts, batch_size) if getattr(st.tokenizer, 'is_fast', False) else [np.arange(len(texts))]
+    if show:
+        from tqdm.auto import tqdm
+        batches = tqdm(batches, desc='Batches')
+    out = np.empty((len(texts), self.dim), np.float32)
+    for b in batches:
+        out[b] = st.encode([texts[i] for i in b], batch_size=batch_size, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
+    return out
 
 @patch(as_prop=True)
 def dim(self:Encoder) -> int:

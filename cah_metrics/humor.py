@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
 # %% ../nbs/06_humor.ipynb #42bd76df
 from __future__ import annotations
-import hashlib, importlib.util, json, re
+import contextlib, hashlib, importlib.util, json, re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -141,11 +141,16 @@ def _encoder_name(encoder) -> str:
 
 # %% ../nbs/06_humor.ipynb #6ca8b42b
 class _RepeatTreebank(TreebankTokenizer):
-    "`TreebankTokenizer` whose `batch` tokenizes each distinct text once."
+    "`TreebankTokenizer` whose `batch` tokenizes each distinct text once, across calls until `forget()` (Self-BLEU hands its texts over 1,000 at a time)."
+    _memo: dict|None = None
     def batch(self, texts:Sequence[str], # the texts of a batch
              ) -> list[list[str]]:
-        memo = {t: self(t) for t in dict.fromkeys(texts)}
+        if self._memo is None: self._memo = {}
+        memo = self._memo
+        for t in dict.fromkeys(texts):
+            if t not in memo: memo[t] = self(t)
         return [list(memo[t]) for t in texts]
+    def forget(self): self._memo = None
 
 # %% ../nbs/06_humor.ipynb #2e698ea1
 class HumorEvaluator:
@@ -254,20 +259,29 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
     return {**out, 'learned_humor_score': self.learned_scores(texts, contexts)} if self.scorer == 'learned' else out
 
 # %% ../nbs/06_humor.ipynb #cb9bbf4f
+def _one_thread():
+    "BLAS and OpenMP on one thread (when threadpoolctl, installed with scikit-learn, is there): the clustering's products are small, and threads that wait on each other cost more than they save."
+    try: from threadpoolctl import threadpool_limits
+    except ImportError: return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
 @patch
 def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str]=()) -> dict:
     from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
     tok = self.div_tokenizer
-    d = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus, 'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
-         'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score,
-         'vocabulary_richness': vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
+    try:
+        d = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus, 'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
+             'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score,
+             'vocabulary_richness': vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
+    finally: tok.forget()                             # the tokens of this batch's distinct texts, shared by the three calls
     E = self.embed(list(texts))
     if E is None or len(texts) < 2:
         d.update({k: 0.0 for k in BATCH_FIELDS[4:]})
     else:
-        sd = semantic_diversity(E)
+        with _one_thread(): sd = semantic_diversity(E)
         d.update(zip(BATCH_FIELDS[4:], (sd.overall_diversity, sd.intra_cluster_diversity, sd.inter_cluster_diversity, sd.semantic_spread, sd.cluster_coherence)))
-    return {**d, 'mauve_score': self._mauve(list(texts), list(refs))} if refs else d
+    if not refs: return d
+    with _one_thread(): return {**d, 'mauve_score': self._mauve(list(texts), list(refs))}
 
 # %% ../nbs/06_humor.ipynb #5a89f01e
 @patch
