@@ -445,6 +445,18 @@ def _silhouette(T:np.ndarray, lab:np.ndarray) -> float:
         s = (b - a) / np.maximum(a, b)
     return float(np.mean(np.nan_to_num(s)))             # a text alone in its cluster scores 0
 
+def _distinct_rows(X:np.ndarray) -> tuple[np.ndarray, np.ndarray]|None:
+    "(the first row of each distinct vector, in order; each row's distinct vector): None when no vector repeats."
+    _, first, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    if len(first) == len(X): return None
+    order = np.argsort(first); rank = np.empty_like(order); rank[order] = np.arange(len(order))
+    return first[order], rank[inv.reshape(-1)]
+
+def _repeated_sums(X:np.ndarray, H:np.ndarray, keep:np.ndarray, which:np.ndarray) -> np.ndarray:
+    "D @ H from the distinct rows alone: a repeat of a vector lies at distance 0 from it, so its row of H joins the vector's."
+    G = np.zeros((len(keep), H.shape[1]), H.dtype); np.add.at(G, which, H)
+    return _distance_sums(X[keep], G)[which]
+
 def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray|None, float]:
     "The design's best clustering (k, silhouette, labels; the first best) and its semantic spread, from one blockwise distance pass."
     N, d = X.shape
@@ -452,7 +464,7 @@ def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray
     cols = [0] + list(np.cumsum([lab.max() + 1 for _, lab in fits]))
     H = np.zeros((N, cols[-1] + 1), X.dtype); H[:, -1] = 1       # one-hot of every clustering, then a column of ones
     for (_, lab), c in zip(fits, cols): H[np.arange(N), c + lab] = 1
-    T = _distance_sums(X, H)
+    T = _distance_sums(X, H) if (rows := _distinct_rows(X)) is None else _repeated_sums(X, H, *rows)
     best = (1, -1.0, None)
     for (k, lab), c, c1 in zip(fits, cols, cols[1:]):
         s = _silhouette(T[:, c:c1], lab)
