@@ -457,6 +457,7 @@ def _interpolate(level:_Level, h, key, lower):
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
     V, uv, vw = self.V, u * self.V + v, v * self.V + w         # unseen tokens come as <unk>; history always exists: padded
+    if not len(w): return np.zeros(0)                          # no token to score (every text empty, nothing appended)
     row = self._pairs.get(vw)                                  # one lookup per token finds its bigram (v w) ...
     ctx = np.empty_like(row); ctx[1:] = row[:-1]               # ... which is the next token's trigram context (u v)
     redo = np.flatnonzero(np.r_[True, uv[1:] != vw[:-1]])      # where a text begins, the context is looked up
@@ -526,7 +527,7 @@ def text_nll(self:_LM, texts:Sequence[str|Sequence[str]], # held-out texts (or t
     "Each text's summed surprisal -ln P (nats) and its number of scored tokens, counted as `corpus_perplexity` counts them."
     self._check()
     u, v, w, n = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)
-    return np.bincount(np.repeat(np.arange(len(n)), n), weights=-self._logp(u, v, w), minlength=len(n)), n
+    return np.bincount(np.repeat(np.arange(len(n)), n), weights=-self._logp(u, v, w), minlength=len(n)).astype(float), n
 
 # %% ../nbs/04_lm.ipynb #116b9bb5
 @patch
