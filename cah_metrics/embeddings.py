@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/embeddings.html.md"""
 
 # %% ../nbs/05_embeddings.ipynb #eda8bc9c
 from __future__ import annotations
-import os, re, reprlib, warnings
+import os, re, reprlib, threading, warnings
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -95,6 +95,11 @@ def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, o
 # %% ../nbs/05_embeddings.ipynb #2489742d
 _SURROGATE = re.compile('[\ud800-\udfff]')
 _WINDOW = 1 << 16                               # characters per look-ahead window
+# A fast tokenizer keeps its truncation and padding settings as state: each call sets them, then tokenizes. Two threads
+# calling one tokenizer with different settings (ours to measure lengths, sentence-transformers' to pad a batch; the Dask
+# threads scheduler runs partitions in threads of one process) can each run with the other's settings, and a batch comes
+# back unpadded. Every call of a tokenizer here, and every forward pass that tokenizes, holds this lock.
+_TOKENIZER_LOCK = threading.RLock()
 
 def _check_text(text, name:str, metric:str) -> str:
     "`text` if it is a str a tokenizer can read (no lone surrogate), else a `TypeError`/`ValueError` naming it."
@@ -135,15 +140,16 @@ def clip_text(tok, # a fast (Rust) transformers tokenizer; any other is given th
     _check_text(text, 'text', 'clip_text'); n = check_int(n, 'n', 'clip_text')
     if not callable(tok) or not hasattr(tok, 'is_fast'): raise TypeError(f"clip_text: tok must be a transformers tokenizer, got {type(tok).__name__}")
     if not tok.is_fast: return text
-    m = 8 * n + 64
-    while m < len(text):
-        _, w, off = _pieces(tok, text[:m])
-        k = w.index(w[-1]) if w else 0               # the first piece of the last word, which may go on after the cut
-        if k > n: return text[:off[k][0]]
-        if w and off[-1][1] == m and (e := _long_word_end(tok, text, off[k][0], m)) is not None:
-            text = text[:m] + text[e:]                # the middle of an [UNK] word: the same pieces without it
-        m *= 2
-    return text
+    with _TOKENIZER_LOCK:
+        m = 8 * n + 64
+        while m < len(text):
+            _, w, off = _pieces(tok, text[:m])
+            k = w.index(w[-1]) if w else 0               # the first piece of the last word, which may go on after the cut
+            if k > n: return text[:off[k][0]]
+            if w and off[-1][1] == m and (e := _long_word_end(tok, text, off[k][0], m)) is not None:
+                text = text[:m] + text[e:]                # the middle of an [UNK] word: the same pieces without it
+            m *= 2
+        return text
 
 # %% ../nbs/05_embeddings.ipynb #35bac8ae
 class Encoder:
@@ -183,14 +189,15 @@ def encode(self:Encoder, texts:str|Sequence[str], # texts to embed
     if not texts: return np.zeros((0, self.dim if self.backend != 'tfidf' else 0), np.float32)
     if self.backend == 'tfidf': return _tfidf(texts)
     st, show = self._st, len(texts) > 1000 if progress is None else progress
-    texts = [clip_text(st.tokenizer, _check_text(t, f'texts[{i}]', 'embeddings'), st.max_seq_length or 512) for i, t in enumerate(texts)]
-    batches = _length_batches(st, texts, batch_size) if getattr(st.tokenizer, 'is_fast', False) else [np.arange(len(texts))]
-    if show:
-        from tqdm.auto import tqdm
-        batches = tqdm(batches, desc='Batches')
     out = np.empty((len(texts), self.dim), np.float32)
-    for b in batches:
-        out[b] = st.encode([texts[i] for i in b], batch_size=batch_size, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
+    with _TOKENIZER_LOCK:                             # threads sharing the model take turns (see `_TOKENIZER_LOCK`)
+        texts = [clip_text(st.tokenizer, _check_text(t, f'texts[{i}]', 'embeddings'), st.max_seq_length or 512) for i, t in enumerate(texts)]
+        batches = _length_batches(st, texts, batch_size) if getattr(st.tokenizer, 'is_fast', False) else [np.arange(len(texts))]
+        if show:
+            from tqdm.auto import tqdm
+            batches = tqdm(batches, desc='Batches')
+        for b in batches:
+            out[b] = st.encode([texts[i] for i in b], batch_size=batch_size, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
     return out
 
 @patch(as_prop=True)
