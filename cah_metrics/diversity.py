@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/diversity.html.md"""
 
 # %% ../nbs/05a_diversity.ipynb #8154f330
 from __future__ import annotations
-import math, re, string
+import math, os, re, string
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
@@ -412,11 +412,18 @@ def _mean_pair_sim(E:np.ndarray) -> float:
 # %% ../nbs/05a_diversity.ipynb #a478ff70
 def _kmeans_labels(X:np.ndarray, seed:int=42) -> list[tuple[int, np.ndarray]]:
     "The design's KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
-    from sklearn.cluster import KMeans
+    from concurrent.futures import ThreadPoolExecutor
     from threadpoolctl import threadpool_limits
-    with threadpool_limits(1):      # k <= 5: each product and Lloyd step is too small to share; threads would only wait on each other
-        fits = [(k, KMeans(k, random_state=seed, n_init=10).fit_predict(X)) for k in range(2, min(5, len(X) // 2) + 1)]
-    return [(k, lab) for k, lab in fits if len(np.unique(lab)) > 1]
+    ks = list(range(2, min(5, len(X) // 2) + 1))
+    def fit(k):
+        from sklearn.cluster import KMeans
+        with threadpool_limits(1):                  # OpenMP's thread count is each thread's own: set it in this one too
+            return KMeans(k, random_state=seed, n_init=10).fit_predict(X)
+    # k <= 5: each product and Lloyd step is too small to share between cores (threads would wait on each other), so each
+    # fit runs on one core and the fits run side by side, the largest k first; every fit is the same as alone
+    with threadpool_limits(1), ThreadPoolExecutor(max(1, min(len(ks), os.cpu_count() or 1))) as ex:
+        labels = dict(zip(ks[::-1], ex.map(fit, ks[::-1])))
+    return [(k, labels[k]) for k in ks if len(np.unique(labels[k])) > 1]
 
 BLOCK = 1024    # rows of X per block of the distance pass: one block of distances is BLOCK x BLOCK numbers (8 MiB in float64)
 
@@ -447,6 +454,7 @@ def _silhouette(T:np.ndarray, lab:np.ndarray) -> float:
 
 def _distinct_rows(X:np.ndarray) -> tuple[np.ndarray, np.ndarray]|None:
     "(the first row of each distinct vector, in order; each row's distinct vector): None when no vector repeats."
+    if len({r.tobytes() for r in X + 0.0}) == len(X): return None   # hashing rows beats sorting them (np.unique); + 0.0 makes -0.0 0.0
     _, first, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
     if len(first) == len(X): return None
     order = np.argsort(first); rank = np.empty_like(order); rank[order] = np.arange(len(order))
