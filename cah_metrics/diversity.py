@@ -22,7 +22,7 @@ from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu
 from .embeddings import DEFAULT_MODEL, get_encoder
 
 # %% auto #0
-__all__ = ['MAX_N', 'BLOCK', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric',
+__all__ = ['MAX_N', 'MIN_DISTINCT', 'BLOCK', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric',
            'lexicalrichness_tokenize', 'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness',
            'VocabularyRichness', 'vendi_score', 'SemanticDiversity', 'semantic_diversity', 'SemanticDiversityMetric']
 
@@ -50,6 +50,15 @@ def _distinct_reduce(counts:list[Counter]) -> dict:
         if c: ratios[f"{len(c)}/{sum(c.values())}"] += 1
     return {'n': len(counts), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
 
+def _distinct_counts(token_lists:list[list[str]], n:int) -> dict:
+    "`_distinct_reduce` of each text's n-gram counts, with each distinct text counted once and its counts times its repeats."
+    grams, ratios = Counter(), Counter()
+    for t, m in Counter(map(tuple, token_lists)).items():       # texts in order of first appearance, as the loop above
+        if not (c := ngram_counts(t, n)): continue
+        grams.update(c if m == 1 else {g: v * m for g, v in c.items()})
+        ratios[f"{len(c)}/{sum(c.values())}"] += m
+    return {'n': len(token_lists), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
+
 def _mean_ratio(ratios:Counter) -> float:
     "The mean of the per-text ratios d / t (each the float d / t), exactly rounded; 0.0 for none."
     m = sum(ratios.values())
@@ -68,7 +77,7 @@ def distinct_n(texts:str|Sequence[str], # the texts; a lone str is one text
               ) -> Distinct:
     "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
     n, tok = check_int(n, 'n', 'distinct_n', high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
-    return _distinct(_distinct_reduce([ngram_counts(t, n) for t in _token_lists(texts, tok, 'distinct_n')]))
+    return _distinct(_distinct_counts(_token_lists(texts, tok, 'distinct_n'), n))
 
 # %% ../nbs/05a_diversity.ipynb #30cf1342
 @register()
@@ -174,10 +183,13 @@ def _self_bleu(ids:np.ndarray, L:np.ndarray, max_n:int, smooth:str) -> tuple[flo
     R = _closest_other_len(L)
     mt = [_others_max(g, r, c, N) for g, r, c in _order_entries(ids, L, orders)]
     M, T = np.column_stack([m for m, _ in mt]).tolist(), np.column_stack([t for _, t in mt]).tolist()
-    value, per = SMOOTHING[smooth], np.empty(N)
+    value, per, seen = SMOOTHING[smooth], np.empty(N), {}
     for i in range(N):
-        _, lm = smoothed_log_mean(BLEUStats(int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i])), w, smooth, value, False)
-        per[i] = 0.0 if lm == -math.inf else min(1.0, brevity_penalty(int(L[i]), int(R[i])) * math.exp(lm))   # as BLEU: at most 1
+        key = (int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i]))
+        if (b := seen.get(key)) is None:                     # texts with the same statistics (repeats) have the same BLEU
+            _, lm = smoothed_log_mean(BLEUStats(*key), w, smooth, value, False)
+            b = seen[key] = 0.0 if lm == -math.inf else min(1.0, brevity_penalty(key[0], key[1]) * math.exp(lm))   # as BLEU: at most 1
+        per[i] = b
     return math.fsum(per) / N, per
 
 # %% ../nbs/05a_diversity.ipynb #1b79e392
@@ -410,15 +422,18 @@ def _mean_pair_sim(E:np.ndarray) -> float:
     return 1.0 if n < 2 else _pair_sum(E) / (n * (n - 1))
 
 # %% ../nbs/05a_diversity.ipynb #a478ff70
-def _kmeans_labels(X:np.ndarray, seed:int=42) -> list[tuple[int, np.ndarray]]:
+MIN_DISTINCT = 10   # fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
+
+def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.ndarray]]:
     "The design's KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
     from concurrent.futures import ThreadPoolExecutor
     from threadpoolctl import threadpool_limits
     ks = list(range(2, min(5, len(X) // 2) + 1))
+    rep = _repeats(X, *rows) if rows is not None and MIN_DISTINCT <= len(rows[0]) <= len(X) // 2 else None
     def fit(k):
         from sklearn.cluster import KMeans
         with threadpool_limits(1):                  # OpenMP's thread count is each thread's own: set it in this one too
-            return KMeans(k, random_state=seed, n_init=10).fit_predict(X)
+            return _kmeans_repeated(rep, k, seed) if rep else KMeans(k, random_state=seed, n_init=10).fit_predict(X)
     # k <= 5: each product and Lloyd step is too small to share between cores (threads would wait on each other), so each
     # fit runs on one core and the fits run side by side, the largest k first; every fit is the same as alone
     with threadpool_limits(1), ThreadPoolExecutor(max(1, min(len(ks), os.cpu_count() or 1))) as ex:
@@ -468,17 +483,61 @@ def _repeated_sums(X:np.ndarray, H:np.ndarray, keep:np.ndarray, which:np.ndarray
 def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray|None, float]:
     "The design's best clustering (k, silhouette, labels; the first best) and its semantic spread, from one blockwise distance pass."
     N, d = X.shape
-    fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1)) for k, lab in _kmeans_labels(X, seed)]
+    rows = _distinct_rows(X)                                      # repeated vectors: clustered and measured once each
+    fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1)) for k, lab in _kmeans_labels(X, seed, rows)]
     cols = [0] + list(np.cumsum([lab.max() + 1 for _, lab in fits]))
     H = np.zeros((N, cols[-1] + 1), X.dtype); H[:, -1] = 1       # one-hot of every clustering, then a column of ones
     for (_, lab), c in zip(fits, cols): H[np.arange(N), c + lab] = 1
-    T = _distance_sums(X, H) if (rows := _distinct_rows(X)) is None else _repeated_sums(X, H, *rows)
+    T = _distance_sums(X, H) if rows is None else _repeated_sums(X, H, *rows)
     best = (1, -1.0, None)
     for (k, lab), c, c1 in zip(fits, cols, cols[1:]):
         s = _silhouette(T[:, c:c1], lab)
         if s > best[1]: best = (k, s, lab)
     spread = min(1.0, T[:, -1].sum() / (N * (N - 1)) / math.sqrt(d) / 2)     # mean distance over pairs i != j
     return (*best, float(spread))
+
+# %% ../nbs/05a_diversity.ipynb #a3d48a8d
+def _plusplus(R, k:int, rng:np.random.RandomState) -> list[int]:
+    "The distinct vectors (indices into R.X) that scikit-learn's k-means++ picks from all N rows, with its random draws."
+    from sklearn.metrics.pairwise import euclidean_distances as dist
+    N, trials, which = len(R.which), 2 + int(np.log(k)), R.which
+    ones = np.ones(N, R.X.dtype)                                     # the rows' sample weights, as KMeans makes them
+    picks = [int(which[rng.choice(N, p=ones / ones.sum())])]
+    near = dist(R.Xc[picks], R.Xc, Y_norm_squared=R.sq, squared=True)[0]   # each vector's squared distance to its nearest pick
+    pot = near[which][None] @ ones
+    for _ in range(1, k):
+        ids = np.searchsorted(np.cumsum(ones * near[which][None]), rng.uniform(size=trials) * pot)
+        np.clip(ids, None, N - 1, out=ids)
+        D = np.minimum(near, dist(R.Xc[which[ids]], R.Xc, Y_norm_squared=R.sq, squared=True))
+        pots = np.ascontiguousarray(D[:, which]) @ ones.reshape(-1, 1)     # (trials, N) in C order: scikit-learn's sums, bit for bit
+        b = int(np.argmin(pots)); pot, near = pots[b], D[b]
+        picks.append(int(which[ids[b]]))
+    return picks
+
+# %% ../nbs/05a_diversity.ipynb #debcd0eb
+class _Repeats(NamedTuple):
+    "Repeated rows as KMeans on all of them would see them, kept once per distinct vector."
+    X: np.ndarray; Xc: np.ndarray; sq: np.ndarray; which: np.ndarray; w: np.ndarray; tol: float
+
+def _repeats(X:np.ndarray, keep:np.ndarray, which:np.ndarray) -> _Repeats:
+    "The distinct rows X[keep], centred as KMeans centres X, their squared norms and counts, and `tol` for their weighted fit."
+    Xd = X[keep]; Xc = Xd - X.mean(axis=0)
+    tol = 1e-4 * float(np.mean(np.var(X, axis=0)) / np.mean(np.var(Xd, axis=0)))     # KMeans' tolerance of all rows
+    return _Repeats(Xd, Xc, np.einsum('ij,ij->i', Xc, Xc), which, np.bincount(which).astype(X.dtype), tol)
+
+def _same_clustering(a:np.ndarray, b:np.ndarray, k:int) -> bool:
+    "scikit-learn's check in KMeans' n_init loop: every label of `a` goes to one label of `b`."
+    pairs = np.unique(a.astype(np.int64) * k + b)
+    return len(np.unique(pairs // k)) == len(pairs)
+
+def _kmeans_repeated(R:_Repeats, k:int, seed:int, n_init:int=10) -> np.ndarray:
+    "The labels of `KMeans(k, random_state=seed, n_init=n_init).fit_predict` on all rows, from their distinct vectors."
+    from sklearn.cluster import KMeans
+    rng, best = np.random.RandomState(seed), None
+    for _ in range(n_init):
+        km = KMeans(k, init=R.X[_plusplus(R, k, rng)], n_init=1, tol=R.tol).fit(R.X, sample_weight=R.w)
+        if best is None or (km.inertia_ < best[0] and not _same_clustering(km.labels_, best[1], k)): best = (km.inertia_, km.labels_)
+    return best[1][R.which]
 
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
 def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite numbers
