@@ -11,6 +11,9 @@ matrix, in one run.
    traced by tracemalloc. The design's KMeans fits (scikit-learn, 40 of them) are also timed alone: what is left of ours
    (the one distance pass, silhouettes, spread, Vendi) is compared with the N x N matrix too. The numbers must agree: the overall diversity with the peer's to 1e-6 (float32 matrix), the
    silhouette and spread with scikit-learn's silhouette_score and a full distance matrix at 1k (to 1e-9).
+   The float64 products alone that the exact silhouette needs (blocks on and above the diagonal) are timed too: the floor
+   of what is ours. Then the design's 40 KMeans fits on a humor batch's vectors (500 distinct answers x 80 prompts),
+   from the distinct vectors weighted by their counts against scikit-learn on every row: the labels must be equal.
 3. Continuity: ours at N = 9,999 / 10,000 / 10,001 / 10,002 (the old switch to MiniBatchKMeans) and 4,999 .. 5,002 (the
    old switch to a sampled silhouette and spread), and the fitted cost exponent of ours and of the peer.
 
@@ -87,6 +90,11 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
                         f"40 scikit-learn fits, {t_k:.2f} s: one distance pass for every silhouette and the spread, Vendi)",
                         max(t_o - t_k, 1e-9), 'plain N x N cosine matrix and its mean (numpy, float32)', t_p,
                         aim='<= the N x N time (what is ours)', met=t_o - t_k <= t_p))
+        t_g, _ = timed(lambda: _products(E.astype(np.float64)), 1 if quick else repeats)
+        rows.append(row(f"the float64 distance products alone that the exact silhouette needs at N = {N:,} (the blocks on and above the "
+                        f"diagonal: N^2 d / 2 multiply-adds, nothing else), the floor of ours without the KMeans fits", t_g,
+                        'plain N x N cosine matrix and its mean (numpy, float32)', t_p))
+    rows.append(repeats_row(quick))
     if not quick and not skip_100k:
         E = embeddings(100_000)
         t_o, sd = timed(lambda: semantic_diversity(E), 1)
@@ -96,6 +104,27 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
     print(f"fitted exponent of time in N: ours {fit_exponent(sizes, ours_t):.2f} ({', '.join(f'{n:,}' for n in sizes)}), "
           f"peer {fit_exponent(sizes[:len(peer_t)], peer_t):.2f} ({', '.join(f'{n:,}' for n in sizes[:len(peer_t)])})")
     return rows, ok
+
+def _products(X, block=1024):
+    "Only the products of the distance pass (`diversity._distance_sums`): X[a] @ X[b].T for the blocks on and above the diagonal."
+    for a in range(0, len(X), block):
+        for b in range(a, len(X), block): X[a:a + block] @ X[b:b + block].T
+
+def repeats_row(quick):
+    "A humor batch's vectors (500 distinct answers, each filling every prompt): the design's KMeans fits from the distinct vectors vs on every row."
+    from cah_metrics.diversity import _distinct_rows, _kmeans_labels
+    n, reps = (200, 20) if quick else (500, 80)
+    X = embeddings(n)[np.tile(np.arange(n), reps)].astype(np.float32 if n * reps * 384 > 10_000_000 else np.float64)  # semantic_diversity's dtype
+    rows = _distinct_rows(X)
+    t_w, ours = timed(lambda: _kmeans_labels(X, 42, rows), 1 if quick else 3)
+    t_f, full = timed(lambda: _kmeans_labels(X, 42), 1)
+    same = [k for k, _ in ours] == [k for k, _ in full] and all(np.array_equal(a, b) for (_, a), (_, b) in zip(ours, full))
+    print(f"KMeans k = 2..5 x n_init = 10 on {len(X):,} rows holding {n} distinct vectors: from the distinct vectors {t_w:.2f} s, "
+          f"on every row {t_f:.2f} s; labels {'equal' if same else 'DIFFER'}")
+    return row(f"the design's 40 KMeans fits of semantic diversity on {len(X):,} x 384 rows holding {n} distinct vectors (a humor batch: "
+               f"{n} answers x {reps} prompts): distinct vectors weighted by their counts, scikit-learn's seeding replayed on every row",
+               t_w, f'scikit-learn KMeans on every row', t_f, aim='the same labels', met=same,
+               numbers='labels equal for every k' if same else 'labels DIFFER')
 
 def continuity_rows(quick, repeats=3):
     from cah_metrics.diversity import semantic_diversity
