@@ -243,9 +243,15 @@ def __init__(self:BERTScore, model:str=DEFAULT_MODEL, # the bundled MiniLM, or a
 BERTScore.tok = property(lambda self: _load(*self._key)[0], doc="The model's tokenizer.")
 BERTScore.mdl = property(lambda self: _load(*self._key)[1], doc="The model, cut to `layer` layers.")
 
+def _model_name(model:str) -> str:
+    "A model's name in the signature: the bundled default's (given by a name or by its folder), else the folder's name."
+    try: bundled = model_path(model) == model_path()
+    except ImportError: bundled = False           # the bundled model is not installed, so a local folder is not it
+    return DEFAULT_MODEL if bundled else Path(model).name
+
 @patch
 def _options(self:BERTScore) -> dict:
-    name = DEFAULT_MODEL if model_path(self.model) == model_path() else Path(self.model).name
+    name = _model_name(self.model)
     return {'model': name, 'layer': self.layer, 'idf': self.idf, 'baseline': self.baseline, 'multi': self.multi, 'compat': self.compat}
 
 # %% ../nbs/07_bertscore.ipynb #c768ef5b
