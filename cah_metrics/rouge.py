@@ -7,9 +7,10 @@ Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 # %% ../nbs/01a_rouge.ipynb #12b9468e
 from __future__ import annotations
 import math, re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import count, repeat
 from math import isqrt
 from typing import NamedTuple
 
@@ -18,7 +19,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
-from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, ngram_overlap_ids, stem_tokens,
+from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, stem_tokens,
                               split_sentences, as_array, as_texts, check_float, check_int, check_sequence, check_str, check_tokens)
 
 # %% auto #0
@@ -208,9 +209,9 @@ def _rev64(x:np.ndarray, L:np.ndarray) -> np.ndarray:
 
 def _word_masks(C:np.ndarray, R:np.ndarray) -> np.ndarray:
     "Bit masks (uint64) of where each column token of C (P, W) occurs in its row of R (P, w <= 64), bit q for R[:, q]."
-    b = np.packbits(C[:, :, None] == R[:, None, :], axis=-1, bitorder='little')
-    out = np.zeros(C.shape + (8,), np.uint8); out[..., :b.shape[-1]] = b
-    return out.view('<u8')[..., 0]
+    M = np.zeros(C.shape, np.uint64)
+    for q in range(R.shape[1]): M |= (C == R[:, q, None]).astype(np.uint64) << np.uint64(q)
+    return M
 
 # %% ../nbs/01a_rouge.ipynb #51dfd1cc
 _ONE = np.uint64(1)
@@ -220,10 +221,8 @@ def _walk_words(R:np.ndarray, L:np.ndarray, C:np.ndarray) -> np.ndarray:
     i - 1, at most 63 rows, the rest padding), their lengths L (P,), candidate ids C (P, W) padded on the left with an id
     that matches nothing. The hits of each pair in reversed bits: bit q is reference position L - 1 - q."""
     P, W = C.shape
-    rows, w = (_ONE << L.astype(np.uint64)) - _ONE, -(-int(L.max(initial=1)) // 8) * 8   # w: the columns of R in use
-    R = R[:, :w]
-    Rr = np.take_along_axis(R, (L[:, None] - 1 - np.arange(w)) % w, axis=1)      # row L - q in column q
-    M, Mr = _word_masks(C, R), _word_masks(C, Rr)
+    rows = (_ONE << L.astype(np.uint64)) - _ONE
+    M = _word_masks(C, R[:, :int(L.max(initial=1))]); Mr = _rev64(M, L[:, None])   # Mr: the masks in reversed bits
     cols, V = np.empty((W, P), np.uint64), rows.copy()
     for k in range(W):                                          # Hyyro's column update, all pairs at once
         U = V & M[:, k]; V = ((V + U) | (V - U)) & rows; cols[k] = V
@@ -242,6 +241,27 @@ _PAIRS, _CELLS = 1 << 13, 1 << 17   # sentence pairs per NumPy walk, and the mos
 
 def _offsets(lens:np.ndarray) -> np.ndarray: return np.cumsum(lens) - lens
 
+def _rows(rid:np.ndarray, rlen:np.ndarray) -> np.ndarray:
+    "Each sentence's ids (flat `rid`, lengths `rlen` <= 64) as a row of 64, padded with -1."
+    Rm = np.full((len(rlen), 64), -1, np.int32)        # ids below 2**31: a block holds fewer distinct tokens
+    Rm[np.repeat(np.arange(len(rlen)), rlen), np.arange(len(rid)) - np.repeat(_offsets(rlen), rlen)] = rid
+    return Rm
+
+def _walk_pairs(Rm, rlen, cid, clen, pr:np.ndarray, pc:np.ndarray) -> np.ndarray:
+    "The hits (reversed bits) of the sentence pairs (reference `pr[i]`: row of `Rm`, length; candidate `pc[i]`: in flat `cid`, `clen`)."
+    cs, hits = _offsets(clen), np.zeros(len(pr), np.uint64)
+    order = np.argsort(clen[pc], kind='stable')                    # similar candidate lengths walk together
+    lens, a = clen[pc[order]], 0
+    while a < len(order):
+        ix = order[a:a + min(_PAIRS, max(1, _CELLS // int(lens[min(a + _PAIRS, len(order)) - 1])))]; a += len(ix)
+        lc = clen[pc[ix]]; W = int(lc.max())
+        C, row = np.full((len(ix), W), -2, np.int32), np.repeat(np.arange(len(ix)), lc)
+        t = np.arange(len(row)) - np.repeat(_offsets(lc), lc)
+        C[row, W - lc[row] + t] = cid[cs[pc[ix]][row] + t]         # right-aligned: padding columns come first
+        hits[ix] = _walk_words(Rm[pr[ix]], rlen[pr[ix]], C)
+    return hits
+
+# %% ../nbs/01a_rouge.ipynb #e80c417d
 def _pair_index(rex:np.ndarray, cex:np.ndarray, n:int) -> tuple[np.ndarray, np.ndarray]:
     "Every (reference sentence, candidate sentence) pair of the same example, by reference sentence: their indices."
     nc = np.bincount(cex, minlength=n)[rex]                         # candidate sentences of each reference sentence's example
@@ -252,23 +272,16 @@ def _pair_index(rex:np.ndarray, cex:np.ndarray, n:int) -> tuple[np.ndarray, np.n
 def _lsum_words(rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
     """`_lsum_hits` of n examples from the token ids of their sentences: reference sentences (flat ids, lengths, example
     of each; 1 to 63 tokens), candidate sentences likewise (any length >= 1). Sentences of an example are consecutive."""
-    rs, cs = _offsets(rlen), _offsets(clen)
-    Rm = np.full((len(rlen), 64), -1, np.int32)        # ids below 2**31: a block holds fewer distinct tokens
-    Rm[np.repeat(np.arange(len(rlen)), rlen), np.arange(len(rid)) - np.repeat(rs, rlen)] = rid
     pr, pc = _pair_index(rex, cex, n)
-    hits = np.zeros(len(pr), np.uint64)
-    order = np.argsort(clen[pc], kind='stable')                    # similar candidate lengths walk together
-    lens, a = clen[pc[order]], 0
-    while a < len(order):
-        ix = order[a:a + min(_PAIRS, max(1, _CELLS // int(lens[min(a + _PAIRS, len(order)) - 1])))]; a += len(ix)
-        lc = clen[pc[ix]]; W = int(lc.max())
-        C, row = np.full((len(ix), W), -2, np.int32), np.repeat(np.arange(len(ix)), lc)
-        t = np.arange(len(row)) - np.repeat(_offsets(lc), lc)
-        C[row, W - lc[row] + t] = cid[cs[pc[ix]][row] + t]         # right-aligned: padding columns come first
-        hits[ix] = _walk_words(Rm[pr[ix]], rlen[pr[ix]], C)
-    return _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n)
+    return _count_hits(_walk_pairs(_rows(rid, rlen), rlen, cid, clen, pr, pc), pr, rid, rlen, rex, cid, clen, cex, n)
 
 # %% ../nbs/01a_rouge.ipynb #7fdce2fe
+def _runs(key:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct values of `key`, sorted, and how often each occurs (`np.unique` with counts, by a stable sort)."
+    k = np.sort(key, kind='stable')
+    s = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, np.int64)
+    return k[s], np.diff(np.r_[s, len(k)])
+
 def _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
     "Per example, sum over tokens t of min(t's positions in the union LCS of every reference sentence, t's count in the candidate)."
     union = np.zeros(len(rlen), np.uint64)
@@ -277,11 +290,66 @@ def _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
     s, q = np.nonzero(bits)
     tok = rid[_offsets(rlen)[s] + rlen[s] - 1 - q]                  # reversed bit q: position len - 1 - q
     V = int(max(rid.max(initial=0), cid.max(initial=0))) + 1
-    ku, cu = np.unique(rex[s] * V + tok, return_counts=True)
-    kc, cc = np.unique(np.repeat(cex, clen) * V + cid, return_counts=True)
+    (ku, cu), (kc, cc) = _runs(rex[s] * V + tok), _runs(np.repeat(cex, clen) * V + cid)
     j = np.minimum(np.searchsorted(kc, ku), max(len(kc) - 1, 0))
     both = np.minimum(cu, cc[j]) * (kc[j] == ku) if len(kc) else np.zeros(len(ku), np.int64)
     return np.bincount(ku // V, weights=both, minlength=n).astype(np.int64)
+
+# %% ../nbs/01a_rouge.ipynb #f24adf12
+def _open(rs:list[list], ctoks:Mapping) -> tuple[list[dict], defaultdict]:
+    "Per reference sentence, token -> bit mask of its positions (tokens of the candidate only); per token, the sentences holding it."
+    pos, open_ = [], defaultdict(set)
+    for i, s in enumerate(rs):
+        d = {}
+        for q, t in enumerate(s):
+            if t in ctoks: d[t] = d.get(t, 0) | 1 << q
+        pos.append(d)
+        for t in d: open_[t].add(i)
+    return pos, open_
+
+# %% ../nbs/01a_rouge.ipynb #798978a9
+_HEAVY = 8   # a candidate sentence that needs more than 1/_HEAVY of the reference sentences walks them all in the packs
+
+def _needed(cs:list[list], a:int, b:int, open_:Mapping, nr:int) -> tuple[np.ndarray, np.ndarray, list]:
+    "For candidate sentences a..b-1: the (reference, candidate) pairs to walk in words, and the heavy sentences (for the packs)."
+    pr, pc, heavy = [], [], []
+    for j in range(a, b):
+        need = set().union(*[open_[t] for t in set(cs[j]) if t in open_])
+        if len(need) * _HEAVY > nr: heavy.append(cs[j])
+        else: pr += need; pc += [j] * len(need)
+    return np.array(pr, np.int64), np.array(pc, np.int64), heavy
+
+def _pack_hits(packs:list[_Pack], cands:list[list]) -> list[int]:
+    "For each sentence of the packs, in order: the bit mask of the union of its LCS with each of `cands`."
+    out = []
+    for p in packs:
+        h = 0
+        for c in cands: h |= p.walk(c)
+        f = _reverse(h, p.nb)
+        out += [(f >> b) & ((1 << len(s)) - 1) for s, b in zip(p.sents, p.starts)]
+    return out
+
+# %% ../nbs/01a_rouge.ipynb #39fb2bba
+def _lsum_pruned(ref_sents:list[list], can_sents:list[list]) -> int:
+    "`_lsum_hits` of one document pair whose reference sentences have at most 63 tokens, walking only the pairs that can add a hit."
+    rs, cs = [s for s in ref_sents if s], [c for c in can_sents if c]
+    ids, lens = Vocab().encode(rs + cs)
+    rlen, clen, k = lens[:len(rs)], lens[len(rs):], int(lens[:len(rs)].sum())
+    Rm, cid, ctoks = _rows(ids[:k], rlen), ids[k:], Counter(t for c in cs for t in c)
+    (pos, open_), union, packs, a, k = _open(rs, ctoks), [0] * len(rs), None, 0, 1
+    while a < len(cs):
+        pr, pc, heavy = _needed(cs, a, min(a + k, len(cs)), open_, len(rs))
+        new = list(zip(pr.tolist(), _rev64(_walk_pairs(Rm, rlen, cid, clen, pr, pc), rlen[pr]).tolist()))   # forward bits
+        if heavy: packs = packs or [_Pack(p) for p in _packs(rs)]; new += enumerate(_pack_hits(packs, heavy))
+        for i, h in new:
+            if h & ~union[i]:
+                u = union[i] = union[i] | h
+                for t in [t for t, m in pos[i].items() if not m & ~u]: open_[t].discard(i)
+        a, k = a + k, 2 * k
+    got = Counter()
+    for d, u in zip(pos, union):
+        for t, m in d.items(): got[t] += (m & u).bit_count()
+    return sum(min(v, ctoks[t]) for t, v in got.items())
 
 # %% ../nbs/01a_rouge.ipynb #a4fd79c2
 class RougeScore(NamedTuple):
@@ -452,18 +520,59 @@ def pair_stats(self:ROUGE, cands:str|list[str], # candidates (a lone str is one)
     parts = [self._block_stats(cands[a:a + _ROWS], refs[a:a + _ROWS]) for a in range(0, len(cands), _ROWS)] or [self._block_stats([], [])]
     return {t: np.concatenate([p[t] for p in parts]) for t in self.rouge_types}
 
+# %% ../nbs/01a_rouge.ipynb #5efb3d79
+_LINE_BYTES = bytes(c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 or c == 10 else 32 for c in range(256))   # A-Z lowered; a-z, 0-9, newline kept
+
+def _rouge_lines(texts:list[str], vocab:dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """rouge-score's tokens of every line of `texts`, in one pass over their joined text: the ids (flat; `vocab` maps bytes
+    to ids and grows, b'.' -> 0 given), tokens per line, the text of each line, and the first line of each text."""
+    k = np.fromiter(map(str.count, texts, repeat('\n')), np.int64, len(texts)) + 1        # lines per text
+    s = '\n'.join(texts + [''])                                                            # each text ends with a newline
+    b = (s if s.isascii() else s.lower()).encode('ascii', 'replace').translate(_LINE_BYTES).replace(b'\n', b' . ')
+    grow = defaultdict(count(len(vocab)).__next__, vocab)
+    ids = np.fromiter(map(grow.__getitem__, b.split()), np.int64)
+    vocab.update(grow)
+    ends = np.flatnonzero(ids == 0)                                                        # the '.' closing each line
+    return ids[ids != 0], np.diff(ends, prepend=-1) - 1, np.repeat(np.arange(len(texts)), k), _offsets(k)
+
+# %% ../nbs/01a_rouge.ipynb #36dca157
+def _dense(key:np.ndarray) -> tuple[np.ndarray, int]:
+    "Dense ids of the values of `key` (equal values, equal ids; in sorted order) and their number, by a stable sort."
+    order = np.argsort(key, kind='stable'); k = key[order]
+    new = np.empty(len(k), np.int64); new[:1] = 0; np.not_equal(k[1:], k[:-1], out=new[1:])
+    code = np.empty(len(k), np.int64); code[order] = np.cumsum(new)
+    return code, int(new.sum()) + 1 if len(k) else 0
+
+def _ngram_matches(cid, cl, rid, rl, orders:int) -> tuple[np.ndarray, np.ndarray]:
+    "Per pair (candidate ids/lengths, one reference each) and order 1..orders: the clipped n-gram matches and the candidate's n-grams."
+    n = len(cl); m, tot = np.zeros((n, orders), np.int64), np.zeros((n, orders), np.int64)
+    tok, lens = np.concatenate([cid, rid]), np.concatenate([cl, rl])
+    seg, ref = np.repeat(np.r_[np.arange(n), np.arange(n)], lens), np.arange(len(tok)) >= len(cid)
+    left = np.repeat(_offsets(lens) + lens, lens) - np.arange(len(tok))       # tokens from each position to its text's end
+    pos, code, V = np.arange(len(tok)), seg, int(tok.max(initial=0)) + 1
+    for k in range(1, orders + 1):
+        if k > 1: keep = left >= k; pos, code, seg, ref, left = pos[keep], code[keep], seg[keep], ref[keep], left[keep]
+        code, U = _dense(code * V + tok[pos + k - 1])                          # one id per (pair, n-gram)
+        cseg = np.zeros(U, np.int64); cseg[code] = seg
+        both = np.minimum(np.bincount(code[~ref], minlength=U), np.bincount(code[ref], minlength=U))
+        m[:, k - 1], tot[:, k - 1] = np.bincount(cseg, weights=both, minlength=n), np.bincount(seg[~ref], minlength=n)
+    return m, tot
+
 # %% ../nbs/01a_rouge.ipynb #1ad38bbb
 @patch
 def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndarray]:
     "`pair_stats` of one block of validated, aligned pairs."
     from rapidfuzz.distance import LCSseq
-    n, vocab, lsum = len(cands), Vocab(), 'rougeLsum' in self.rouge_types
-    sc, sr = (self._sentences(cands, vocab), self._sentences(refs, vocab)) if lsum else (None, None)
-    if lsum and self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:   # a text's tokens: its lines' tokens
-        (cid, cl), (rid, rl) = ((s[1], np.bincount(s[3], s[2], minlength=n).astype(np.int64)) for s in (sc, sr))
-    else: (cid, cl), (rid, rl) = vocab.encode(self._tokens(cands)), vocab.encode(self._tokens(refs))
+    n, lsum = len(cands), 'rougeLsum' in self.rouge_types
+    if self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:     # a text's tokens: its lines' tokens
+        sc, sr = self._lines(cands, refs)
+        (cid, cl), (rid, rl) = ((s[0], np.bincount(s[2], s[1], minlength=n).astype(np.int64)) for s in (sc, sr))
+    else:
+        vocab = Vocab()
+        sc, sr = (self._sentences(cands, vocab), self._sentences(refs, vocab)) if lsum else (None, None)
+        (cid, cl), (rid, rl) = vocab.encode(self._tokens(cands)), vocab.encode(self._tokens(refs))
     ns = [int(t[5:]) for t in self.rouge_types if t[5:].isdigit()]
-    if ns: m, tot = ngram_overlap_ids(cid, cl, rid, rl, np.ones(n, np.int64), max(ns))
+    if ns: m, tot = _ngram_matches(cid, cl, rid, rl, max(ns))
     out = {}
     for t in self.rouge_types:
         if t == 'rougeL': o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
@@ -474,26 +583,37 @@ def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.nd
     return out
 
 # %% ../nbs/01a_rouge.ipynb #0a12bf75
-_SENT_PAIRS = 256   # an example with more sentence pairs than this walks in packs (`_lsum_hits`), not in words
-
 @patch
 def _sentences(self:ROUGE, texts:list[str], vocab:Vocab):
-    "Lsum's sentences of `texts`: token lists, their ids (flat), lengths and example, and the first sentence of each text."
+    "Lsum's sentences of `texts`: their ids (flat), lengths and example, and the first sentence of each text."
     per = [split_sentences(t, self.split) for t in texts]
     ns = np.fromiter(map(len, per), np.int64, len(per))
-    toks = self._tokens([s for ss in per for s in ss])
-    ids, lens = vocab.encode(toks)
-    return toks, ids, lens, np.repeat(np.arange(len(texts)), ns), _offsets(ns)
+    ids, lens = vocab.encode(self._tokens([s for ss in per for s in ss]))
+    return ids, lens, np.repeat(np.arange(len(texts)), ns), _offsets(ns)
+
+@patch
+def _lines(self:ROUGE, cands:list[str], refs:list[str]) -> list[tuple]:
+    "`_sentences` of both sides with rouge-score's tokenizer and newline sentences (`_rouge_lines`, one vocabulary), stemmed as asked."
+    vocab = {b'.': 0}
+    sides = [_rouge_lines(t, vocab) for t in (cands, refs)]
+    if self.stem:                        # each distinct token stemmed once: equal stems, equal ids
+        new = Vocab().encode([stem_tokens([w.decode('ascii') for w in vocab])])[0]
+        sides = [(new[s[0]],) + s[1:] for s in sides]
+    return sides
+
+# %% ../nbs/01a_rouge.ipynb #0a12bf76
+_SENT_PAIRS = 256   # an example with more sentence pairs than this walks on its own (`_lsum_pruned`, or packs), not in words
 
 def _lsum_of(sc, sr, n:int) -> np.ndarray:
-    "ROUGE-Lsum hits of n aligned examples from their `_sentences`: short documents walk in 64-bit words, the others in packs."
-    (ct, cid, cl, cx, c0), (rt, rid, rl, rx, r0) = sc, sr
-    long_ = np.bincount(rx[rl > 0], minlength=n) * np.bincount(cx[cl > 0], minlength=n) > _SENT_PAIRS
-    long_[rx[rl > 63]] = True
+    "ROUGE-Lsum hits of n aligned examples from their `_sentences`: short documents walk in 64-bit words, long ones on their own."
+    (cid, cl, cx, c0), (rid, rl, rx, r0) = sc, sr
+    wide = np.zeros(n, bool); wide[rx[rl > 63]] = True                       # a reference sentence longer than a word
+    long_ = wide | (np.bincount(rx[rl > 0], minlength=n) * np.bincount(cx[cl > 0], minlength=n) > _SENT_PAIRS)
     kr, kc = (rl > 0) & ~long_[rx], (cl > 0) & ~long_[cx]
     out = _lsum_words(rid[np.repeat(kr, rl)], rl[kr], rx[kr], cid[np.repeat(kc, cl)], cl[kc], cx[kc], n)
-    ends_r, ends_c = np.r_[r0[1:], len(rt)], np.r_[c0[1:], len(ct)]
-    for e in np.flatnonzero(long_).tolist(): out[e] = _lsum_hits(rt[r0[e]:ends_r[e]], ct[c0[e]:ends_c[e]])
+    if long_.any():
+        rs, cs, er, ec = _split(rid.tolist(), rl), _split(cid.tolist(), cl), np.r_[r0[1:], len(rl)], np.r_[c0[1:], len(cl)]
+        for e in np.flatnonzero(long_).tolist(): out[e] = (_lsum_hits if wide[e] else _lsum_pruned)(rs[r0[e]:er[e]], cs[c0[e]:ec[e]])
     return out
 
 # %% ../nbs/01a_rouge.ipynb #5e55d00e
