@@ -15,7 +15,7 @@ counts, sorts, estimates and writes the ARPA file to /dev/null) with its best `-
 1G (its default, 80% of RAM, takes over 20 s here allocating memory); ours is timed in-process on the token lists
 (the garbage collector paused, as everywhere in these benchmarks) and as a whole process too (Python start, imports,
 reading and splitting the file, training). Peak memory: tracemalloc in-process, peak RSS for processes. CPU seconds are printed too (lmplz runs several
-threads; on a loaded machine wall times say more about the neighbours than about the programs). Then the
+threads, and ours sorts its trigram keys on two; on a loaded machine wall times say more about the neighbours than about the programs). Then the
 held-out perplexity of both on the natural split (80 episodes / 16), and the scoring time of ours
 (`corpus_perplexity` of the token lists) against KenLM's Python module (`Model.score` of each line, summed).
 The two perplexities differ by design (sentence-start convention; see nbs/04_lm.ipynb), so the check is that they

@@ -6,9 +6,10 @@ Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 
 # %% ../nbs/04_lm.ipynb #d4bd2e42
 from __future__ import annotations
-import json, math
+import json, math, threading
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from itertools import chain, compress, count, islice
 from pathlib import Path
@@ -56,17 +57,16 @@ class _Table:
         bits = max(3, (2 * len(keys)).bit_length())      # 2^bits slots: two to four per key
         self._shift, self._mask = np.uint64(64 - bits), (1 << bits) - 1
         slots = np.zeros((1 << bits, 2), np.int64); slots[:, 0] = _FREE   # each slot: key, value (its bits)
-        slot, todo, bits_of = self._home(keys), np.arange(len(keys)), values.view(np.int64)
-        while len(todo):                                   # every key still unplaced tries its current slot
-            s = slot[todo]
-            free = np.flatnonzero(slots[s, 0] == _FREE)
-            s, cand = s[free], todo[free]
-            slots[s, 0] = keys[cand]                       # keys that share a free slot: one of them lands
-            won = slots[s, 0] == keys[cand]
-            slots[s[won], 1] = bits_of[cand[won]]
-            left = np.ones(len(todo), bool); left[free[won]] = False
-            todo = todo[left]
-            slot[todo] = (slot[todo] + 1) & self._mask    # the others move on to the next slot
+        at = slots[:, 0]                                   # the key in each slot
+        s, k, b = self._home(keys), keys, values.view(np.int64)   # the keys still unplaced: their current slots, the keys, their values
+        free = slice(None)                                 # which of them found a free slot: in the first round, all
+        while len(k):
+            at[s[free]] = k[free]                          # keys that share a free slot: one of them lands
+            won = at[s] == k
+            slots[s[won], 1] = b[won]
+            lost = ~won
+            s, k, b = (s[lost] + 1) & self._mask, k[lost], b[lost]   # the others move on to the next slot
+            free = at[s] == _FREE
         self._slots = slots.view(np.complex128)[:, 0]     # one 16-byte item per slot, so one gather fetches key and value
     def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
     def _read(self, slot): return self._slots.take(slot).view(np.int64).reshape(-1, 2)   # keys, value bits
@@ -89,10 +89,19 @@ def get(self:_Table, q:np.ndarray, # int64 keys to look up
     return out.view(self._dtype)
 
 # %% ../nbs/04_lm.ipynb #7d12d2d0
+def _sort(keys:np.ndarray) -> None:
+    "Sort `keys` in place; a large array as two halves at once, on two threads (NumPy's sort releases the GIL), then one merge."
+    if len(keys) < 1 << 20: keys.sort(); return
+    h = len(keys) // 2
+    other = threading.Thread(target=keys[h:].sort); other.start()
+    keys[:h].sort(); other.join()
+    keys.sort(kind='stable')                           # two sorted runs: Timsort merges them in one pass
+
 def _count(keys:np.ndarray, # int64 keys, sorted in place (pass a fresh array)
+           runs:bool=False, # the keys come as a few sorted runs: a stable sort (Timsort) merges them, in about half the time
           ) -> tuple[np.ndarray, np.ndarray]:
     "The distinct keys, sorted, and how often each occurs."
-    keys.sort()                                        # np.unique, without its copy of the keys
+    keys.sort(kind='stable') if runs else _sort(keys)  # np.unique, without its copy of the keys
     first = np.flatnonzero(np.r_[len(keys) > 0, keys[1:] != keys[:-1]])
     return keys[first], np.diff(np.r_[first, len(keys)])
 
@@ -102,6 +111,18 @@ def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.nd
     ctx = keys // V
     first = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]])
     return ctx[first], np.add.reduceat(values, first)
+
+# %% ../nbs/04_lm.ipynb #5d3f9e07
+def _union(a:np.ndarray, # distinct int64 keys, sorted
+           b:np.ndarray, # distinct int64 keys, sorted
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "The distinct keys of `a` and `b`, sorted, and the row of each key of `a` and of `b` among them."
+    ab = np.r_[a, b]
+    order = np.argsort(ab, kind='stable')              # two sorted runs: one merge
+    s = ab[order]
+    new = np.r_[len(s) > 0, s[1:] != s[:-1]]           # the first of each run of equal keys
+    row = np.empty(len(ab), np.int64); row[order] = np.cumsum(new) - 1
+    return s[new], row[:len(a)], row[len(a):]
 
 # %% ../nbs/04_lm.ipynb #e20d5f82
 class LMScore(NamedTuple):
@@ -138,17 +159,19 @@ class _LM:
         "Train on `texts`; returns the model."
         sents = self._token_lists(texts, check_tokens=not self._checks_tokens)
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
-        try: self._fit(sents)
+        try: kept = self._fit(sents)                     # a model may return the training tokens as it has them already
         except TypeError:
             if self._checks_tokens: self._token_lists(sents)   # a token that is not a str: name its text
             raise
-        self._flat, self._lens = list(chain.from_iterable(sents)), list(map(len, sents))   # the training tokens, copied, for `save_lm` and
-        self._fingerprint = None                         # `data_fingerprint`: one list, not one per text (which wakes the garbage collector)
+        self._kept = kept or (list(chain.from_iterable(sents)), None, list(map(len, sents)))   # the training tokens, copied, for `save_lm`
+        self._fingerprint = None                         # and `data_fingerprint`: one list, not one per text (which wakes the garbage collector)
         return self
     @property
     def _texts(self) -> list[list[str]]:
         "The training token lists, as given to `fit`."
-        it = iter(self._flat); return [list(islice(it, n)) for n in self._lens]
+        words, ids, lens = self._kept                    # the tokens; or the distinct tokens and each token's index among them
+        it = iter(words if ids is None else np.array(words, dtype=object)[ids].tolist())
+        return [list(islice(it, n)) for n in lens]
 
 # %% ../nbs/04_lm.ipynb #c934f031
 @patch(as_prop=True)
@@ -360,28 +383,21 @@ def _discounts(c:np.ndarray) -> np.ndarray:
         D = [1 - 2 * Y * n[1] / n[0], 2 - 3 * Y * n[2] / n[1], 3 - 4 * Y * n[3] / n[2]]
     return np.array([0.0] + [min(max(d, 0.0), k) for k, d in enumerate(D, 1)])
 
-class _Dense(NamedTuple):
-    "The values of keys 0, 1, ... in one array, looked up like a `_Table`: one gather."
-    values: np.ndarray
-    def get(self, q): return self.values.take(q)
-
 class _Level(NamedTuple):
-    "One order of the model, ready to score: each seen n-gram's discounted share, each seen context's backoff weight."
-    table: _Table   # n-gram key -> max(c - D(c), 0) / c(h .) (its count in `.counts`); 0 for an unseen n-gram
-    backoff: _Table|_Dense # context key -> gamma(h) = (D_1 N_1 + D_2 N_2 + D_3+ N_3+) / c(h .); 1 for an unseen context
+    "One order of the model, from its sorted n-grams: each one's discounted share, each of their contexts' backoff weight."
+    share: np.ndarray # per n-gram: max(c - D(c), 0) / c(h .)
+    h: np.ndarray     # the distinct contexts (n-gram keys // V), sorted
+    gamma: np.ndarray # per context: (D_1 N_1 + D_2 N_2 + D_3+ N_3+) / c(h .)
     D: np.ndarray
 
-def _level(keys:np.ndarray, counts:np.ndarray, V:int,
-           dense:bool=False, # contexts are single tokens: backoff weights in an array of V
-          ) -> _Level:
+def _level(keys:np.ndarray, # the distinct n-grams, sorted
+           counts:np.ndarray, # their counts (continuation counts, below the top order)
+           V:int) -> _Level:
     D, h = _discounts(counts), keys // V
     first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])         # where each context's n-grams begin (keys are sorted)
     n, d = np.add.reduceat(counts, first), D[np.minimum(counts, 3)]   # c(h .) per context; D(c) per n-gram
     share = np.maximum(counts - d, 0) / np.repeat(n, np.diff(np.r_[first, len(keys)]))
-    gamma = np.add.reduceat(d, first) / n
-    if dense: backoff = _Dense(np.ones(V)); backoff.values[h[first]] = gamma
-    else: backoff = _Table(h[first], n, gamma, 1.0)
-    return _Level(_Table(keys, counts, share, 0.0), backoff, D)
+    return _Level(share, h[first], np.add.reduceat(d, first) / n, D)
 
 # %% ../nbs/04_lm.ipynb #5c576ecd
 class KneserNeyLM(_LM):
@@ -400,8 +416,8 @@ def _padded(ids:np.ndarray, lens:np.ndarray, bos:int, eos:int) -> tuple[np.ndarr
     "The texts of `ids` (lengths `lens`) end to end, each with two `bos` before and one `eos` after; where each padded text ends."
     end = np.cumsum(lens + 3)
     x = np.full(int(end[-1]), bos, np.int64)
-    x[end - 1] = eos
-    x[np.arange(len(ids)) + np.repeat(np.arange(2, 3 * len(lens), 3), lens)] = ids   # text i moves 3 i + 2 places on
+    tok = np.ones(len(x), bool); tok[end - lens - 3] = tok[end - lens - 2] = tok[end - 1] = False   # every place but the padding
+    x[tok] = ids; x[end - 1] = eos                                  # the tokens, in order, into those places
     return x, end
 
 def _trigram_keys(x:np.ndarray, end:np.ndarray, V:int) -> np.ndarray:
@@ -412,47 +428,55 @@ def _trigram_keys(x:np.ndarray, end:np.ndarray, V:int) -> np.ndarray:
 
 # %% ../nbs/04_lm.ipynb #f1b7f7e9
 @patch
-def _train_ids(self:KneserNeyLM, sents) -> np.ndarray:
-    "Set the vocabulary (tokens seen at least min_count times, then </s>, <unk>, <s>); the model ids of all training tokens."
+def _train_ids(self:KneserNeyLM, sents, n:int, # the texts' tokens, n of them
+              ) -> tuple[np.ndarray, tuple[list, np.ndarray]]:
+    "Set the vocabulary (tokens seen at least min_count times, then </s>, <unk>, <s>); the model ids of all training tokens, and (distinct tokens, ids)."
     raw = defaultdict(count().__next__)                     # each new training token gets the next id, in order of first occurrence
-    ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64)
+    ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64, n)
     if not set(map(type, raw)) <= {str}: raise TypeError("tokens must be str")   # fit names the text
-    keep = np.bincount(ids, minlength=len(raw)) >= self.min_count
+    keep = np.bincount(ids, minlength=len(raw)) >= self.min_count if self.min_count > 1 else np.ones(len(raw), bool)
     special = {raw[t]: t for t in (BOS, EOS, UNK) if t in raw}       # the texts may hold the model's symbols themselves
     keep[list(special)] = False
     words = list(compress(raw, keep.tolist()))
     self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)   # rare and unseen tokens: <unk>; <s> last: a history, never predicted
     self.V = len(self.vocab); self.n_words = self.V - 1
+    if len(words) == len(raw): return ids, (words, ids)    # every token kept, in order: each training id is its model id
     new = np.full(len(raw), self.unk_id, np.int64); new[keep] = np.arange(len(words))   # training id -> model id
     for i, t in special.items(): new[i] = self.vocab[t]
-    return new[ids]
+    return new[ids], (list(raw), ids)
 
 # %% ../nbs/04_lm.ipynb #91356c2d
 @patch
 def _fit(self:KneserNeyLM, sents):
-    ids, V = self._train_ids(sents), self.V
-    x, end = _padded(ids, np.fromiter(map(len, sents), np.int64, len(sents)), self.vocab[BOS], self.vocab[EOS])
-    tri_keys, tri_counts = _count(_trigram_keys(x, end, V))
-    bi_keys, bi_cont = _count(tri_keys % (V * V))                        # N1+(. v w): distinct u
-    uni_cont = np.bincount(bi_keys % V, minlength=V).astype(np.int64)    # N1+(. w): distinct v
-    self.levels = [_level(tri_keys, tri_counts, V), _level(bi_keys, bi_cont, V, dense=True)]
-    pairs = _count(np.r_[bi_keys, self.levels[0].backoff.keys])[0]     # every bigram (v w) and every trigram context (u v)
-    self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))   # pair -> its row (the last row: not seen)
-    self._pair_share = np.r_[self.levels[1].table.get(pairs), 0.0]     # as a bigram: its discounted share in P_2
-    self._pair_backoff = np.r_[self.levels[0].backoff.get(pairs), 1.0] # as a trigram context: its backoff weight in P_3
+    lens = np.fromiter(map(len, sents), np.int64, len(sents))
+    ids, kept = self._train_ids(sents, int(lens.sum())); V = self.V
+    tri_keys, tri_counts = _count(_trigram_keys(*_padded(ids, lens, self.vocab[BOS], self.vocab[EOS]), V))   # the padded ids die here
+    tri = _level(tri_keys, tri_counts, V)
+    with ThreadPoolExecutor(1) as pool:                                  # trigram -> its discounted share in P_3 (0: not seen),
+        tri_table = pool.submit(_Table, tri_keys, tri_counts, tri.share, 0.0)   # built on a second thread while this one goes on
+        bi_keys, bi_cont = _count(tri_keys % (V * V), runs=True)          # N1+(. v w): distinct u; one sorted run per u
+        bi = _level(bi_keys, bi_cont, V)
+        pairs, bi_row, ctx_row = _union(bi_keys, tri.h)                  # every bigram (v w) and every trigram context (u v)
+        self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))   # pair -> its row (the last row: not seen)
+    self._tri, self.levels = tri_table.result(), (tri, bi)
+    self._pair_share = np.zeros(len(pairs) + 1); self._pair_share[bi_row] = bi.share         # as a bigram: its discounted share in P_2
+    self._pair_backoff = np.ones(len(pairs) + 1); self._pair_backoff[ctx_row] = tri.gamma    # as a trigram context: its backoff weight in P_3
+    self._backoff2 = np.ones(V); self._backoff2[bi.h] = bi.gamma         # context v -> its backoff weight in P_2
+    self._unigrams(np.bincount(bi_keys % V, minlength=V).astype(np.int64))   # N1+(. w): distinct v
+    return (*kept, lens)
+
+@patch
+def _unigrams(self:KneserNeyLM, uni_cont:np.ndarray): # N1+(. w) of every id
+    "P_1 of every word, interpolated with the uniform 1 / |V|."
     self.uni_D = _discounts(uni_cont[:self.n_words])
     self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
     self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
-    c = self.uni_cont                                                    # P_1 of every word, interpolated with the uniform 1 / |V|
+    c = self.uni_cont
     self._uni_p = np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total + self.uni_gamma / self.n_words
 
 # %% ../nbs/04_lm.ipynb #eaf083e2
 @patch
 def _p1(self:KneserNeyLM, w): return self._uni_p[w]
-
-def _interpolate(level:_Level, h, key, lower):
-    "One Kneser-Ney level: the n-gram's discounted share plus its context's backoff weight times the lower order (which an unseen context passes on whole)."
-    return level.table.get(key) + level.backoff.get(h) * lower
 
 @patch
 def _logp(self:KneserNeyLM, u, v, w):
@@ -462,8 +486,8 @@ def _logp(self:KneserNeyLM, u, v, w):
     ctx = np.empty_like(row); ctx[1:] = row[:-1]               # ... which is the next token's trigram context (u v)
     redo = np.flatnonzero(np.r_[True, uv[1:] != vw[:-1]])      # where a text begins, the context is looked up
     ctx[redo] = self._pairs.get(uv[redo])
-    p2 = self._pair_share[row] + self.levels[1].backoff.get(v) * self._p1(w)    # _interpolate(levels[1], ...), unrolled
-    return np.log(self.levels[0].table.get(uv * V + w) + self._pair_backoff[ctx] * p2)
+    p2 = self._pair_share[row] + self._backoff2.take(v) * self._p1(w)    # P_2: the bigram's share, plus the backoff weight of v times P_1
+    return np.log(self._tri.get(uv * V + w) + self._pair_backoff[ctx] * p2)   # P_3, the same way
 
 # %% ../nbs/04_lm.ipynb #7128be5b
 @patch
