@@ -10,7 +10,7 @@ import math, os, re, string
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
-from itertools import chain
+from itertools import chain, repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -42,22 +42,18 @@ def _token_lists(texts, tokenizer:Tokenizer, metric:str, name:str='texts') -> li
     return tokenizer.batch(as_texts(texts, name, metric))
 
 # %% ../nbs/05a_diversity.ipynb #0cb5c658
-def _distinct_reduce(counts:list[Counter]) -> dict:
-    "Per-text n-gram counts -> the Distinct-n state: all n-grams counted, their total, and the per-text ratios 'd/t'."
+def _distinct_reduce(counts:list[Counter], times:list[int]|None=None) -> dict:
+    "Per-text n-gram counts (each text `times[i]` times, default once) -> the Distinct-n state: all n-grams counted, their total, and the per-text ratios 'd/t'."
     grams, ratios = Counter(), Counter()
-    for c in counts:
-        grams.update(c)
-        if c: ratios[f"{len(c)}/{sum(c.values())}"] += 1
-    return {'n': len(counts), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
+    for c, m in zip(counts, times or repeat(1)):
+        grams.update(c if m == 1 else {g: v * m for g, v in c.items()})
+        if c: ratios[f"{len(c)}/{sum(c.values())}"] += m
+    return {'n': sum(times) if times else len(counts), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
 
 def _distinct_counts(token_lists:list[list[str]], n:int) -> dict:
-    "`_distinct_reduce` of each text's n-gram counts, with each distinct text counted once and its counts times its repeats."
-    grams, ratios = Counter(), Counter()
-    for t, m in Counter(map(tuple, token_lists)).items():       # texts in order of first appearance, as the loop above
-        if not (c := ngram_counts(t, n)): continue
-        grams.update(c if m == 1 else {g: v * m for g, v in c.items()})
-        ratios[f"{len(c)}/{sum(c.values())}"] += m
-    return {'n': len(token_lists), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
+    "`_distinct_reduce` of each text's n-gram counts, each distinct text's counted once (in order of first appearance) and weighted by its repeats."
+    reps = Counter(map(tuple, token_lists))
+    return _distinct_reduce([ngram_counts(t, n) for t in reps], list(reps.values()))
 
 def _mean_ratio(ratios:Counter) -> float:
     "The mean of the per-text ratios d / t (each the float d / t), exactly rounded; 0.0 for none."
