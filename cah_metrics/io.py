@@ -17,8 +17,8 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS', 'InputError', 'read_lines',
-           'read_items', 'read_sources', 'read_dataset', 'bundled_example', 'Responses', 'read_responses',
-           'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
+           'read_json_lines', 'read_items', 'read_sources', 'read_dataset', 'bundled_example', 'Responses',
+           'read_responses', 'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -122,6 +122,13 @@ def _fmt(path:Path, fmt, fn:str) -> str:
         raise ValueError(f"{fn}: fmt must be 'auto', 'text' or 'jsonl', got " + (f"{fmt!r:.60}" if isinstance(fmt, str) else type(fmt).__name__))
     if fmt != 'auto': return fmt
     return 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
+
+# %% ../nbs/00a_io.ipynb #11a153cd
+def read_json_lines(path:str|Path, # a JSON Lines file: one JSON value per line
+                   ) -> list[tuple[int, object]]:
+    "Each line's (1-based line number, value); a blank or invalid line is an `InputError` naming the file and line."
+    path = _as_path(path, 'read_json_lines')
+    return list(_json_lines(path, read_lines(path)))
 
 # %% ../nbs/00a_io.ipynb #eb2c1ba5
 def read_items(path:str|Path, # the file to read
