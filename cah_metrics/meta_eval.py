@@ -330,7 +330,7 @@ def pearson(x,  # the human judgments
 def spearman(x,  # the human judgments
              y,  # the metric's scores
             ) -> float | None:
-    "Spearman's rho (Pearson's r of mid-ranks), as `scipy.stats.spearmanr`; None if either is constant."
+    "Spearman's rho (Pearson's r of mid-ranks), as `scipy.stats.spearmanr`; None: constant."
     return _point(x, y, 'spearman')
 
 # %% ../nbs/08b_meta_eval.ipynb #2ecffedb
