@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .io import InputError, read_lines
+from .io import InputError, read_json_lines
 from .significance import DEFAULT_SEED, MAX_RESAMPLES, bca_interval, percentile_interval
 from .text import check_float, check_int
 from fastcore.basics import patch
@@ -500,15 +500,7 @@ def _show(v) -> str:
 def _records(src, what: str) -> tuple[str, list]:
     "(name for messages, [(line, object)]) of a JSON Lines file or an in-memory list of dicts."
     if isinstance(src, (str, os.PathLike)):
-        out = []
-        for i, line in enumerate(read_lines(src), 1):
-            if not line.strip():
-                raise InputError(src, i, "blank line in a JSON Lines file")
-            try:
-                out.append((i, json.loads(line)))
-            except (ValueError, RecursionError) as e:
-                raise InputError(src, i, f"invalid JSON ({e})") from None
-        name = str(src)
+        name, out = str(src), read_json_lines(src)
     elif isinstance(src, Sequence) and not isinstance(src, (str, bytes)):
         name, out = f"<{what}>", list(enumerate(src, 1))
     else:
