@@ -6,8 +6,9 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
 # %% ../nbs/06_humor.ipynb #42bd76df
 from __future__ import annotations
-import contextlib, hashlib, importlib.util, json, re
+import contextlib, hashlib, importlib.util, json, os, re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
@@ -19,13 +20,18 @@ from .core import Metric, Score, register
 from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
+from .preference import (PreferenceModel, Round, check_rounds, choices, choose_C, cross_validate,
+                                    learning_curve, learning_curve_chart, load_preference_model, pick_agreement,
+                                    agreement_interval, read_rounds)
 from .semantics import Semantics
 from .text import TreebankTokenizer, as_array, as_texts, check_float, check_int, check_str
 
 # %% auto #0
-__all__ = ['OVERALL_WEIGHTS', 'ITEM_FIELDS', 'BATCH_FIELDS', 'OPTIONAL_FIELDS', 'SCORE_FIELDS', 'BATCH_SELF_BLEU', 'fill_prompt',
-           'f1_score', 'pacs_boost', 'creativity_component', 'overall_score', 'StatisticalHumorScores',
-           'HumorEvaluator', 'learned_scorer', 'as_card', 'default_evaluator', 'HumorScores']
+__all__ = ['OVERALL_WEIGHTS', 'ITEM_FIELDS', 'BATCH_FIELDS', 'OPTIONAL_FIELDS', 'SCORE_FIELDS', 'SCORERS', 'MODEL_FREE_SCORERS',
+           'DEFAULT_SCORER', 'NO_MODEL_SCORER', 'BATCH_SELF_BLEU', 'CARD_FEATURES', 'ANSWER_FEATURES', 'TASTE_FEATURES',
+           'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component', 'overall_score', 'StatisticalHumorScores',
+           'resolve_scorer', 'HumorEvaluator', 'learned_scorer', 'as_card', 'card_text', 'answer_text',
+           'shipped_preference', 'TasteReport', 'default_evaluator', 'HumorScores']
 
 # %% ../nbs/06_humor.ipynb #e3879dfd
 def fill_prompt(template:str, # a prompt template with `{}` slots
@@ -114,11 +120,11 @@ class StatisticalHumorScores:
     inter_cluster_diversity: float
     semantic_spread: float            # the design's mean pairwise distance / sqrt(d) / 2
     cluster_coherence: float
-    overall_humor_score: float        # the design's overall score, or 10 x the learned scorer's probability with scorer='learned'
+    overall_humor_score: float        # the ranking score: the evaluator's scorer's 0-10 score (the design's overall score with scorer='design')
     pacs_score: float                 # 0-10
     f1_score: float
     pacs_raw: float = 0.0             # raw cosine in [-1, 1]
-    design_humor_score: float|None = None   # with scorer='learned': the design's overall score; None (absent) otherwise
+    design_humor_score: float|None = None   # the design's overall score when another scorer ranks; None (absent) with scorer='design'
     mauve_score: float|None = None    # MAUVE (0-1) of the batch against human reference texts; None (absent) when none were given
 
 # %% ../nbs/06_humor.ipynb #b91375cd
@@ -126,7 +132,7 @@ ITEM_FIELDS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'e
                'semantic_coherence', 'pacs_score', 'f1_score', 'pacs_raw')   # the fields of one (text, context) pair
 BATCH_FIELDS = ('distinct_1', 'distinct_2', 'self_bleu', 'vocabulary_richness', 'overall_semantic_diversity', 'intra_cluster_diversity',
                 'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence')       # the same for every item of a batch
-OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')      # present only when the learned scorer is used / reference texts are given
+OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')      # present only when a scorer other than the design's ranks / reference texts are given
 SCORE_FIELDS = tuple(f.name for f in fields(StatisticalHumorScores) if f.name not in OPTIONAL_FIELDS)   # always present
 
 # %% ../nbs/06_humor.ipynb #6327892d
@@ -152,29 +158,62 @@ class _RepeatTreebank(TreebankTokenizer):
         return [list(memo[t]) for t in texts]
     def forget(self): self._memo = None
 
+# %% ../nbs/06_humor.ipynb #0257972f
+SCORERS = ('preference', 'learned', 'design', 'shorter')   # the named scorers; a saved taste file is one too
+MODEL_FREE_SCORERS = ('design', 'shorter')                  # the named scorers that need no sentence model
+DEFAULT_SCORER = 'preference'     # the best measured agreement with people (humor_validity.json)
+NO_MODEL_SCORER = 'design'        # the best of MODEL_FREE_SCORERS there
+
+def resolve_scorer(scorer, # a name in `SCORERS`, a taste file's path, or None for the default
+                   encoder_name:str, # the evaluator's encoder: 'minilm', 'cooccurrence', ...
+                  ) -> tuple[str, PreferenceModel|None, str]:
+    "(scorer name, the taste model for a file or None, a note on what was chosen and why)."
+    if scorer is None and encoder_name == 'minilm': return DEFAULT_SCORER, None, ''
+    if scorer is None:
+        note = (f"no sentence model (encoder {encoder_name!r}): ranked by {NO_MODEL_SCORER!r}, the best "
+                f"scorer that needs none; the default {DEFAULT_SCORER!r} needs the bundled MiniLM")
+        return NO_MODEL_SCORER, None, note
+    if isinstance(scorer, os.PathLike) or (isinstance(scorer, str) and scorer.endswith('.json')):
+        taste = load_preference_model(scorer)
+        if encoder_name != 'minilm' and any(f.startswith('card_') for f in taste.features):
+            raise ValueError(f"HumorEvaluator: the taste file {os.fspath(scorer)!r} was learned on the bundled "
+                             f"MiniLM's vectors, but the encoder is {encoder_name!r}")
+        return 'taste', taste, ''
+    if not isinstance(scorer, str):
+        raise TypeError(f"HumorEvaluator: scorer must be a str or a path, got {type(scorer).__name__}")
+    if scorer not in SCORERS:
+        raise ValueError(f"HumorEvaluator: scorer must be one of {', '.join(SCORERS)} or a taste file "
+                         f"(.json), got {scorer!r:.60}")
+    if scorer not in MODEL_FREE_SCORERS and encoder_name != 'minilm':
+        raise ValueError(f"HumorEvaluator: scorer={scorer!r} needs the bundled MiniLM encoder (its weights "
+                         f"are for those vectors), got encoder {encoder_name!r}")
+    return scorer, None, ''
+
 # %% ../nbs/06_humor.ipynb #2e698ea1
 class HumorEvaluator:
     "The design's statistical humor evaluator, trained on a card corpus."
     def __init__(self, corpus:Sequence[str]|None=None, # training texts; default: every card of the embedded main game
                  encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence' for the design's fallback
-                 scorer:str='design', # 'design': the design's overall score (exact); 'learned': 10 x the shipped logistic regression's P(humor)
+                 scorer:str|Path|None=None, # a name in `SCORERS`, a taste file `fit_preferences` saved, or None: `DEFAULT_SCORER` (`NO_MODEL_SCORER` under 'cooccurrence')
                 ):
         if isinstance(encoder, str) and encoder != 'cooccurrence':
             raise ValueError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {encoder[:60]!r}")
         if not (encoder is None or isinstance(encoder, str) or callable(getattr(encoder, 'encode', None))):
             raise TypeError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {type(encoder).__name__}")
-        if not isinstance(scorer, str): raise TypeError(f"HumorEvaluator: scorer must be a str, got {type(scorer).__name__}")
-        if scorer not in ('design', 'learned'): raise ValueError(f"HumorEvaluator: scorer must be 'design' or 'learned', got {scorer!r:.60}")
-        if scorer == 'learned' and _encoder_name(encoder) != 'minilm':
-            raise ValueError(f"HumorEvaluator: scorer='learned' needs the bundled MiniLM encoder (its weights are for those vectors), got encoder {_encoder_name(encoder)!r}")
+        self.scorer, self.taste, self.scorer_note = resolve_scorer(scorer, _encoder_name(encoder))
         corpus = as_texts(default_pack().texts() if corpus is None else corpus, 'corpus', 'HumorEvaluator')
         lm_texts = [t for t in corpus if NGramLM().tokenizer(t)]
         if not lm_texts: raise ValueError(f"HumorEvaluator: corpus has no text with a word in it ({len(corpus)} texts); the language model needs words")
         self.lm = NGramLM().fit(lm_texts)
         self.sem = Semantics().fit(corpus)
-        self.encoder, self._emb, self._div, self.scorer = encoder, {}, {}, scorer
+        self.encoder, self._emb, self._div = encoder, {}, {}
         self.n_texts, self.corpus_sha, self.encoder_name = len(corpus), corpus_fingerprint(corpus), _encoder_name(encoder)
         self.div_tokenizer = _RepeatTreebank(lowercase=True)   # Distinct-n and Self-BLEU of the batch
+    def scorer_tag(self) -> str:
+        "The scorer as a signature names it: its name, and for a model the first 8 hex digits of its file's sha256."
+        if self.scorer in MODEL_FREE_SCORERS: return self.scorer
+        if self.scorer == 'learned': return f"learned-{learned_scorer()['tag']}"
+        return f"{self.scorer}-{(self.taste or shipped_preference()).tag}"
     def __repr__(self): return f"HumorEvaluator({self.n_texts} training texts, corpus {self.corpus_sha}, encoder={self.encoder_name}, scorer={self.scorer})"
 
 # %% ../nbs/06_humor.ipynb #c8bb8f93
@@ -192,7 +231,7 @@ BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the design's Self-BLEU
 def signature_options(self:HumorEvaluator) -> dict[str, str]:
     "The evaluator's part of a signature: corpus fingerprint, encoder, language model and its tokenizer (from the model's own signature), the batch-diversity options."
     lm, div = self.lm.signature.options, self.div_tokenizer.signature_options()
-    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'scorer': 'design' if self.scorer == 'design' else f"learned-{learned_scorer()['tag']}", 'lm': lm['model'],
+    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'scorer': self.scorer_tag(), 'lm': lm['model'],
             **{k: lm[k] for k in ('tok', 'case', 'norm')},
             'div_tok': f"{div['tok']},{div['case']}", 'self_bleu': f"n{BATCH_SELF_BLEU['max_n']},{BATCH_SELF_BLEU['smooth']}", 'richness_tok': TreebankTokenizer().signature_options()['tok'] + ',mixed'}
 
@@ -246,7 +285,7 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
                 contexts:Sequence[str], # the prompt of each answer
                 user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
                ) -> dict[str, np.ndarray]:
-    "The `ITEM_FIELDS` of every (text, context) pair, one float array each (and `learned_humor_score` with the learned scorer)."
+    "The `ITEM_FIELDS` of every (text, context) pair, one float array each, and `scorer_score` (0-10) unless the scorer is the design's."
     texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
     if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
     uniq = list(dict.fromkeys(texts))
@@ -256,7 +295,7 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
     coh, (raw, pacs) = self.coherence(texts, contexts).astype(float), self.pacs(texts, user_profile)
     out = dict(zip(ITEM_FIELDS, (s, amb, self.sem.distinctiveness_batch(texts, contexts),
                                  ent, ppl, coh, pacs, np.array([f1_score(float(c), float(x)) for c, x in zip(coh, s)], float), raw)))
-    return {**out, 'learned_humor_score': self.learned_scores(texts, contexts)} if self.scorer == 'learned' else out
+    return out if self.scorer == 'design' else {**out, 'scorer_score': self.scorer_scores(texts, contexts, out)}
 
 # %% ../nbs/06_humor.ipynb #cb9bbf4f
 def _one_thread():
@@ -313,7 +352,7 @@ def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (a
     "Every field of `StatisticalHumorScores` for each item that applies, one float array each, in the dataclass's order."
     texts = as_texts(texts, 'texts', 'HumorEvaluator.combine')
     if not isinstance(items, Mapping): raise TypeError(f"HumorEvaluator.combine: items must be a dict of the ITEM_FIELDS, got {type(items).__name__}")
-    need = ITEM_FIELDS + (('learned_humor_score',) if self.scorer == 'learned' else ())
+    need = ITEM_FIELDS + (() if self.scorer == 'design' else ('scorer_score',))
     if (miss := [k for k in need if k not in items]): raise ValueError(f"HumorEvaluator.combine: items lacks {', '.join(miss)}")
     it = {k: as_array(items[k], f'items[{k!r}]', 'HumorEvaluator.combine', finite=True).astype(float) for k in need}
     if (bad := [k for k, v in it.items() if v.shape != (len(texts),)]):
@@ -322,7 +361,7 @@ def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (a
     creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'], div['vocabulary_richness'], div['overall_semantic_diversity'])
     design = np.array([overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)], float)
     cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': design}
-    if self.scorer == 'learned': cols.update(overall_humor_score=it['learned_humor_score'], design_humor_score=design)
+    if self.scorer != 'design': cols.update(overall_humor_score=it['scorer_score'], design_humor_score=design)
     return {f.name: cols[f.name] for f in fields(StatisticalHumorScores) if f.name in cols}
 
 # %% ../nbs/06_humor.ipynb #5bc7dc70
@@ -385,6 +424,140 @@ def learned_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
     z = self.embed([as_card(c, t) for t, c in zip(texts, contexts)]) @ s['coef'] + s['intercept']
     return 10 / (1 + np.exp(-z))
 
+# %% ../nbs/06_humor.ipynb #b6188cc3
+CARD_FEATURES = tuple(f'card_{i}' for i in range(384))   # the bundled encoder's vector of the filled card
+ANSWER_FEATURES = tuple(f'answer_{i}' for i in range(384))   # its vector of the answer alone
+TASTE_FEATURES = ('log_words',) + ITEM_FIELDS[:6]       # features that need no sentence model
+
+def card_text(prompt:str, # the prompt card
+              candidate:str|Sequence[str], # one answer, or a list of answers for a prompt with several blanks
+             ) -> str:
+    "The filled card: `as_card` for one answer; several answers fill the blanks in order (the rest follow)."
+    if isinstance(candidate, str): return as_card(prompt, candidate)
+    answers = as_texts(list(candidate), 'candidate', 'card_text')
+    template = _BLANK.sub('{}', check_str(prompt, 'prompt', 'card_text'))
+    slots = template.count('{}')
+    if slots < len(answers): template = template.rstrip() + ' {}' * (len(answers) - slots)
+    filled = template
+    for a in answers: filled = filled.replace('{}', a.rstrip('.'), 1)
+    return filled.replace('{}', '___').replace('\n', ' ')
+
+def answer_text(candidate:str|Sequence[str], # one answer, or the answers of a pick-2 candidate
+               ) -> str:
+    "The answer's own words: the answers of a pick-2 candidate joined by ' / '."
+    return candidate if isinstance(candidate, str) else ' / '.join(candidate)
+
+# %% ../nbs/06_humor.ipynb #d221b5ae
+@patch
+def preference_features(self:HumorEvaluator, candidates:Sequence, # each an answer or a list of answers (pick-2)
+                        prompts:Sequence[str], # the prompt of each candidate
+                        names:Sequence[str], # the features to compute: `CARD_FEATURES` and `TASTE_FEATURES` names
+                        items:dict|None=None, # `item_scores` of the candidates' answer texts, when already computed
+                       ) -> np.ndarray:
+    "An (n, len(names)) array: the named features of every (candidate, prompt) pair."
+    texts = [answer_text(c) for c in candidates]
+    cols = {'log_words': np.log1p([len(t.split()) for t in texts])}
+    if any(n in ITEM_FIELDS for n in names):
+        cols.update(items if items is not None else self.item_scores(texts, prompts))
+    for prefix, vectors in (('card_', CARD_FEATURES), ('answer_', ANSWER_FEATURES)):
+        if not any(n.startswith(prefix) for n in names): continue
+        E = self.embed([card_text(p, c) for c, p in zip(candidates, prompts)] if prefix == 'card_' else texts)
+        if E is None: raise ValueError("humor: sentence-vector features need the bundled MiniLM encoder; this evaluator has none")
+        cols.update(zip(vectors, E.T))
+    if (unknown := [n for n in names if n not in cols]):
+        raise ValueError(f"humor: unknown preference features {', '.join(unknown[:5])}")
+    return np.column_stack([np.asarray(cols[n], float) for n in names]) if len(texts) else np.zeros((0, len(names)))
+
+# %% ../nbs/06_humor.ipynb #6f1ef3cf
+@lru_cache(maxsize=1)
+def shipped_preference() -> PreferenceModel:
+    "The shipped `'preference'` scorer (`cah_metrics/data/humor_preference.json`), read once per process."
+    return load_preference_model(resources.files('cah_metrics') / 'data' / 'humor_preference.json')
+
+@patch
+def scorer_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
+                  contexts:Sequence[str], # the prompt of each answer
+                  items:dict|None=None, # their `item_scores`, when already computed
+                 ) -> np.ndarray:
+    "The scorer's 0-10 score of each answer in its prompt (higher ranks first)."
+    if self.scorer == 'design': return self.combine(items or self.item_scores(texts, contexts), texts)['overall_humor_score']
+    if self.scorer == 'learned': return self.learned_scores(texts, contexts)
+    if self.scorer == 'shorter': return np.array([10 / max(1, len(t.split())) if t.strip() else 0.0 for t in texts])
+    model = self.taste or shipped_preference()
+    u = model.utility(self.preference_features(texts, contexts, model.features, items))
+    return 10 / (1 + np.exp(-u))
+
+# %% ../nbs/06_humor.ipynb #a5701ec9
+@dataclass
+class TasteReport:
+    "What `fit_preferences` learned from a table's rounds, and how far to trust it."
+    model: PreferenceModel   # fitted to every round; `save` it as a taste file
+    accuracy: tuple          # cross-validated pairwise accuracy: (estimate, low, high), 95% over rounds
+    baselines: dict          # fixed scorer -> its pairwise accuracy on the same rounds, (estimate, low, high)
+    curve: list              # `learning_curve` rows: rounds, accuracy, low, high
+    rounds: int              # the rounds learned from
+    judge: str|None = None   # whose rounds, when one judge's were chosen
+    @property
+    def consistent(self) -> bool:
+        "Is the learned taste better than chance, the interval's lower end above 0.5?"
+        return self.accuracy[1] > 0.5
+    def summary(self) -> str:
+        "The report in words: the accuracy against chance and the baselines, and whether to trust it."
+        who = f" (judge {self.judge})" if self.judge else ''
+        est, low, high = self.accuracy
+        lines = [f"learned from {self.rounds} rounds{who}: cross-validated pairwise accuracy {est:.3f} "
+                 f"[{low:.3f}, {high:.3f}] (chance 0.5)"]
+        lines += [f"  {name:12s} {a:.3f} [{l:.3f}, {h:.3f}]" for name, (a, l, h) in self.baselines.items()]
+        lines.append("a consistent taste: the interval is above chance" if self.consistent else
+                     "no consistent taste found: the interval reaches chance (0.5); more rounds, or a judge "
+                     "who picks by something the features do not see")
+        return '\n'.join(lines)
+    def chart(self) -> bytes:
+        "A PNG of the learning curve beside the baselines."
+        return learning_curve_chart(self.curve, {k: v[0] for k, v in self.baselines.items()})
+    def save(self, path:str|Path) -> Path: return self.model.save(path)
+    def __repr__(self): return f"TasteReport({self.summary().splitlines()[0]})"
+
+# %% ../nbs/06_humor.ipynb #376622d8
+def _curve_sizes(n:int, folds:int) -> list[int]:
+    "Geometric steps (10, 20, 50, 100, ...) from 2 x folds up to n, n last."
+    steps = [m * 10 ** e for e in range(1, 7) for m in (1, 2, 5)]
+    return [s for s in steps if 2 * folds <= s < n] + [n]
+
+@patch
+def fit_preferences(self:HumorEvaluator, rounds, # a rounds file (JSON Lines), or a list of rounds
+                    judge:str|None=None, # learn only this judge's rounds
+                    folds:int=5, # cross-validation folds
+                    seed:int=0, # the folds' shuffle and the bootstrap's seed
+                    curve:bool=True, # also draw the learning curve (cross-validates at several sizes)
+                   ) -> TasteReport:
+    "Learn the taste behind a table's picks: the fitted model, its cross-validated accuracy and baselines."
+    source = os.fspath(rounds) if isinstance(rounds, (str, os.PathLike)) else 'rounds given in memory'
+    rounds = read_rounds(rounds) if isinstance(rounds, (str, os.PathLike)) else check_rounds(rounds, 'fit_preferences')
+    if judge is not None:
+        rounds = [r for r in rounds if r.judge == judge]
+        if not rounds: raise ValueError(f"fit_preferences: no rounds judged by {judge!r:.60}")
+    folds = check_int(folds, 'folds', 'fit_preferences', low=2)
+    if len(rounds) < folds: raise ValueError(f"fit_preferences: {len(rounds)} rounds cannot fill {folds} folds")
+    cands = [c for r in rounds for c in r.candidates]
+    prompts = [r.prompt for r in rounds for _ in r.candidates]
+    texts = [answer_text(c) for c in cands]
+    items = self.item_scores(texts, prompts)
+    names = (CARD_FEATURES if self.encoder_name == 'minilm' else ()) + TASTE_FEATURES
+    data = choices(self.preference_features(cands, prompts, names, items),
+                   [len(r.candidates) for r in rounds], [r.pick for r in rounds])
+    cv = cross_validate(data, folds, seed)
+    cols = self.combine(items, texts)
+    fixed = {'design': cols.get('design_humor_score', cols['overall_humor_score']),
+             'shorter': -data.X[:, names.index('log_words')]}
+    if self.scorer not in fixed: fixed[self.scorer] = items['scorer_score']
+    base = {k: agreement_interval(*pick_agreement(u, data), seed=seed) for k, u in fixed.items()}
+    rows = learning_curve(data, _curve_sizes(data.n_rounds, folds)[:-1], folds, seed) if curve else []
+    rows.append({'rounds': data.n_rounds, 'accuracy': cv.accuracy[0], 'low': cv.accuracy[1], 'high': cv.accuracy[2]})
+    info = {'data': source, 'judge': judge, 'encoder': self.encoder_name, 'cross_validated': list(cv.accuracy)}
+    model = PreferenceModel.fit(data, names, choose_C(data, seed=seed), info)
+    return TasteReport(model, cv.accuracy, base, rows, data.n_rounds, judge)
+
 # %% ../nbs/06_humor.ipynb #a130d720
 @lru_cache(maxsize=1)
 def default_evaluator() -> HumorEvaluator:
@@ -427,8 +600,9 @@ def _zero(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: [] for k
 
 @patch
 def _fields(self:HumorScores) -> tuple[str, ...]:
-    "The per-item fields the state keeps: `ITEM_FIELDS`, and the learned score when the evaluator uses it."
-    return ITEM_FIELDS + (('learned_humor_score',) if self._evaluator is not None and self._evaluator.scorer == 'learned' else ())
+    "The per-item fields the state keeps: `ITEM_FIELDS`, and the scorer's score unless the scorer is the design's."
+    scorer = DEFAULT_SCORER if self._evaluator is None else self._evaluator.scorer
+    return ITEM_FIELDS + (() if scorer == 'design' else ('scorer_score',))
 
 @patch
 def _stats(self:HumorScores, predictions, references=None, contexts=None) -> dict:

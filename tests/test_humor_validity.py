@@ -21,7 +21,7 @@ T = importlib.util.module_from_spec(spec); spec.loader.exec_module(T)
 
 @pytest.fixture(scope='module')
 def built():
-    "One fresh build: (scorer JSON, validity JSON, details), as `train_humor_scorer.py --check` makes it."
+    "One fresh build: (scorer JSON, validity JSON, preference JSON, details), as `train_humor_scorer.py --check` makes it."
     return T.build(log=lambda s: None)
 
 
@@ -48,7 +48,7 @@ def _triple(t):
 
 def test_validity_format(validity):
     "The keys the command line reads; every interval an [estimate, low, high] triple of floats rounded to 3 decimals, low <= estimate <= high."
-    assert list(validity) == ['colbert', 'expunations', 'source']
+    assert list(validity) == ['colbert', 'expunations', 'agreement', 'source']
     c, e = validity['colbert'], validity['expunations']
     assert list(c) == ['n', 'overall_auc', 'best_design_metric', 'best_design_auc', 'learned_auc']
     assert list(e) == ['n', 'overall_spearman', 'best_design_metric', 'best_design_spearman', 'learned_spearman', 'ceiling']
@@ -85,8 +85,8 @@ def test_differences_respects_the_tolerance(scorer):
 
 def test_check_passes(built, capsys):
     "`train_humor_scorer.py --check`: a fresh build equals the shipped files within the stated tolerance."
-    assert T.check(*built[:2]) == 0, capsys.readouterr().out
-    assert capsys.readouterr().out.count('up to date') == 2
+    assert T.check(*built[:3]) == 0, capsys.readouterr().out
+    assert capsys.readouterr().out.count('up to date') == 3
 
 
 def test_learned_cv_auc_floor(built, validity):
@@ -94,7 +94,7 @@ def test_learned_cv_auc_floor(built, validity):
     AUC 0.977, crossval bootstrap interval [0.973, 0.981]. The floors leave room for another CPU's float noise, none for a
     real regression: the cross-validated AUC must stay above 0.97, its interval's lower end above 0.96, and above the
     upper end of the best design metric's interval (ambiguity_score on all 40,000 dev texts, 0.755 [0.750, 0.760])."""
-    cv = built[2]['cv']
+    cv = built[3]['cv']
     assert (cv.n, cv.folds, cv.splitter, cv.interval) == (4000, 5, 'StratifiedKFold', 'bootstrap')
     assert cv.mean['roc_auc'] > 0.97 and cv.ci['roc_auc'][0] > 0.96
     assert cv.ci['roc_auc'][0] > validity['colbert']['best_design_auc'][2] and cv.ci['roc_auc'][0] > validity['colbert']['overall_auc'][2]
@@ -102,6 +102,33 @@ def test_learned_cv_auc_floor(built, validity):
 
 def test_shipped_formula_is_the_model(built, scorer):
     "P(humor | text) = sigmoid(E @ coef + intercept) from the JSON equals the fitted model's predict_proba (the JSON keeps 7 decimals)."
-    E, model = built[2]['E'], built[2]['model']
+    E, model = built[3]['E'], built[3]['model']
     np.testing.assert_allclose(T.p_humor(scorer, E), model.predict_proba(E)[:, 1], rtol=0, atol=1e-3)
     np.testing.assert_allclose(T.p_humor(built[0], E), model.predict_proba(E)[:, 1], rtol=0, atol=1e-5)
+
+
+def test_agreement_format_and_default(validity):
+    """Every scorer's pairwise accuracy on every human-judgment set, beside both length baselines, as [estimate, low, high];
+    the default scorers are the best by the mean estimate over the sets that rank attempts at humor (all scorers, and
+    those that need no model)."""
+    from cah_metrics.humor import DEFAULT_SCORER, MODEL_FREE_SCORERS, NO_MODEL_SCORER, SCORERS
+    a = validity['agreement']
+    sets = ('expunations', 'humornorms', 'colbert')
+    assert list(a) == [*sets, 'default', 'no_model_default']
+    for d in sets:
+        assert list(a[d]) == ['pairs', 'preference', 'learned', 'design', 'shorter', 'longer'] and a[d]['pairs'] > 1000
+        for k in SCORERS + ('longer',): assert _triple(a[d][k]) and 0 <= a[d][k][1] and a[d][k][2] <= 1, (d, k)
+    mean = {k: np.mean([a[d][k][0] for d in T.RANKING_SETS]) for k in SCORERS}      # the sets that rank attempts at humor
+    assert a['default'] == max(SCORERS, key=mean.get) == DEFAULT_SCORER
+    assert a['no_model_default'] == max(MODEL_FREE_SCORERS, key=mean.get) == NO_MODEL_SCORER
+
+
+def test_preference_format(built):
+    "The shipped preference scorer: a `PreferenceModel` on the answer vectors, trained on the two judgment sets it names."
+    from cah_metrics.humor import ANSWER_FEATURES, shipped_preference
+    model, fresh = shipped_preference(), built[2]
+    assert model.features == ANSWER_FEATURES and fresh['format'] == 'cah_metrics.preference/1'
+    t = model.training
+    assert [(ROOT / d.split(' ')[0]).exists() for d in t['data']] == [True, True]
+    assert t['sha256'][1] == SAMPLE_SHA256 and t['rounds'] > 9000 and t['C'] in (1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0)
+    assert (SHIPPED / 'HUMOR_PREFERENCE_LICENSE.md').is_file() and 'CC BY-NC 4.0' in t['licence']
