@@ -195,7 +195,7 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
                      paired:str='bs', # 'bs': paired bootstrap; 'ar': approximate randomization
                      options:Mapping|None=None, # metric options, as `metric_options` reads them
                      fmt:str='auto', # input format, as for `read_items`
-                     key:str|Mapping|None=None, # the value to test: a key for every metric, or {metric: key} (see `resample_keys`)
+                     key:str|Mapping|None=None, # the value tested: a key, or {metric: key}
                      **test, # the test's settings: n_resamples, trials, confidence, seed, method, compat
                     ) -> dict[str, PairedResult]:
     "Each metric's paired test of every system against the baseline, read from files: {metric: PairedResult}."
@@ -207,7 +207,8 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
         raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {_brief(paired)}")
     if 'trials' in test and paired == 'bs': raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
     if isinstance(key, Mapping) and (bad := [k for k in key if k not in metrics]):
-        raise ValueError(f"{F}: key names {_brief(bad[0])}, which is not among metrics ({', '.join(metrics)})")
+        raise ValueError(f"{F}: key names {_brief(bad[0])}, which is not among metrics "
+                         f"({', '.join(metrics)})")
     preds, refs, sources = read_systems(baseline, systems, references, fmt)
     (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])
     run = paired_bootstrap if paired == 'bs' else paired_randomization
@@ -216,7 +217,8 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
         m, notes = load(name, **metric_options(name, options)), []
         if (inputs := _inputs(m, name, refs, sources, notes)) is None: raise ValueError(f"{F}: {notes[0]}")
         k = key.get(name) if isinstance(key, Mapping) else key
-        out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None, baseline_name=base_name, key=k, **test)
+        out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None,
+                        baseline_name=base_name, key=k, **test)
     return out
 
 # %% ../nbs/85_evaluate.ipynb #3a6105b1
@@ -262,13 +264,14 @@ def _mean(c:list) -> float:
     except OverflowError: return math.fsum(x / len(c) for x in c)
 
 def _check_span(ratings:list[list], level:str, path):
-    "An `InputError` when interval or ratio ratings spread so far apart that their squared differences overflow."
+    "An `InputError` when interval or ratio ratings differ by more than float64 can square."
     vals = [v for row in ratings for v in row if v is not None]
     if level not in ('interval', 'ratio') or not vals: return
     lo, hi = min(vals), max(vals)
     if not math.isfinite((hi - lo) * (hi - lo)):
-        raise InputError(path, None, f"ratings run from {lo:g} to {hi:g}: their squared differences overflow float64, so "
-                         f"Krippendorff's {level} alpha cannot be computed; rescale them")
+        why = (f"ratings run from {lo:g} to {hi:g}: their squared differences overflow float64, "
+               f"so Krippendorff's {level} alpha cannot be computed; rescale them")
+        raise InputError(path, None, why)
 
 def _human(ratings:list[list], raters:list[str], level:str, result) -> tuple[dict, list[dict]]:
     "The human ratings' summary (alpha, correlations with the strategies) and each item's mean and count."
