@@ -491,10 +491,9 @@ def test_embed_eval_with_the_repository_data(tmp_path):
 
 
 # ---- issue 31: one exit-status rule; nothing to report is exit 2 ------------------------------------------------------
-from cah_metrics.cli import EXIT_STATUS
-
 @pytest.mark.parametrize('cmd', [[], ['score'], ['humor'], ['compare'], ['ensemble'], ['embed-eval']])
 def test_exit_status_rule_in_every_help(cmd):
+    from cah_metrics.cli import EXIT_STATUS
     r = run(*cmd, '--help')
     assert r.returncode == 0 and ' '.join(EXIT_STATUS.split()) in ' '.join(r.stdout.split()), r.stdout[-600:]
     assert EXIT_STATUS.startswith("Exit status, for every command: 0 done; 2 bad input or nothing to report") and "1 a bug" in EXIT_STATUS
