@@ -14,11 +14,14 @@ from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_out
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
-__all__ = ['SCORE_METRICS', 'score', 'humor', 'compare', 'ensemble', 'embed_eval', 'main']
+__all__ = ['SCORE_METRICS', 'EXIT_STATUS', 'score', 'humor', 'compare', 'ensemble', 'embed_eval', 'main']
 
 # %% ../nbs/90_cli.ipynb #0bc93730
 from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
 SCORE_METRICS = ('bleu', 'sentence_bleu', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore', 'code_mixing_coverage')
+EXIT_STATUS = ("Exit status, for every command: 0 done; 2 bad input or nothing to report "
+               "(one line on standard error, nothing written); 1 a bug (one line; --debug adds the "
+               "traceback); 130 interrupted (Ctrl-C).")
 
 # %% ../nbs/90_cli.ipynb #7f551c53
 class _Parser(argparse.ArgumentParser):
@@ -33,11 +36,15 @@ def _parser() -> argparse.ArgumentParser:
                                 "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline; "
                                 "'cah-metrics ensemble' scores responses with several strategies and reports how far they agree; "
                                 "'cah-metrics embed-eval' compares sentence-embedding models for knowledge graphs. "
-                                "Add -h after any of them for its options.")
+                                "Add -h after any of them for its options.", epilog=EXIT_STATUS)
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     _debug(p, True)
     sub = p.add_subparsers(dest='command', required=True)
-    _humor_parser(sub); _score_parser(sub); _compare_parser(sub); _ensemble_parser(sub); _embed_eval_parser(sub)
+    for add in (_humor_parser, _score_parser, _compare_parser, _ensemble_parser,
+                _embed_eval_parser):
+        add(sub)
+    for s in sub.choices.values():
+        if s.epilog is None: s.epilog = EXIT_STATUS                  # humor's epilog ends with it
     return p
 
 # %% ../nbs/90_cli.ipynb #5738b50d
@@ -65,8 +72,14 @@ def _score_parser(sub):
                    "of strings, lists of strings, or objects with 'references', 'reference', 'summary' or 'text' and an optional 'id'. "
                    "Paired with the predictions by id when both files have ids on every line, by line when neither has any (anything else is an error); "
                    "repeat the option for several reference files")
-    s.add_argument('--metrics', nargs='+', default=list(DEFAULT_METRICS), metavar='NAME',
-                   help=f"registry names of the metrics to compute, e.g. {', '.join(SCORE_METRICS)}, or any other metric of cah_metrics.list_metrics() that takes predictions and references (default: {' '.join(DEFAULT_METRICS)})")
+    s.add_argument('--metrics', nargs='+', default=None, metavar='NAME',
+                   help="registry names of the metrics to compute, e.g. "
+                        f"{', '.join(SCORE_METRICS)}, or any other metric of "
+                        "cah_metrics.list_metrics() that takes predictions and references; a "
+                        "metric named here that the input cannot give (code_mixing_coverage "
+                        "without sources) is exit status 2 (default: "
+                        f"{' '.join(DEFAULT_METRICS)}, code_mixing_coverage left out with a note "
+                        "without sources)")
     s.add_argument('--sources', type=Path, metavar='FILE', help="source conversations for code_mixing_coverage, line by line: plain text, "
                    "or JSON Lines objects with 'thread', 'messages' (strings or objects with 'text') or 'source' (default: those fields of the references file)")
     s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines (with --output, as one atomic set; never an input file)")
@@ -91,7 +104,8 @@ def _columns_help() -> str:
         rows.append(f"  {c:22s}" + ('; '.join(x for x in (scale, direction) if x) or f"text: {what}"))
     head = ("columns of humor_scores.csv (scale; direction), each described in full in humor_scores.schema.json. A column that is the same "
             "for every row of a run (PaCS without --profile) is left out, with the reason in the JSON and the printed summary.")
-    return textwrap.fill(head, 100) + '\n' + '\n'.join(r if len(r) <= 150 else r[:147] + '...' for r in rows)
+    cols = '\n'.join(r if len(r) <= 150 else r[:147] + '...' for r in rows)
+    return textwrap.fill(head, 100) + '\n' + cols + '\n\n' + textwrap.fill(EXIT_STATUS, 100)
 
 def _humor_parser(sub):
     h = sub.add_parser('humor', help="rank CAH answers with the design's humor metrics (the main job)", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -122,6 +136,11 @@ def _compare_parser(sub):
     c.add_argument('--baseline', type=Path, metavar='FILE', required=True, help="the baseline's predictions, as for 'score' (named by its file name)")
     c.add_argument('--systems', type=Path, metavar='FILE', nargs='+', required=True, help="one or more systems' predictions on the same items (named by their file names)")
     c.add_argument('--metrics', nargs='+', default=['bleu'], metavar='NAME', help="registry names of the metrics to test (default: bleu)")
+    c.add_argument('--key', nargs='+', metavar='[METRIC=]KEY',
+                   help="the value to test where a metric's main value cannot be resampled "
+                        "(distinct_n: per_text_mean; cah_metrics.significance.resample_keys lists "
+                        "them): KEY for every metric, or METRIC=KEY each (default: each metric's "
+                        "main value)")
     c.add_argument('--paired', choices=['bs', 'ar'], default='bs', help="bs: paired bootstrap; ar: approximate randomization (default: bs)")
     c.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples (the test for bs; the intervals for ar, 0 for none) (default: 1000)")
     c.add_argument('--trials', type=int, default=None, metavar='T', help="randomization trials, with --paired ar (default: 10000)")
@@ -133,6 +152,16 @@ def _compare_parser(sub):
     _metric_args(c)
     c.add_argument('--output', type=Path, metavar='FILE', help="also write the results as JSON here, atomically (never an input file)")
     _debug(c, False)
+
+# %% ../nbs/90_cli.ipynb #862c4dfa
+def _test_keys(words:list|None) -> str|dict|None:
+    "`--key`'s words as `compare_datasets` takes them: one key for every metric, or {metric: key}."
+    if not words: return None
+    if all('=' in w for w in words): return dict(w.split('=', 1) for w in words)
+    if len(words) == 1: return words[0]
+    raise ValueError("compare: --key takes one KEY for every metric, or METRIC=KEY for each "
+                     f"metric it sets, got {' '.join(words)}")
+
 
 # %% ../nbs/90_cli.ipynb #81f5899a
 def _ensemble_parser(sub):
@@ -184,6 +213,18 @@ def _check_opts(opts, cmd:str, keys:tuple):
 
 def _report_text(report:dict) -> str: return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
+# %% ../nbs/90_cli.ipynb #10285839
+def _needs_sources(names:list) -> list[str]:
+    "The metrics of `names` that read source conversations (unknown names are `score_dataset`'s)."
+    from cah_metrics.core import metric_class
+    out = []
+    for name in names:
+        try: cls = metric_class(name)[0]
+        except ValueError: continue
+        if 'sources' in cls.inputs: out.append(name)
+    return out
+
+
 # %% ../nbs/90_cli.ipynb #3a1b4c79
 def score(opts, # parsed `score` options
          ) -> dict:
@@ -199,12 +240,21 @@ def score(opts, # parsed `score` options
     elif pf is None or not rfs: raise InputError('--predictions' if pf is None else '--references', None, "give both --predictions and --references, or neither")
     check_outputs({'--output': opts.output, '--per-example': opts.per_example}, {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
     preds, refs, srcs, ids = read_dataset(pf, rfs, opts.sources, opts.fmt)
+    if not preds: raise InputError(pf, None, "has no predictions: there is nothing to report on")
+    metrics = list(DEFAULT_METRICS) if opts.metrics is None else opts.metrics
+    no_sources = srcs is None or all(s is None for s in srcs)
+    if opts.metrics is not None and no_sources and (need := _needs_sources(metrics)):
+        raise ValueError(f"score: --metrics {' '.join(need)} cannot be computed: {need[0]} needs "
+                         "the source conversations (give --sources, or thread/messages/source "
+                         "fields in the references file)")
     if dist:
         from cah_metrics.distributed import evaluate
         cols = {'predictions': preds, 'references': refs, 'sources': srcs,
                 'ids': ids if ids and all(i is not None for i in ids) else None}
-        report, per = evaluate(cols, opts.metrics, client=opts.scheduler, options=_metric_options(opts), workers=opts.workers), {}
-    else: report, per = score_dataset(preds, refs, srcs, opts.metrics, _metric_options(opts), per_example=opts.per_example is not None)
+        report, per = evaluate(cols, metrics, client=opts.scheduler, options=_metric_options(opts),
+                               workers=opts.workers), {}
+    else: report, per = score_dataset(preds, refs, srcs, metrics, _metric_options(opts),
+                                      per_example=opts.per_example is not None)
     files = {**({opts.per_example: _per_example_jsonl(per, ids, 'score')} if opts.per_example else {}), **({opts.output: _report_text(report)} if opts.output else {})}
     with AtomicWriteSet('score') as ws:
         for path, text in files.items(): ws.write_text(path, text)
@@ -240,7 +290,14 @@ def compare(opts, # parsed `compare` options
     if opts.trials is not None and opts.paired != 'ar': raise ValueError("compare: --trials is for --paired ar; the paired bootstrap takes --n-resamples")
     test = {'n_resamples': opts.n_resamples, 'confidence': opts.confidence, 'seed': opts.seed, 'method': opts.ci, 'compat': opts.compat,
             **({'trials': opts.trials} if opts.trials is not None else {})}
-    res = compare_datasets(opts.baseline, opts.systems, opts.references, opts.metrics, opts.paired, _metric_options(opts), opts.fmt, **test)
+    key = _test_keys(getattr(opts, 'key', None))
+    try: res = compare_datasets(opts.baseline, opts.systems, opts.references, opts.metrics,
+                                opts.paired,
+                                _metric_options(opts), opts.fmt, key=key, **test)
+    except ValueError as e:                  # the library's `key=` is this command's --key
+        if 'choose key= one of' not in str(e): raise
+        msg = str(e).replace('choose key= one of', 'choose it with --key METRIC=KEY, KEY one of')
+        raise ValueError(msg) from None
     if opts.output:
         with AtomicWriteSet('compare') as ws: ws.write_text(opts.output, _report_text({k: r.to_dict() for k, r in res.items()}))
     return res
@@ -271,6 +328,15 @@ def embed_eval(opts, # parsed `embed-eval` options
     out = _as_path(opts.output_dir, 'embed-eval', '--output-dir')
     if out.exists() and not out.is_dir(): raise ValueError(f"embed-eval: --output-dir {out} is a file, not a folder")
     data = find_benchmark_data(opts.data)
+    if opts.benchmarks:
+        from cah_metrics.embedding_eval import BENCHMARKS
+        if bad := [b for b in opts.benchmarks if b not in BENCHMARKS]:
+            raise ValueError(f"embed-eval: unknown benchmark {bad[0]!r} in --benchmarks; choose "
+                             f"from {', '.join(BENCHMARKS)}")
+        if data is None:
+            raise ValueError("embed-eval: --benchmarks needs the benchmark data, and none was "
+                             "found: give --data DIR (the folder holding sts/ and codex_s/), or "
+                             "run in a clone of the repository (tests/data)")
     print(f"benchmark data: {data}" if data else "benchmark data: none found (give --data DIR, the folder holding sts/ and codex_s/); the test set only", file=sys.stderr)
     cmp = compare_encoders(opts.models, data_dir=data, benchmarks=opts.benchmarks if data else None, seed=opts.seed,
                            n_resamples=opts.n_resamples, max_triples=opts.max_triples)
@@ -286,17 +352,16 @@ def _one_line(e:BaseException) -> str:
     else: msg = str(e)
     return ' '.join(msg.splitlines())
 
-def main(argv:list[str]|None=None, # the arguments (default: the command line's)
-        ) -> int:
-    "Entry point of `cah-metrics`; returns the exit status."
-    if argv is not None and (not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv)):
-        raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
-    try: opts = _parser().parse_args(argv)
-    except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
-    try: report = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble, 'embed-eval': embed_eval}[opts.command](opts)
-    except (ValueError, TypeError, OSError, RecursionError) as e:
-        if opts.debug: traceback.print_exc()
-        print(f"cah-metrics: error: {_one_line(e)}", file=sys.stderr); return 2
+def _error(e:BaseException, debug:bool, status:int) -> int:
+    "Say what went wrong in one line (after the traceback, with --debug); return the exit status."
+    if debug: traceback.print_exc()
+    how = '' if debug else ' with the traceback --debug prints'
+    bug = f"a bug; please report it{how}: {type(e).__name__}: "
+    print(f"cah-metrics: error: {bug if status == 1 else ''}{_one_line(e)}", file=sys.stderr)
+    return status
+
+def _print(opts, report):
+    "What a command prints on standard output, once its files are written."
     if opts.command == 'score': sys.stdout.write(_report_text(report))
     if opts.command == 'compare': print('\n\n'.join(map(repr, report.values())))
     if opts.command == 'ensemble':
@@ -304,4 +369,22 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         print(ensemble_text(report))
         for path in (opts.output, opts.summary):
             if path: print(f"wrote {path}")
+
+def main(argv:list[str]|None=None, # the arguments (default: the command line's)
+        ) -> int:
+    "Entry point of `cah-metrics`; returns the exit status (`EXIT_STATUS`)."
+    if argv is not None and (not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv)):
+        raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
+    try: opts = _parser().parse_args(argv)
+    except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
+    try:
+        run = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble,
+               'embed-eval': embed_eval}
+        report = run[opts.command](opts)
+        _print(opts, report)
+    except (ValueError, TypeError, OSError, RecursionError) as e: return _error(e, opts.debug, 2)
+    except KeyboardInterrupt:
+        print("cah-metrics: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e: return _error(e, opts.debug, 1)
     return 0

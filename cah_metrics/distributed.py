@@ -7,6 +7,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/distributed.html.md"""
 # %% ../nbs/12_distributed.ipynb #3bfa0757
 from __future__ import annotations
 import copy, glob, hashlib, inspect, json, math, operator, os, zlib
+from dataclasses import dataclass
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, localcontext
@@ -27,7 +28,8 @@ from .text import _brief, as_array, as_texts, check_float, check_int
 
 # %% auto #0
 __all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'read_shard', 'shard_paths', 'ShardError', 'worker_metric',
-           'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums', 'poisson_bootstrap', 'embed']
+           'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums', 'PoissonBootstrapResult',
+           'poisson_bootstrap', 'embed']
 
 # %% ../nbs/12_distributed.ipynb #b4b4c488
 class Part(NamedTuple):
@@ -141,9 +143,14 @@ def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or
     elif isinstance(source, Sequence) and source and not isinstance(source, (bytes, bytearray)):
         paths = [_as_path(p, F, f'source[{i}]') for i, p in enumerate(source)]
     else: raise TypeError(f"{F}: source must be shard paths, a folder, a glob pattern, a dask bag or dataframe, or a mapping of columns, got {_brief(source)}")
-    for p in paths:
+    first = {}
+    for i, p in enumerate(paths):
         if p.suffix.lower() not in SHARD_FORMATS:
             raise ValueError(f"{F}: source {p}: unknown shard format; shards are JSON Lines (.jsonl, .ndjson, .json) or Parquet (.parquet, .pq)")
+        j = first.setdefault(os.path.realpath(p), i)
+        if j != i:
+            raise ValueError(f"{F}: shard {p} is given twice (also as {paths[j]}); "
+                             "each shard is read once")
     return paths
 
 # %% ../nbs/12_distributed.ipynb #334edcfd
@@ -325,6 +332,42 @@ def _add_digest(a, b):
     if a is None or b is None: return None
     return (a[0] + b[0], (a[1] + b[1]) & _MASK64, (a[2] + b[2]) & _MASK64)
 
+# %% ../nbs/12_distributed.ipynb #3206b2db
+def _owner_keys(keys:np.ndarray, systems:list|None) -> np.ndarray:
+    "Item keys mixed with each item's system: equal only for one system's copies of one id."
+    if systems is None: return _mix(keys)
+    names = sorted(set(systems))
+    salt = dict(zip(names, item_keys([f"system:{s}" for s in names]).tolist()))
+    return _mix(keys ^ np.array([salt[s] for s in systems], _U64))
+
+def _id_pieces(part:Part, keys:np.ndarray, K:int) -> list[list]:
+    "A partition's owner keys in `K` buckets by key: bucket k is [(partition, keys, lines)] or []."
+    h = _owner_keys(keys, part.systems)
+    b = (h % _U64(K)).astype(np.int64)
+    o = np.argsort(b, kind='stable')
+    cuts = np.searchsorted(b[o], np.arange(K + 1))
+    piece = lambda a, z: [(part.index, h[o[a:z]], (o[a:z] + 1).astype(np.uint32))] if z > a else []
+    return [piece(a, z) for a, z in zip(cuts, cuts[1:])]
+
+
+# %% ../nbs/12_distributed.ipynb #4ae7c9c0
+_MAX_DUPLICATES = 8          # equal keys a bucket reports; the driver checks them in turn
+
+def _id_piece(out:dict, k:int) -> list: return out['ids'][k] if out.get('ids') else []
+def _join_ids(*pieces:list) -> list: return [x for p in pieces for x in p]
+
+def _duplicates(pieces:list) -> list[tuple]:
+    "Up to `_MAX_DUPLICATES` pairs ((partition, line), (partition, line)) of a bucket's equal keys."
+    if not pieces: return []
+    h = np.concatenate([k for _, k, _ in pieces])
+    part = np.concatenate([np.full(len(k), i, np.int64) for i, k, _ in pieces])
+    line = np.concatenate([l for _, _, l in pieces]).astype(np.int64)
+    o = np.argsort(h, kind='stable')
+    at = np.flatnonzero(h[o][1:] == h[o][:-1])[:_MAX_DUPLICATES]
+    where = lambda j: (int(part[o[j]]), int(line[o[j]]))
+    return [(where(j), where(j + 1)) for j in at]
+
+
 # %% ../nbs/12_distributed.ipynb #34ec3ea8
 class _Run(NamedTuple):
     "What every task of a run needs to know."
@@ -379,7 +422,8 @@ def _run_partition(src, index:int, run:_Run) -> dict:
 def _partition_results(part:Part, run:_Run) -> dict:
     out = {'n': len(part), 'main': {}, 'buckets': {s.label: [{} for _ in range(run.buckets)] for s, r in zip(run.specs, run.reductions) if r.stages}}
     if not len(part): return out
-    keys = item_keys(part.ids, len(part), part.index) if run.boot else None          # only resampling and pairing need them
+    keys = item_keys(part.ids, len(part), part.index) if run.boot or part.ids is not None else None
+    if part.ids is not None: out['ids'] = _id_pieces(part, keys, run.buckets)
     for system, idx in _by_system(part).items():
         e = out['main'][system] = {'n': len(idx), 'ids': None if keys is None or part.ids is None else _id_digest(keys[idx]), 'metrics': {}, 'boot': {}}
         for spec, red in zip(run.specs, run.reductions):
@@ -451,7 +495,8 @@ def _group_final(run:_Run, label:str, root:dict, main:dict) -> dict:
 
 # %% ../nbs/12_distributed.ipynb #a9194cad
 def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
-    "The delayed roots of a run: the merged `main` partials, and {label: [finals]} of the bucketed reductions."
+    """The delayed roots of a run: the merged `main` partials, {label: [finals]} of the bucketed
+    reductions, and each id bucket's duplicates."""
     from dask import delayed
     run_d = delayed(run, traverse=False)
     outs = [delayed(_run_partition)(s, i, run_d) for i, s in enumerate(srcs)]
@@ -467,7 +512,9 @@ def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
                      for j in range(run.buckets)]
             fins = [delayed(_group_final)(run_d, spec.label, r, main) for r in roots]
         finals[spec.label] = fins
-    return main, finals
+    ids = [_tree([delayed(_id_piece)(o, k) for o in outs], _join_ids, split_every=split_every)
+           for k in range(run.buckets)]
+    return main, finals, [delayed(_duplicates)(r) for r in ids]
 
 # %% ../nbs/12_distributed.ipynb #d92988cc
 def _connect(client, F:str) -> tuple:
@@ -488,11 +535,21 @@ def _connect(client, F:str) -> tuple:
     return client, None
 
 # %% ../nbs/12_distributed.ipynb #77c8b7c1
+def _ignore_sigint():
+    "A local worker's initializer: Ctrl-C is the driver's to handle (it stops the pool at once)."
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
 def _compute(objs:list, client, workers:int|None) -> list:
     import dask
     if client is not None: return client.compute(list(objs), sync=True)
-    kw = {'scheduler': 'processes', 'num_workers': workers} if workers else {'scheduler': 'threads'}
-    return list(dask.compute(*objs, **kw))
+    if not workers: return list(dask.compute(*objs, scheduler='threads'))
+    import multiprocessing
+    ctx = multiprocessing.get_context(dask.config.get('multiprocessing.context', 'spawn'))
+    pool = ctx.Pool(workers, initializer=_ignore_sigint)
+    try: return list(dask.compute(*objs, scheduler='processes', pool=pool))
+    finally: pool.terminate()                 # done, failed or interrupted: no worker outlives it
+
 
 # %% ../nbs/12_distributed.ipynb #189a9a01
 _COLUMNS = {'predictions': 'prediction', 'references': 'references', 'sources': 'source', 'ids': 'id', 'systems': 'system'}
@@ -506,6 +563,7 @@ def _column_parts(cols:Mapping, partitions, F:str) -> list[Part]:
     for k, v in use.items():
         if len(v) != len(preds): raise ValueError(f"{F}: {k} has {len(v)} entries but predictions has {len(preds)}; give one per item")
     n = len(preds)
+    if not n: raise ValueError(f"{F}: no items to report on: predictions is empty")
     if partitions is None or isinstance(partitions, int):
         p = max(1, -(-n // 10_000)) if partitions is None else check_int(partitions, 'partitions', F)
         sizes = [n // p + (i < n % p) for i in range(p)]
@@ -559,6 +617,27 @@ def _check_run(n_resamples, confidence, seed, buckets, split_every, use_gpu, src
     if not isinstance(use_gpu, bool): raise TypeError(f"{F}: use_gpu must be True or False, got {type(use_gpu).__name__}")
     return B, c, seed, max(1, K), check_int(split_every, 'split_every', F, low=2)
 
+# %% ../nbs/12_distributed.ipynb #28c18b7a
+def _id_at(srcs:list, index:int, line:int) -> tuple|None:
+    """(system, id) of item `line` of partition `index`, where the driver can read it (a shard,
+    columns); else None."""
+    src = srcs[index]
+    if not isinstance(src, (str, os.PathLike, Part)): return None
+    part = _as_part(src, index)
+    return (part.systems or [None] * len(part))[line - 1], part.ids[line - 1]
+
+def _check_ids(dups:list, srcs:list, F:str):
+    "Stop at the first id on two partitions (its items read again and compared, where they can be)."
+    for (i, a), (j, b) in sorted(d for bucket in dups for d in bucket):
+        first, second = _id_at(srcs, i, a), _id_at(srcs, j, b)
+        if first != second: continue                       # two ids with one 64-bit key
+        what = 'id' if first is None else f"id {first[1]!r:.60}"
+        if first is not None and first[0]: what += f" of system {first[0]!r}"
+        also = f"{_label(srcs[i], i)}:{a}"
+        raise InputError(_label(srcs[j], j), b, f"duplicate {what} (also on {also}); "
+                         "an id names one item of a system across all the partitions")
+
+
 # %% ../nbs/12_distributed.ipynb #59f213b2
 def evaluate(source, # shards (a path, a folder, a glob pattern, a list of paths), a dask Bag or DataFrame, or a mapping of columns
              metrics:str|Metric|Sequence=DEFAULT_METRICS, # registry names and/or Metric objects
@@ -590,9 +669,10 @@ def evaluate(source, # shards (a path, a folder, a glob pattern, a list of paths
         if client is not None:
             if workers: client.wait_for_workers(workers, timeout=600)
             _preload(client, run, pairs)
-        main, finals = _compute(list(_graph(srcs, run, split_every)), client, workers)
+        main, finals, dups = _compute(list(_graph(srcs, run, split_every)), client, workers)
     finally:
         if own is not None: own.close()
+    _check_ids(dups, srcs, F)
     report = _report(main, finals, pairs, run, boot_notes, baseline, conf, F)
     if output is not None:
         with AtomicWriteSet(F) as ws: ws.write_text(output, json.dumps(report, indent=2, ensure_ascii=False) + '\n')
@@ -601,7 +681,9 @@ def evaluate(source, # shards (a path, a folder, a glob pattern, a list of paths
 # %% ../nbs/12_distributed.ipynb #dce57d51
 def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, baseline, conf:float, F:str) -> dict:
     "The report: one system's, or {'systems': {name: report}, 'n_examples', 'paired'} for several."
-    systems = list(main) or [None]
+    if not main:
+        raise ValueError(f"{F}: no items to report on: every partition of the source is empty")
+    systems = list(main)
     scored = {s: _system_scores(main.get(s), s, pairs, run, finals) for s in systems}
     reports = {}
     for s in systems:
@@ -613,7 +695,9 @@ def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, basel
         if baseline is not None: raise ValueError(f"{F}: baseline={baseline!r} needs a system field on the items")
         return reports[None]
     out = {'systems': reports, 'n_examples': sum(main[s]['n'] for s in systems)}
-    if baseline is not None: out['paired'] = {k: _paired(k, scored, main, baseline, run, conf, F).to_dict() for k in run.boot}
+    if baseline is not None:
+        tests = {k: _paired(k, scored, main, baseline, run, conf, F) for k in run.boot}
+        out['paired'] = {k: {**r.to_dict(), 'empty_resamples': e} for k, (r, e) in tests.items()}
     return out
 
 # %% ../nbs/12_distributed.ipynb #10c94a44
@@ -858,6 +942,31 @@ def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array,
         for b0 in range(0, B, k): out[b0:b0 + k] = _draw(h, _stream(seed, b0, min(B, b0 + k))).astype(np.float64) @ R2
     return out if R.ndim == 2 else out[:, 0]
 
+# %% ../nbs/12_distributed.ipynb #96b03b33
+@dataclass(frozen=True, repr=False)
+class PoissonBootstrapResult(BootstrapResult):
+    "A `BootstrapResult` of the Poisson bootstrap, and how many resamples drew no item (left out)."
+    empty_resamples: int = 0    # resamples that drew no item
+    def __repr__(self):
+        r, B = BootstrapResult.__repr__(self), self.n_resamples
+        if not self.empty_resamples: return r
+        e = self.empty_resamples
+        return r.replace(f"{B} resamples", f"{B} resamples ({e} empty, left out)", 1)
+
+def _with_count(rows:np.ndarray) -> np.ndarray:
+    "A plan's rows and a column of ones: its resampled sum is how many items the resample drew."
+    return np.hstack([rows, np.ones((len(rows), 1))])
+
+def _nonempty(drawn:np.ndarray, n:int, label:str, F:str) -> np.ndarray:
+    "The resamples that drew an item (a mask); when none did, a ValueError naming `n_resamples`."
+    keep = drawn > 0
+    if not keep.any():
+        raise ValueError(f"{F}: every one of the {len(keep)} resamples of {label} drew no item "
+                         f"(n = {n}: "
+                         f"a resample is empty with probability e**-{n}); raise n_resamples")
+    return keep
+
+
 # %% ../nbs/12_distributed.ipynb #eaae7522
 def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its options (left alone)
                       predictions, # the system's predictions
@@ -868,18 +977,24 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
                       seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
                       key:str|None=None, # which value of the score (see `resample_keys`); None: the default
                       inputs:Mapping|None=None, # the metric's other inputs
-                     ) -> BootstrapResult:
-    "A Poisson bootstrap percentile interval of a metric's value: per-item statistics weighted by independent Poisson(1) counts."
+                     ) -> PoissonBootstrapResult:
+    """A Poisson bootstrap percentile interval of a metric's value: per-item statistics weighted by
+    independent Poisson(1) counts; empty resamples left out."""
     F = 'poisson_bootstrap'
     B, conf = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
     m = _metric(metric, F); key = _check_key(m, key, F)
     n, items = _run_items(m, predictions, references, inputs, F)
     if ids is not None and len(ids) != n: raise ValueError(f"{F}: got {len(ids)} ids for {n} items")
     plan, full = _resampling(m).plan(m, items, key), m.compute()
-    boot = plan.score(poisson_resampled_sums(plan.rows, item_keys(ids, n), B, seed))
+    S = poisson_resampled_sums(_with_count(plan.rows), item_keys(ids, n), B, seed)
+    keep = _nonempty(S[:, -1], n, m.name, F)
+    boot = plan.score(S[keep, :-1])
     lo, hi = percentile_interval(boot, conf)
     sig = _signature(full, {'key': key, 'test': 'bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}", 'seed': seed})
-    return BootstrapResult(m.name, key, _value(full, key, m.name), float(boot.mean()), lo, hi, 0.5 * (hi - lo), conf, 'percentile', n, B, seed, sig)
+    est = _value(full, key, m.name)
+    return PoissonBootstrapResult(m.name, key, est, float(boot.mean()), lo, hi,
+                                  0.5 * (hi - lo),
+                                  conf, 'percentile', n, B, seed, sig, int((~keep).sum()))
 
 # %% ../nbs/12_distributed.ipynb #7df55886
 def _boot_rows(m:Metric, key:str) -> dict:
@@ -888,25 +1003,36 @@ def _boot_rows(m:Metric, key:str) -> dict:
     return {'rows': _resampling(m).plan(m, items, key).rows, 'proto': {k: v[:1] for k, v in items.items()}}
 
 def _boot_sums(boot:dict, keys:np.ndarray, run:_Run) -> dict:
-    "Every metric's resampled sums, their total and one item's statistics: one set of weights for all the metrics' rows side by side."
+    """Every metric's resampled sums, their total, one item's statistics, and how many items each
+    resample drew: one set of weights for all the metrics' rows side by side."""
     rows = [b['rows'] for b in boot.values()]
-    S, ends = poisson_resampled_sums(np.hstack(rows), keys, run.n_resamples, run.seed), np.cumsum([r.shape[1] for r in rows])
-    return {k: {'sums': S[:, e - r.shape[1]:e], 'total': r.sum(axis=0), 'proto': b['proto']} for (k, b), r, e in zip(boot.items(), rows, ends)}
+    S = poisson_resampled_sums(_with_count(np.hstack(rows)), keys, run.n_resamples, run.seed)
+    ends = np.cumsum([r.shape[1] for r in rows])
+    return {k: {'sums': S[:, e - r.shape[1]:e], 'total': r.sum(axis=0), 'proto': b['proto'],
+                'drawn': S[:, -1]}
+            for (k, b), r, e in zip(boot.items(), rows, ends)}
 
-def _merge_boot(a:dict, b:dict) -> dict: return {'sums': a['sums'] + b['sums'], 'total': a['total'] + b['total'], 'proto': a['proto']}
+def _merge_boot(a:dict, b:dict) -> dict:
+    return {'sums': a['sums'] + b['sums'], 'total': a['total'] + b['total'], 'proto': a['proto'],
+            'drawn': a['drawn'] + b['drawn']}
 
-def _interval(m:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float) -> BootstrapResult:
-    "The percentile interval of a metric's key from its merged resampled sums (the driver's part)."
-    key = run.boot[label]
-    vals = _resampling(m).plan(m, boot['proto'], key).score(boot['sums'])
+def _interval(m:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float):
+    "The `PoissonBootstrapResult` of a metric's key from its merged resampled sums (on the driver)."
+    key, keep = run.boot[label], _nonempty(boot['drawn'], n, label, 'evaluate')
+    vals = _resampling(m).plan(m, boot['proto'], key).score(boot['sums'][keep])
     if not np.isfinite(vals).all(): raise ValueError(f"evaluate: {label}'s {key} is not finite on {np.count_nonzero(~np.isfinite(vals))} of {len(vals)} resamples, so it has no interval")
     lo, hi = percentile_interval(vals, conf)
     sig = _signature(score, {'key': key, 'test': 'bs(poisson)', 'bs': run.n_resamples, 'ci': f"percentile-{conf:g}", 'seed': run.seed})
-    return BootstrapResult(m.name, key, _value(score, key, m.name), float(vals.mean()), lo, hi, 0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed, sig)
+    est = _value(score, key, m.name)
+    return PoissonBootstrapResult(m.name, key, est, float(vals.mean()), lo, hi,
+                                  0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed,
+                                  sig, int((~keep).sum()))
+
 
 # %% ../nbs/12_distributed.ipynb #96feb03d
-def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:float, F:str) -> PairedResult:
-    "The paired Poisson bootstrap of every system against the baseline for one metric, from the merged sums."
+def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:float, F:str) -> tuple:
+    """(the paired Poisson bootstrap of every system against the baseline for one metric, from the
+    merged sums; how many empty resamples it left out)."""
     if baseline not in main: raise ValueError(f"{F}: baseline {baseline!r} is not a system of the data; the systems are {', '.join(map(repr, main))}")
     names = [baseline] + [s for s in main if s != baseline]
     for s in names:
@@ -914,14 +1040,24 @@ def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:floa
         if main[s]['ids'] != main[baseline]['ids']:
             raise ValueError(f"{F}: system {s!r} does not have the baseline {baseline!r}'s items ({main[s]['n']} vs {main[baseline]['n']} items, or other ids); a paired test needs the same items")
     key, B, plans, boots, ests, scores = run.boot[label], run.n_resamples, [], [], [], []
+    drawn = main[baseline]['boot'][label]['drawn']          # same ids, same weights: every system's
+    keep = _nonempty(drawn, main[baseline]['n'], label, F)
     for s in names:
         (m, score), b = scored[s][0][label], main[s]['boot'][label]
         plan = _resampling(m).plan(m, b['proto'], key)
-        plans.append(plan); boots.append(plan.score(b['sums'])); ests.append(float(plan.score(b['total'][None])[0])); scores.append(_value(score, key, m.name))
-    ps = [(1 + np.count_nonzero(_at_least(np.abs((b - boots[0]) - (e - ests[0])), abs(e - ests[0])))) / (B + 1) for b, e in zip(boots[1:], ests[1:])]
+        plans.append(plan)
+        boots.append(plan.score(b['sums'][keep]))
+        ests.append(float(plan.score(b['total'][None])[0]))
+        scores.append(_value(score, key, m.name))
+    far = lambda db, de: np.count_nonzero(_at_least(np.abs(db - de), abs(de)))    # db: resampled
+    B1 = keep.sum() + 1
+    ps = [(1 + far(b - boots[0], e - ests[0])) / B1 for b, e in zip(boots[1:], ests[1:])]
     base, rest = _results(names, scores, boots, plans, 'percentile', conf, ps, m.name, F)
     sig = _signature(scored[baseline][0][label][1], {'key': key, 'test': 'paired-bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}", 'seed': run.seed})
-    return PairedResult('paired bootstrap', m.name, key, base, rest, main[baseline]['n'], B, B, conf, 'percentile', run.seed, None, sig)
+    res = PairedResult('paired bootstrap', m.name, key, base, rest, main[baseline]['n'], B, B, conf,
+                       'percentile',
+                       run.seed, None, sig)
+    return res, int((~keep).sum())
 
 # %% ../nbs/12_distributed.ipynb #03f3c9a0
 _ENCODERS: dict = {}       # this process's sentence encoders, by (model, backend, on the GPU)

@@ -80,6 +80,7 @@ def score_dataset(predictions:str|Sequence[str], # one prediction per example
         try: metric_class(name)
         except ValueError as e: raise ValueError(f"score_dataset: metrics[{i}]: {e}") from None
     if not isinstance(per_example, bool): raise TypeError(f"score_dataset: per_example must be True or False, got {type(per_example).__name__}")
+    if not preds: raise ValueError("score_dataset: no items to report on: predictions is empty")
     ms = {name: load(name, **metric_options(name, options), **({'keep_items': True} if per_example else {})) for name in metrics}
     report, sigs, details, per, notes, done = {}, {}, {}, {}, [], _together(ms, predictions, references)
     for name, m in ms.items():
@@ -194,6 +195,7 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
                      paired:str='bs', # 'bs': paired bootstrap; 'ar': approximate randomization
                      options:Mapping|None=None, # metric options, as `metric_options` reads them
                      fmt:str='auto', # input format, as for `read_items`
+                     key:str|Mapping|None=None, # the value tested: a key, or {metric: key}
                      **test, # the test's settings: n_resamples, trials, confidence, seed, method, compat
                     ) -> dict[str, PairedResult]:
     "Each metric's paired test of every system against the baseline, read from files: {metric: PairedResult}."
@@ -204,6 +206,9 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
     if not isinstance(paired, str) or paired not in ('bs', 'ar'):
         raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {_brief(paired)}")
     if 'trials' in test and paired == 'bs': raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
+    if isinstance(key, Mapping) and (bad := [k for k in key if k not in metrics]):
+        raise ValueError(f"{F}: key names {_brief(bad[0])}, which is not among metrics "
+                         f"({', '.join(metrics)})")
     preds, refs, sources = read_systems(baseline, systems, references, fmt)
     (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])
     run = paired_bootstrap if paired == 'bs' else paired_randomization
@@ -211,7 +216,9 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
     for name in metrics:
         m, notes = load(name, **metric_options(name, options)), []
         if (inputs := _inputs(m, name, refs, sources, notes)) is None: raise ValueError(f"{F}: {notes[0]}")
-        out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None, baseline_name=base_name, **test)
+        k = key.get(name) if isinstance(key, Mapping) else key
+        out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None,
+                        baseline_name=base_name, key=k, **test)
     return out
 
 # %% ../nbs/85_evaluate.ipynb #3a6105b1
@@ -251,11 +258,26 @@ def _spearman(x:list, y:list) -> float|None:
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2: return None
     return float(spearmanr(x, y).statistic)
 
+def _mean(c:list) -> float:
+    "The mean of finite numbers; when their sum overflows, the sum of each divided by their number."
+    try: return math.fsum(c) / len(c)
+    except OverflowError: return math.fsum(x / len(c) for x in c)
+
+def _check_span(ratings:list[list], level:str, path):
+    "An `InputError` when interval or ratio ratings differ by more than float64 can square."
+    vals = [v for row in ratings for v in row if v is not None]
+    if level not in ('interval', 'ratio') or not vals: return
+    lo, hi = min(vals), max(vals)
+    if not math.isfinite((hi - lo) * (hi - lo)):
+        why = (f"ratings run from {lo:g} to {hi:g}: their squared differences overflow float64, "
+               f"so Krippendorff's {level} alpha cannot be computed; rescale them")
+        raise InputError(path, None, why)
+
 def _human(ratings:list[list], raters:list[str], level:str, result) -> tuple[dict, list[dict]]:
     "The human ratings' summary (alpha, correlations with the strategies) and each item's mean and count."
     from cah_metrics.agreement import krippendorff_alpha
     cols = [[r[i] for r in ratings if r[i] is not None] for i in range(len(ratings[0]))]
-    per = [{'mean': math.fsum(c) / len(c) if c else None, 'n': len(c)} for c in cols]
+    per = [{'mean': _mean(c) if c else None, 'n': len(c)} for c in cols]
     try: a, why = krippendorff_alpha(ratings, level=level).alpha, None
     except ValueError as e: a, why = None, str(e)
     rated = [i for i, p in enumerate(per) if p['n']]
@@ -277,6 +299,7 @@ def ensemble_file(path:str|Path, # JSON Lines responses (see `read_responses`)
         raise ValueError(f"ensemble_file: level must be nominal, ordinal, interval or ratio, got {_brief(level)}")
     r = read_responses(path)
     if not r.texts: raise InputError(path, None, "has no responses")
+    if r.ratings: _check_span(r.ratings, level, path)
     words = DEFAULT_ENSEMBLE[r.references is not None] if strategies is None else strategies
     res = EnsembleEvaluator(parse_strategies(words), **evaluator).evaluate(r.texts, r.references, r.contexts or [''] * len(r.texts))
     report = {k: v for k, v in res.to_dict().items() if k != 'items'}

@@ -293,3 +293,146 @@ def test_worker_killed_mid_run(client, tmp_path):
 def test_import_does_not_load_dask():
     code = "import sys, cah_metrics.distributed; print(sorted(m for m in ('dask', 'distributed', 'torch', 'pandas') if m in sys.modules))"
     assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == '[]'
+
+
+# ---- issue 31: empty resamples, zero items, duplicate ids across shards -------------------------------------------
+def _chrf_of_resample(preds, refs, w):
+    "sacrebleu's corpus chrF (0-1) of a resample: item i repeated w[i] times (an independent scorer of the same statistics)."
+    import sacrebleu
+    p = [x for x, k in zip(preds, w) for _ in range(k)]
+    r = [x for x, k in zip(refs, w) for _ in range(k)]
+    return sacrebleu.corpus_chrf(p, [r]).score / 100
+
+def test_perfect_system_interval_is_one_point():
+    "3 perfect items: before issue 31 the ~5% of resamples that draw no item scored chrF 0: interval [0.0, 1.0], mean 0.958."
+    p = ['the cat sat', 'a dog ran', 'hello there']
+    for res in (D.evaluate({'predictions': p, 'references': p}, ['chrf'], intervals=True)['intervals']['chrf'],
+                D.poisson_bootstrap('chrf', p, p).to_dict()):
+        empty = int((D.poisson_weights(D.item_keys(n=3), 1000).sum(axis=1) == 0).sum())    # P(empty) = e**-3: about 50 of 1000
+        assert (res['low'], res['high'], res['mean'], res['empty_resamples']) == (1.0, 1.0, 1.0, empty) and 30 <= empty <= 70
+        b = bootstrap('chrf', p, p)                                                         # the multinomial bootstrap agrees
+        assert (b.low, b.high) == (1.0, 1.0)
+
+def test_empty_resamples_left_out_without_shifting_the_others():
+    "The values of the non-empty resamples are sacrebleu's chrF of the same weighted corpus, at the same places of the stream."
+    preds, refs, ids = ['a cat sat', 'the dog', 'rain today'], ['the cat sat', 'the dog ran', 'rain today'], ['x', 'y', 'z']
+    B, seed = 300, 5
+    W = D.poisson_weights(D.item_keys(ids), B, seed)
+    keep = W.sum(axis=1) > 0
+    vals = np.array([_chrf_of_resample(preds, refs, w) for w in W[keep]])
+    for res in (D.poisson_bootstrap('chrf', preds, refs, ids, n_resamples=B, seed=seed),
+                D.evaluate({'predictions': preds, 'references': refs, 'ids': ids}, 'chrf', intervals=True, n_resamples=B, seed=seed,
+                           partitions=[1, 0, 2])['intervals']['chrf']):
+        d = res if isinstance(res, dict) else res.to_dict()
+        assert d['empty_resamples'] == B - keep.sum() > 0
+        assert abs(d['mean'] - vals.mean()) <= 1e-12
+        lo, hi = np.quantile(vals, [0.025, 0.975], method='linear')    # `percentile_interval`'s definition: numpy's linear quantiles
+        assert abs(d['low'] - lo) <= 1e-12 and abs(d['high'] - hi) <= 1e-12
+
+def test_paired_test_leaves_out_empty_resamples():
+    "Two systems on 3 items: the same resamples are left out for both, and p counts the others (B' + 1 in the denominator)."
+    preds = {'A': ['a cat', 'the dog', 'rain'], 'B': ['the cat sat', 'the dog ran', 'rain today']}
+    refs, ids, B = ['the cat sat', 'the dog ran', 'rain today'], ['x', 'y', 'z'], 400
+    cols = {'predictions': preds['A'] + preds['B'], 'references': refs * 2, 'ids': ids * 2, 'systems': ['A'] * 3 + ['B'] * 3}
+    rep = D.evaluate(cols, 'chrf', baseline='A', n_resamples=B)
+    W = D.poisson_weights(D.item_keys(ids), B)
+    keep = W.sum(axis=1) > 0
+    t = rep['paired']['chrf']
+    assert t['empty_resamples'] == B - keep.sum() > 0
+    boot = {s: np.array([_chrf_of_resample(preds[s], refs, w) for w in W[keep]]) for s in 'AB'}
+    full = {s: _chrf_of_resample(preds[s], refs, [1, 1, 1]) for s in 'AB'}
+    d = full['B'] - full['A']
+    far = np.abs((boot['B'] - boot['A']) - d) >= abs(d) - 1e-9
+    assert abs(t['systems'][0]['p_value'] - (1 + far.sum()) / (keep.sum() + 1)) <= 1e-12
+    assert abs(t['baseline']['mean'] - boot['A'].mean()) <= 1e-12
+
+def test_no_items_is_an_error_and_an_empty_shard_still_merges(tmp_path, items):
+    "Before issue 31: exit 0 / a report of bleu 0.0 on 0 examples."
+    with pytest.raises(ValueError, match="evaluate: no items to report on: predictions is empty"):
+        D.evaluate({'predictions': [], 'references': []}, 'bleu')
+    empty = write_shards(tmp_path / 'empty', [], [0, 0])
+    with pytest.raises(ValueError, match="evaluate: no items to report on: every partition of the source is empty"):
+        D.evaluate(empty, 'bleu', output=tmp_path / 'r.json')
+    assert not (tmp_path / 'r.json').exists()
+    some = write_shards(tmp_path / 'some', items[:5], [0, 5, 0])
+    assert D.evaluate(some, 'bleu') == one_pass(['bleu'], columns(items[:5]))
+
+def test_duplicate_ids_across_shards(client, tmp_path, items):
+    "Before issue 31 the same shard twice, or id 'a' in two shards, was accepted: n_examples 4 for 2 items."
+    s1 = write_shards(tmp_path / 'one', items[:2], [2])[0]
+    with pytest.raises(ValueError, match=f"evaluate: shard {s1} is given twice"): D.evaluate([s1, s1], 'bleu')
+    (tmp_path / 'link.jsonl').symlink_to(s1)
+    with pytest.raises(ValueError, match="is given twice"): D.evaluate([s1, tmp_path / 'link.jsonl'], 'bleu')
+    a, b = tmp_path / 'a.jsonl', tmp_path / 'b.jsonl'
+    a.write_text(''.join(json.dumps(r) + '\n' for r in items[:4]))
+    b.write_text(''.join(json.dumps(r) + '\n' for r in [items[10], items[11], items[2]]))       # item2: line 3 of a, line 3 of b
+    for c in (None, client):
+        with pytest.raises(InputError, match=f"{b}:3: duplicate id 'item2' \\(also on {a}:3\\)") as e:
+            D.evaluate([a, b], 'bleu', client=c, buckets=3, output=tmp_path / 'out.json')
+        assert (e.value.path, e.value.line) == (str(b), 3)
+    assert not (tmp_path / 'out.json').exists()
+    sys_a = [{**r, 'system': 'A'} for r in items[:3]]
+    sys_b = [{**r, 'system': 'B'} for r in items[:3]]
+    paths = write_shards(tmp_path / 'sys', sys_a + sys_b, [3, 3])                           # one id per system: not duplicates
+    assert D.evaluate(paths, 'bleu')['n_examples'] == 6
+    paths = write_shards(tmp_path / 'sys2', sys_a + sys_b + sys_b[1:2], [3, 3, 1])
+    with pytest.raises(InputError, match="duplicate id 'item1' of system 'B'"): D.evaluate(paths, 'bleu')
+
+def test_duplicate_keys_are_checked_against_the_ids(tmp_path, items, monkeypatch):
+    "Two different ids with one 64-bit key (forced here) are not a duplicate: the driver reads both items again; a bag's are trusted to the key."
+    import dask.bag as db
+    paths = write_shards(tmp_path, items[:20], [10, 10])
+    monkeypatch.setattr(D, '_owner_keys', lambda keys, systems: np.zeros(len(keys), np.uint64))
+    assert D.evaluate(paths, 'bleu') == one_pass(['bleu'], columns(items[:20]))
+    with pytest.raises(InputError, match="partition 0:2: duplicate id \\(also on partition 0:1\\)"):
+        D.evaluate(db.from_sequence(items[:20], npartitions=2), 'bleu')
+
+def test_id_keys_cost(items):
+    "What a partition sends for its ids: 12 bytes an item in buckets (8 MB of keys per million items, and the lines)."
+    part = D.part_from_records(card_items(25_000, seed=2))
+    pieces = D._id_pieces(part, D.item_keys(part.ids), 4)
+    assert sum(k.nbytes + l.nbytes for b in pieces for _, k, l in b) == 12 * 25_000
+
+CTRL_C = '''
+import sys, time
+from pathlib import Path
+from cah_metrics.bleu import BLEU
+from cah_metrics.distributed import evaluate
+marker = Path(sys.argv[1])
+class Stuck(BLEU):                                   # a metric whose update, on a worker, says so and then blocks
+    def update(self, predictions, references=None, **kw):
+        marker.write_text('started'); time.sleep(600)
+if __name__ == '__main__':
+    try: evaluate({'predictions': ['a b'] * 4, 'references': ['a b'] * 4}, Stuck(), workers=2, partitions=2)
+    except KeyboardInterrupt: sys.exit(130)
+'''
+
+def _group_gone(pgid, wait):
+    "True once no process of group `pgid` is left (within `wait` seconds)."
+    end = time.time() + wait
+    while time.time() < end:
+        try: os.killpg(pgid, 0)
+        except ProcessLookupError: return True
+        time.sleep(0.2)
+    return False
+
+def test_ctrl_c_stops_local_workers_at_once(tmp_path):
+    """Ctrl-C (SIGINT to the whole foreground group, as a terminal sends it) while local worker processes are busy: before issue 31
+    the workers turned it into a task error and went on while the driver waited for them (`score --workers 2` took 14 s to stop on
+    60,000 pairs; a task that runs long held it as long). Now the workers ignore SIGINT and the driver terminates them.
+    No timing: a readiness marker written by the worker, and generous bounds (a worker blocks 600 s unless stopped)."""
+    script, marker = tmp_path / 'ctrl_c.py', tmp_path / 'started'
+    script.write_text(CTRL_C)
+    proc = subprocess.Popen([sys.executable, str(script), str(marker)], start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        end = time.time() + 300
+        while not marker.exists() and proc.poll() is None and time.time() < end: time.sleep(0.1)
+        assert marker.exists(), proc.communicate(timeout=10)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(120) == 130, proc.stderr.read()
+        assert _group_gone(proc.pid, 60)                    # no worker left behind
+    finally:
+        if proc.poll() is None: proc.kill()
+        try: os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError: pass
