@@ -14,7 +14,7 @@ from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_out
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
-__all__ = ['SCORE_METRICS', 'EXIT_STATUS', 'score', 'humor', 'compare', 'ensemble', 'embed_eval', 'main']
+__all__ = ['SCORE_METRICS', 'EXIT_STATUS', 'score', 'humor', 'learn_taste', 'compare', 'ensemble', 'embed_eval', 'agree', 'main']
 
 # %% ../nbs/90_cli.ipynb #0bc93730
 from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
@@ -35,13 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
                                 "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline; "
                                 "'cah-metrics ensemble' scores responses with several strategies and reports how far they agree; "
-                                "'cah-metrics embed-eval' compares sentence-embedding models for knowledge graphs. "
+                                "'cah-metrics embed-eval' compares sentence-embedding models for knowledge graphs; "
+                                "'cah-metrics agree' says how well a score agrees with human judgments. "
                                 "Add -h after any of them for its options.", epilog=EXIT_STATUS)
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     _debug(p, True)
     sub = p.add_subparsers(dest='command', required=True)
     for add in (_humor_parser, _score_parser, _compare_parser, _ensemble_parser,
-                _embed_eval_parser):
+                _embed_eval_parser, _agree_parser):
         add(sub)
     for s in sub.choices.values():
         if s.epilog is None: s.epilog = EXIT_STATUS                  # humor's epilog ends with it
@@ -108,9 +109,9 @@ def _columns_help() -> str:
     return textwrap.fill(head, 100) + '\n' + cols + '\n\n' + textwrap.fill(EXIT_STATUS, 100)
 
 def _humor_parser(sub):
-    h = sub.add_parser('humor', help="rank CAH answers with the design's humor metrics (the main job)", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Train the statistical humor evaluator, score answers against prompts, and print each prompt's best answers with the components "
-                    "that drove their scores and how far to trust the numbers; write humor_scores.csv, humor_scores.schema.json, humor_scores.json, "
+    h = sub.add_parser('humor', help="rank CAH answers by what people find funnier (the main job); --learn a table's taste", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Train the humor evaluator, score answers against prompts with the scorer that agrees best with people (or the one named), "
+                    "and print each prompt's best answers and how far to trust the ranking; write humor_scores.csv, humor_scores.schema.json, humor_scores.json, "
                     "humor_ranking.png and humor_correlations.png into --output-dir, atomically as a set.", epilog=_columns_help())
     h.add_argument('--cards', type=Path, metavar='FILE', help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; default: the embedded main game's 500 answers)")
     h.add_argument('--prompts', type=Path, metavar='FILE', help="prompt cards (a .json pack's prompts, or one prompt per item in the other formats; default: the embedded main game's)")
@@ -118,8 +119,16 @@ def _humor_parser(sub):
     h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS); without it the PaCS columns are left out")
     h.add_argument('--corpus', type=Path, metavar='FILE', help="training corpus (default: every card of the embedded main game)")
     h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm', help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or the design's co-occurrence fallback (default: minilm)")
-    h.add_argument('--scorer', choices=['design', 'learned'], default='design', help="what ranks the answers: the design's overall score, or the learned scorer "
-                   "(a logistic regression on the MiniLM vectors of the filled card, trained on jokes vs headlines; needs --encoder minilm) (default: design)")
+    h.add_argument('--scorer', default=None, metavar='NAME|FILE', help="what ranks the answers: 'preference' (the default: a Bradley-Terry "
+                   "model trained on people's judgments of which text is funnier), 'learned' (jokes vs headlines), 'design' (the design's "
+                   "overall score), 'shorter' (the length baseline), or a taste file saved by --learn; without a sentence model "
+                   "(--encoder cooccurrence) the default is the best scorer that needs none")
+    h.add_argument('--learn', type=Path, metavar='ROUNDS', help="learn a table's taste from the rounds it played instead of ranking: a JSON "
+                   "Lines file, one round a line (prompt, candidates, pick: the index of the judge's pick, optional judge); prints the "
+                   "cross-validated pairwise accuracy with its interval beside the default scorer and the length baseline")
+    h.add_argument('--save', type=Path, metavar='FILE', help="with --learn: write the taste (plain JSON) here, and its learning curve beside "
+                   "it as FILE's name with .png, atomically as a pair")
+    h.add_argument('--judge', metavar='NAME', help="with --learn: learn only this judge's rounds")
     h.add_argument('--reference-texts', type=Path, metavar='FILE', help="human texts to compare the answers with: adds MAUVE (0-1, higher = closer "
                    "to the human texts) to the batch fields; at least 2 texts, any format --cards reads")
     h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt, K >= 1 (default: 3)")
@@ -200,6 +209,22 @@ def _embed_eval_parser(sub):
     m.add_argument('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR', help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which the repository's .gitignore ignores)")
     _debug(m, False)
 
+# %% ../nbs/90_cli.ipynb #2c53e9b2
+def _agree_parser(sub):
+    a = sub.add_parser('agree', help="how well scores agree with human judgments (pairwise accuracy, Kendall, Spearman, ...)",
+        description="Meta-evaluate a score against human judgments: pairwise accuracy (ties half) and acc_eq with tie calibration, "
+                    "Kendall's tau-b/c and WMT's tau-like, Spearman and Pearson at item and group level, or top-1 accuracy and NDCG "
+                    "for picks, each with a 95% bootstrap interval over groups. Both files are JSON Lines joined by id.")
+    a.add_argument('--scores', type=Path, required=True, metavar='FILE', help="one line per item: id, score and optionally group")
+    a.add_argument('--judgments', type=Path, required=True, metavar='FILE', help="id + rating; or group + preferred + other; "
+                   "or group + candidates + pick (the picked id)")
+    a.add_argument('--group', metavar='KEY', help="with ratings: the scores file's field to group items by (default: group, where given)")
+    a.add_argument('--lower-is-better', action='store_true', help="a lower score means a better item")
+    a.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples of the groups (default: 1000)")
+    a.add_argument('--seed', type=int, default=None, help="the resamples' seed (default: the library's)")
+    a.add_argument('--output', type=Path, metavar='FILE', help="also write the table as JSON")
+    _debug(a, False)
+
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
     return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
@@ -266,7 +291,10 @@ def humor(opts, # parsed `humor` options
     "Run the main job for parsed `humor` options; its files are written atomically as a set."
     from cah_metrics.corpora import load_cards, load_prompts
     from cah_metrics.evaluate import HUMOR_FILES, humor_outputs, humor_summary, rank_answers
-    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'scorer', 'reference_texts', 'top', 'seed', 'output_dir'))
+    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'scorer', 'reference_texts', 'top', 'seed',
+                                'output_dir', 'learn', 'save', 'judge'))
+    if opts.learn is not None: return learn_taste(opts)
+    if opts.save is not None or opts.judge is not None: raise ValueError("humor: --save and --judge go with --learn ROUNDS")
     out, top = _as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
     if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, not a folder")
     check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile,
@@ -278,6 +306,26 @@ def humor(opts, # parsed `humor` options
     with AtomicWriteSet('humor') as ws: paths = [ws.write_bytes(out / name, b) for name, b in data.items()]
     print(run.evaluator.training_summary(), file=sys.stderr); print(text)
     print(f"\nwrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
+    return 0
+
+# %% ../nbs/90_cli.ipynb #2ce36e16
+def learn_taste(opts, # parsed `humor` options with `--learn`
+               ) -> int:
+    "Learn a taste from a rounds file, print the report, and save it (with its learning curve) when asked."
+    from cah_metrics.humor import HumorEvaluator
+    from cah_metrics.preference import read_rounds
+    save = None if opts.save is None else _as_path(opts.save, 'humor', '--save')
+    curve = None if save is None else save.with_suffix('.png')
+    check_outputs({'--save': save, '--save (its curve)': curve}, {'--learn': opts.learn}, 'humor')
+    rounds = read_rounds(_as_path(opts.learn, 'humor', '--learn'))
+    encoder = 'cooccurrence' if opts.encoder == 'cooccurrence' else None
+    report = HumorEvaluator(encoder=encoder).fit_preferences(rounds, judge=opts.judge, seed=opts.seed)
+    if save is not None:
+        with AtomicWriteSet('humor') as ws:
+            ws.write_text(save, report.model.to_json())
+            ws.write_bytes(curve, report.chart())
+    print(report.summary())
+    if save is not None: print(f"\nwrote {save} (rank with: cah-metrics humor --scorer {save}) and {curve}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #a605c58a
@@ -344,6 +392,20 @@ def embed_eval(opts, # parsed `embed-eval` options
     print(cmp.table()); print(f"wrote {paths[0]} and {paths[1]}")
     return cmp
 
+# %% ../nbs/90_cli.ipynb #ab3cc468
+def agree(opts, # parsed `agree` options
+         ):
+    "The `AgreeResult` for parsed `agree` options; `--output` gets its JSON, written atomically."
+    from cah_metrics.io import atomic_write_text
+    from cah_metrics.meta_eval import agree as agreement
+    from cah_metrics.significance import DEFAULT_SEED
+    check_outputs({'--output': opts.output}, {'--scores': opts.scores, '--judgments': opts.judgments}, 'agree')
+    seed = DEFAULT_SEED if opts.seed is None else opts.seed
+    result = agreement(_as_path(opts.scores, 'agree', '--scores'), _as_path(opts.judgments, 'agree', '--judgments'),
+                       group=opts.group, lower_is_better=opts.lower_is_better, n_resamples=opts.n_resamples, seed=seed)
+    if opts.output: atomic_write_text(opts.output, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + '\n')
+    return result
+
 # %% ../nbs/90_cli.ipynb #f35e3c84
 def _one_line(e:BaseException) -> str:
     "An error as one line: an `OSError` as its file and reason, anything else as its message."
@@ -364,6 +426,9 @@ def _print(opts, report):
     "What a command prints on standard output, once its files are written."
     if opts.command == 'score': sys.stdout.write(_report_text(report))
     if opts.command == 'compare': print('\n\n'.join(map(repr, report.values())))
+    if opts.command == 'agree':
+        print(report.format())
+        if opts.output: print(f"wrote {opts.output}")
     if opts.command == 'ensemble':
         from cah_metrics.evaluate import ensemble_text
         print(ensemble_text(report))
@@ -379,7 +444,7 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
     except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
     try:
         run = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble,
-               'embed-eval': embed_eval}
+               'embed-eval': embed_eval, 'agree': agree}
         report = run[opts.command](opts)
         _print(opts, report)
     except (ValueError, TypeError, OSError, RecursionError) as e: return _error(e, opts.debug, 2)

@@ -372,7 +372,7 @@ def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the
                  corpus:str|Sequence[str]|None=None, # training corpus (default: every card of the embedded main game)
                  encoder:str='minilm', # 'minilm' (the bundled sentence model) or 'cooccurrence' (the design's fallback)
                  progress:bool=False, # show a progress bar over the prompts
-                 scorer:str='design', # 'design' (the design's overall score) or 'learned' (the shipped logistic regression; needs minilm)
+                 scorer:str|Path|None=None, # a name in `humor.SCORERS`, a taste file, or None: the default scorer
                  reference_texts:str|Sequence[str]|None=None, # human texts to compare the answers with (MAUVE); None: no MAUVE
                 ) -> HumorRanking:
     "Score every answer against every sampled prompt with the humor evaluator."
@@ -380,10 +380,12 @@ def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the
     cards, prompts, profile, corpus, refs = (None if v is None else as_texts(v, k, F) for k, v in
         (('cards', cards), ('prompts', prompts), ('profile', profile), ('corpus', corpus), ('reference_texts', reference_texts)))
     n_prompts, seed = check_int(n_prompts, 'n_prompts', F, low=0), check_int(seed, 'seed', F, low=-2**63, high=2**63 - 1)
-    for name, v, ok in (('encoder', encoder, ('minilm', 'cooccurrence')), ('scorer', scorer, ('design', 'learned'))):
-        if not isinstance(v, str): raise TypeError(f"{F}: {name} must be a str, got {type(v).__name__}")
-        if v not in ok: raise ValueError(f"{F}: {name} must be {' or '.join(map(repr, ok))}, got {v!r:.60}")
-    if scorer == 'learned' and encoder != 'minilm': raise ValueError(f"{F}: scorer 'learned' needs encoder 'minilm' (its weights are for the bundled MiniLM's vectors)")
+    if not isinstance(encoder, str): raise TypeError(f"{F}: encoder must be a str, got {type(encoder).__name__}")
+    if encoder not in ('minilm', 'cooccurrence'):
+        raise ValueError(f"{F}: encoder must be 'minilm' or 'cooccurrence', got {encoder!r:.60}")
+    from cah_metrics.humor import resolve_scorer
+    try: resolve_scorer(scorer, encoder)                  # a bad scorer fails before anything is trained
+    except (TypeError, ValueError) as e: raise type(e)(str(e).replace('HumorEvaluator:', f'{F}:', 1)) from None
     if refs is not None and len(refs) < 2: raise ValueError(f"{F}: reference_texts must hold at least 2 texts for MAUVE, got {len(refs)}")
     if not isinstance(progress, bool): raise TypeError(f"{F}: progress must be True or False, got {type(progress).__name__}")
     return _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, scorer, refs)
@@ -403,7 +405,8 @@ def _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, s
              for p in tqdm(prompts, desc='prompts', disable=not progress)]
     df = pd.concat(parts, ignore_index=True)
     batch = {k: float(df[k].iloc[0]) for k in (*BATCH_FIELDS, 'mauve_score') if k in df}
-    opts = {'answers': len(cards), 'prompts': len(prompts), 'seed': seed, 'encoder': encoder, 'scorer': scorer,
+    opts = {'answers': len(cards), 'prompts': len(prompts), 'seed': seed, 'encoder': encoder, 'scorer': ev.scorer,
+            'scorer_tag': ev.scorer_tag(), 'scorer_note': ev.scorer_note,
             'profile': len(profile or []), 'reference_texts': len(refs or [])}
     return HumorRanking(df[['prompt', 'answer'] + [c for c in df.columns if c not in ('prompt', 'answer')]], batch, ev, opts)
 
@@ -413,9 +416,9 @@ HUMOR_SCHEMA = {   # column: (JSON type, (minimum, maximum) or None, direction, 
     'prompt': ('string', None, None, "the prompt card the answer is scored against"),
     'rank': ('integer', (1, None), "lower is better (1 = best)", "the answer's place among the answers to this prompt, by overall_humor_score"),
     'answer': ('string', None, None, "the answer card"),
-    'overall_humor_score': ('number', (0, 10), "higher is funnier", "the score the ranking uses: the design's overall score (the weighted sum of the components below and the batch's creativity term, clipped to 0-10), or with the learned scorer 10 x its P(humor) of the filled card"),
+    'overall_humor_score': ('number', (0, 10), "higher is funnier", "the score the ranking uses, the run's scorer's: 'preference' (the default) or a taste file, 10 x the modelled chance that the answer beats a typical one; 'learned', 10 x its P(humor) of the filled card; 'design', the design's overall score (the weighted sum of the components below and the batch's creativity term, clipped to 0-10); 'shorter', 10 / the answer's words"),
     'drivers': ('string', None, None, "the components that raised this answer's overall score most above the average answer to the same prompt, in points of overall score"),
-    'design_humor_score': ('number', (0, 10), "higher is funnier", "with the learned scorer only: the design's overall score, for comparison"),
+    'design_humor_score': ('number', (0, 10), "higher is funnier", "when a scorer other than the design's ranks: the design's overall score, for comparison"),
     'surprisal_score': ('number', (0, 10), _FUN, "how unpredictable the answer's words are after the prompt (the trigram model's mean surprisal in bits, halved, capped at 10)"),
     'perplexity_score': ('number', (0, 10), _FUN, "how unpredictable the answer's words are on their own (mean surprisal in bits, capped at 10); rare wording scores high"),
     'ambiguity_score': ('number', (0, 10), _FUN, "how many distinct co-occurrence neighbours the answer's words have; in practice it rises with common words"),
@@ -449,8 +452,9 @@ def humor_omitted(ranking:HumorRanking, # from `rank_answers`
                  ) -> dict[str, str]:
     "The report's columns left out of this run, each with the reason."
     r, out = _check_ranking(ranking, 'humor_omitted'), {}
-    if r.options['scorer'] == 'learned': out['drivers'] = "the learned scorer is one logistic regression on sentence vectors: it has no components to name"
-    else: out['design_humor_score'] = "only with the learned scorer (the overall score is the design's)"
+    if r.options['scorer'] != 'design':
+        out['drivers'] = f"the {r.options['scorer']} scorer is not a sum of the design's components: it has none to name"
+    else: out['design_humor_score'] = "only when another scorer ranks (the overall score is the design's)"
     for c in [c for c in HUMOR_SCHEMA if c in r.scores and HUMOR_SCHEMA[c][0] == 'number' and c != 'overall_humor_score']:   # the ranking's score always stays
         if r.scores[c].nunique() <= 1:
             v = r.scores[c].iloc[0]
@@ -480,27 +484,41 @@ def humor_validity() -> dict:
     from importlib import resources
     return json.loads((resources.files('cah_metrics') / 'data' / 'humor_validity.json').read_text(encoding='utf-8'))
 
-def _ci(t) -> str: return f"{t[0]:.2f} (95% CI {t[1]:.2f}-{t[2]:.2f})"
+def _ci(t) -> str: return f"{t[0]:.2f} ({t[1]:.2f}-{t[2]:.2f})"
 
-def trust_line(scorer:str='design', # the scorer the report used: 'design' or 'learned'
+_SETS = {'expunations': 'puns (ExPUNations)', 'humornorms': 'words (humor norms)', 'colbert': 'jokes vs headlines'}
+
+def trust_line(scorer:str|None=None, # the scorer the report used: a name in `humor.SCORERS` or 'taste' (None: the default)
+               taste=None, # the `PreferenceModel` of a taste file, for scorer 'taste'
               ) -> str:
-    "One paragraph on how far the scores can be trusted, with the measured validity."
+    "How far to trust the ranking: every scorer's measured agreement with people, the one in use marked."
+    from cah_metrics.humor import DEFAULT_SCORER, SCORERS
+    scorer = DEFAULT_SCORER if scorer is None else scorer
     if not isinstance(scorer, str): raise TypeError(f"trust_line: scorer must be a str, got {type(scorer).__name__}")
-    if scorer not in ('design', 'learned'): raise ValueError(f"trust_line: scorer must be 'design' or 'learned', got {scorer!r:.60}")
-    v = humor_validity(); c, e = v['colbert'], v['expunations']
-    auc, rho = (c['overall_auc'], e['overall_spearman']) if scorer == 'design' else (c['learned_auc'], e['learned_spearman'])
-    from cah_metrics.humor import learned_scorer
-    who = "the design's overall score" if scorer == 'design' else "the learned scorer"
-    on = f"ColBERT, {c['n']:,} texts" if scorer == 'design' else f"ColBERT, 5-fold cross-validated on the {learned_scorer()['training']['n']:,} texts it is trained on"
-    return (f"How far to trust this ranking: on labelled humor {who} tells jokes from news headlines with ROC AUC {_ci(auc)} "
-            f"(0.5 is chance; {on}) and follows raters' funniness of puns with Spearman {_ci(rho)} "
-            f"(ExPUNations, {e['n']:,} puns; the raters' own split-half reliability is {e['ceiling'][0]:.2f}, which caps any score's "
-            f"correlation with their mean near {math.sqrt(max(e['ceiling'][0], 0)):.2f}). "
-            + ("The learned scorer (--scorer learned) reaches AUC " + f"{c['learned_auc'][0]:.2f} and Spearman {e['learned_spearman'][0]:.2f}. " if scorer == 'design' else
-               f"The design's overall score reaches AUC {c['overall_auc'][0]:.2f} and Spearman {e['overall_spearman'][0]:.2f}. ")
-            + "Neither measures what makes a card funny to a given table: read the ranking as a first sort, not a verdict.")
+    if scorer not in SCORERS + ('taste',):
+        raise ValueError(f"trust_line: scorer must be one of {', '.join(SCORERS)} or 'taste', got {scorer!r:.60}")
+    v = humor_validity()
+    a, ceiling = v['agreement'], v['expunations']['ceiling'][0]
+    lines = ["How far to trust this ranking: how often each scorer ranks higher the text people found funnier "
+             "(pairwise accuracy; 0.5 is chance; 95% intervals):",
+             (f"  {'scorer':12s}" + ''.join(f"{name:22s}" for name in _SETS.values())).rstrip()]
+    for k in SCORERS + ('longer',):
+        mark = '*' if k == scorer else ' '
+        lines.append((f"{mark} {k:12s}" + ''.join(f"{_ci(a[d][k]):22s}" for d in _SETS)).rstrip())
+    if scorer == 'taste' and taste is not None and 'cross_validated' in taste.training:
+        lines.append(f"* this run's taste file: {_ci(taste.training['cross_validated'])} on the "
+                     f"{taste.training.get('rounds', '?')} rounds it was learned from (cross-validated)")
+    return '\n'.join(lines + [
+        f"The default is the best on the sets that rank attempts at humor ({a['default']}; without a sentence "
+        f"model {a['no_model_default']}). The pun raters agree with each other at {ceiling:.2f} (split-half), which "
+        "caps any score's agreement with them. None of these sets is card answers judged against each other for "
+        "one prompt: read the ranking as a first sort, or learn your table's taste from its rounds "
+        "(cah-metrics humor --learn rounds.jsonl --save taste.json)."])
 
 # %% ../nbs/85_evaluate.ipynb #3daf4bea
+_HOW = {'preference': "the preference scorer (10 x the modelled chance of beating a typical answer)",
+        'learned': "the learned scorer (10 x P(humor))", 'design': "the design's overall score",
+        'shorter': "the length baseline (10 / words)", 'taste': "the taste file (10 x the modelled chance of beating a typical answer)"}
 _BATCH_NAMES = {'distinct_1': 'Distinct-1', 'distinct_2': 'Distinct-2', 'self_bleu': 'Self-BLEU-1', 'vocabulary_richness': 'vocabulary richness',
                 'overall_semantic_diversity': 'semantic diversity', 'mauve_score': 'MAUVE vs the reference texts'}
 
@@ -510,14 +528,14 @@ def humor_summary(ranking:HumorRanking, # from `rank_answers`
     "The best answers of each prompt with what drove their scores, the batch's fields, what was left out, and how far to trust it, as text."
     r, top = _check_ranking(ranking, 'humor_summary'), check_int(top, 'top', 'humor_summary')
     tab, o = humor_table(r), r.options
-    how = "the design's overall score" if o['scorer'] == 'design' else "the learned scorer (10 x P(humor))"
-    lines = [f"{o['answers']} answers x {o['prompts']} prompts, ranked by {how}: 0-10, higher is funnier"]
+    lines = [f"{o['answers']} answers x {o['prompts']} prompts, ranked by {_HOW[o['scorer']]}: 0-10, higher is funnier"]
+    lines += [f"({o['scorer_note']})"] if o.get('scorer_note') else []
     for p, g in tab.groupby('prompt', sort=False):
         lines += ['', str(p)] + [f"  {x.rank:2d}. {x.overall_humor_score:5.2f}  {x.answer}" + (f"   [{x.drivers}]" if 'drivers' in tab and x.drivers else '')
                                  for x in g.head(top).itertuples()]
     lines += ['', f"the {o['answers']} answers as a batch: " + ', '.join(f"{_BATCH_NAMES[k]} {v:.3f}" for k, v in r.batch.items() if k in _BATCH_NAMES)]
     lines += [f"left out: {c} ({why})" for c, why in humor_omitted(r).items() if c != 'design_humor_score']
-    return '\n'.join(lines + ['', trust_line(o['scorer'])])
+    return '\n'.join(lines + ['', trust_line(o['scorer'], r.evaluator.taste)])
 
 # %% ../nbs/85_evaluate.ipynb #0ed74619
 def humor_schema(ranking:HumorRanking, # from `rank_answers`
@@ -547,7 +565,7 @@ def ranking_chart(ranking:HumorRanking, # from `rank_answers`
                   top:int=5, # answers per prompt, an int >= 1
                   max_prompts:int=6, # prompts drawn (the first ones), an int >= 1
                  ) -> bytes:
-    "A PNG: each prompt's top answers as bars of what each component contributed to the overall score (design), or the learned and design scores."
+    "A PNG: each prompt's top answers as bars of what each component contributed to the overall score (design), or the scorer's and the design's scores."
     r, top, mp = _check_ranking(ranking, 'ranking_chart'), check_int(top, 'top', 'ranking_chart'), check_int(max_prompts, 'max_prompts', 'ranking_chart')
     from cah_metrics.humor import OVERALL_WEIGHTS, creativity_component
     import matplotlib; matplotlib.use('Agg')
@@ -567,7 +585,7 @@ def ranking_chart(ranking:HumorRanking, # from `rank_answers`
                 ax.barh(y, v, left=left, color=_COLORS[c], label=_short(c) if ax is axes[0, 0] else None)
                 left = [a + x for a, x in zip(left, v)]
         else:
-            ax.barh(y, g['overall_humor_score'], color='C0', label='learned score' if ax is axes[0, 0] else None)
+            ax.barh(y, g['overall_humor_score'], color='C0', label=f"{r.options['scorer']} score" if ax is axes[0, 0] else None)
             ax.plot(g['design_humor_score'], y, 'k|', ms=14, mew=2, label="design's score" if ax is axes[0, 0] else None)
         ax.set_yticks(list(y), labels, fontsize=8); ax.set_xlim(0, xmax)
         ax.set_title(p if len(p) <= 90 else p[:89] + '…', fontsize=9, loc='left')

@@ -214,6 +214,18 @@ class HumorEvaluator:
         if self.scorer in MODEL_FREE_SCORERS: return self.scorer
         if self.scorer == 'learned': return f"learned-{learned_scorer()['tag']}"
         return f"{self.scorer}-{(self.taste or shipped_preference()).tag}"
+    def scorer_scores(self, texts:Sequence[str], # the answers
+                      contexts:Sequence[str], # the prompt of each answer
+                      items:dict|None=None, # their `item_scores`, when already computed
+                     ) -> np.ndarray:
+        "The scorer's 0-10 score of each answer in its prompt (higher ranks first)."
+        if self.scorer == 'design':
+            return self.combine(items or self.item_scores(texts, contexts), texts)['overall_humor_score']
+        if self.scorer == 'learned': return self.learned_scores(texts, contexts)
+        if self.scorer == 'shorter': return np.array([10 / max(1, len(t.split())) if t.strip() else 0.0 for t in texts])
+        model = self.taste or shipped_preference()
+        u = model.utility(self.preference_features(texts, contexts, model.features, items))
+        return 10 / (1 + np.exp(-u))
     def __repr__(self): return f"HumorEvaluator({self.n_texts} training texts, corpus {self.corpus_sha}, encoder={self.encoder_name}, scorer={self.scorer})"
 
 # %% ../nbs/06_humor.ipynb #c8bb8f93
@@ -474,19 +486,6 @@ def shipped_preference() -> PreferenceModel:
     "The shipped `'preference'` scorer (`cah_metrics/data/humor_preference.json`), read once per process."
     return load_preference_model(resources.files('cah_metrics') / 'data' / 'humor_preference.json')
 
-@patch
-def scorer_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
-                  contexts:Sequence[str], # the prompt of each answer
-                  items:dict|None=None, # their `item_scores`, when already computed
-                 ) -> np.ndarray:
-    "The scorer's 0-10 score of each answer in its prompt (higher ranks first)."
-    if self.scorer == 'design': return self.combine(items or self.item_scores(texts, contexts), texts)['overall_humor_score']
-    if self.scorer == 'learned': return self.learned_scores(texts, contexts)
-    if self.scorer == 'shorter': return np.array([10 / max(1, len(t.split())) if t.strip() else 0.0 for t in texts])
-    model = self.taste or shipped_preference()
-    u = model.utility(self.preference_features(texts, contexts, model.features, items))
-    return 10 / (1 + np.exp(-u))
-
 # %% ../nbs/06_humor.ipynb #a5701ec9
 @dataclass
 class TasteReport:
@@ -546,16 +545,17 @@ def fit_preferences(self:HumorEvaluator, rounds, # a rounds file (JSON Lines), o
     names = (CARD_FEATURES if self.encoder_name == 'minilm' else ()) + TASTE_FEATURES
     data = choices(self.preference_features(cands, prompts, names, items),
                    [len(r.candidates) for r in rounds], [r.pick for r in rounds])
-    cv = cross_validate(data, folds, seed)
+    cv = cross_validate(data, folds, seed)                   # C chosen inside every fold: the honest estimate
+    C = choose_C(data, seed=seed)                            # the model's C, from all the rounds
     cols = self.combine(items, texts)
     fixed = {'design': cols.get('design_humor_score', cols['overall_humor_score']),
              'shorter': -data.X[:, names.index('log_words')]}
     if self.scorer not in fixed: fixed[self.scorer] = items['scorer_score']
     base = {k: agreement_interval(*pick_agreement(u, data), seed=seed) for k, u in fixed.items()}
-    rows = learning_curve(data, _curve_sizes(data.n_rounds, folds)[:-1], folds, seed) if curve else []
+    rows = learning_curve(data, _curve_sizes(data.n_rounds, folds)[:-1], folds, seed, C=C) if curve else []
     rows.append({'rounds': data.n_rounds, 'accuracy': cv.accuracy[0], 'low': cv.accuracy[1], 'high': cv.accuracy[2]})
     info = {'data': source, 'judge': judge, 'encoder': self.encoder_name, 'cross_validated': list(cv.accuracy)}
-    model = PreferenceModel.fit(data, names, choose_C(data, seed=seed), info)
+    model = PreferenceModel.fit(data, names, C, info)
     return TasteReport(model, cv.accuracy, base, rows, data.n_rounds, judge)
 
 # %% ../nbs/06_humor.ipynb #a130d720

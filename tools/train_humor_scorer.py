@@ -24,8 +24,9 @@ over items (1,000 resamples, seeded), rounded to 3 decimals:
   raters' split-half agreement: the ratings of each pun rated at least twice are split at random into two halves,
   the Spearman correlation over puns of the two halves' means is stepped up with Spearman-Brown (2r / (1 + r)), and
   that is averaged over 20 random splits. It is how well another panel of raters would agree with this one; a score
-  free of the raters' noise could reach about its square root against their means. ExPUNations is CC BY-NC 4.0: it is
-  only measured on here, never trained on.
+  free of the raters' noise could reach about its square root against their means. ExPUNations is CC BY-NC 4.0: the
+  learned scorer is only measured on it; the preference scorer below is trained on it, so it carries that licence
+  (cah_metrics/data/HUMOR_PREFERENCE_LICENSE.md).
 
 **The preference scorer** (`humor_preference.json`, a `cah_metrics.preference.PreferenceModel` on the 384 numbers of the
 bundled encoder's vector of the answer alone: the judgments it learns from have no prompts) is a Bradley-Terry model fitted to two sets of human judgments at once: the 7,042
