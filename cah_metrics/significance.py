@@ -421,17 +421,22 @@ class PairedResult:
     compat: str|None                   # 'sacrebleu': sacrebleu's numbers, on its scale (BLEU x 100)
     signature: str
     def __post_init__(self):                    # each system's flag, from n and p_holm
-        few = self.n < MIN_ITEMS
-        flag = lambda s: None if few or s.p_holm is None else bool(s.p_holm < 0.05)
+        rows = self.systems if isinstance(self.systems, (tuple, list)) else [None]
+        if not all(isinstance(s, SystemResult) for s in rows): return    # junk: left as given
+        flag = lambda s: None if self.too_few or s.p_holm is None else bool(s.p_holm < 0.05)
         flagged = tuple(dataclasses.replace(s, significant=flag(s)) for s in self.systems)
         object.__setattr__(self, 'systems', flagged)
+    @property
+    def too_few(self) -> bool:
+        "Fewer than `MIN_ITEMS` items (or no count): nothing is flagged significant."
+        return not (isinstance(self.n, (int, np.integer)) and self.n >= MIN_ITEMS)
     def significant(self, alpha:float=0.05, # the level
                     adjusted:bool=True, # use the Holm-adjusted p-values
                    ) -> list[str]:
         "The systems that differ from the baseline at level `alpha`; none when n < `MIN_ITEMS`."
         a = check_float(alpha, 'alpha', 'PairedResult.significant', 0, 1)
         if not isinstance(adjusted, (bool, np.bool_)): raise TypeError(f"PairedResult.significant: adjusted must be True or False, got {type(adjusted).__name__}")
-        if self.n < MIN_ITEMS: return []
+        if self.too_few: return []
         return [s.name for s in self.systems if (s.p_holm if adjusted else s.p_value) < a]
     def to_dict(self) -> dict:
         return {f.name: (getattr(self, f.name).to_dict() if f.name == 'baseline' else [s.to_dict() for s in self.systems] if f.name == 'systems'
@@ -444,7 +449,7 @@ class PairedResult:
         lines = [f"{self.test} of {self.metric} ({self.key}): {what}, {ci}, n = {self.n}, seed {self.seed}" + (f", compat={self.compat}" if self.compat else ''),
                  head, *(s.row(w) for s in (self.baseline, *self.systems)),
                  f"no *: n = {self.n}, fewer than {MIN_ITEMS} items, so no difference is flagged"
-                 if self.n < MIN_ITEMS else "* Holm-adjusted p < 0.05",
+                 if self.too_few else "* Holm-adjusted p < 0.05",
                  f"signature: {self.signature}"]
         return '\n'.join(lines)
 
