@@ -336,12 +336,16 @@ def krippendorff_alpha(ratings, # raters x items: a list of rows (one per rater)
     X, mask, labels = _grid(ratings, F, missing, None if level == 'nominal' else f"{level} alpha needs numbers (strings are nominal categories)")
     k, N = X.shape
     X, mask, Np = _pairable(X, mask, labels, level, F)
-    with np.errstate(over='ignore', invalid='ignore'):        # huge ratings overflow: the check below says so
+    e = math.frexp(float(np.nanmax(np.abs(X))))[1] if level in ('interval', 'ratio') else 0
+    X = np.ldexp(X, -e)             # |X| < 1, exactly X / 2**e: no square overflows
+    with np.errstate(over='ignore', invalid='ignore'):        # nominal, ordinal: spreads overflow
         rows, values = _alpha_rows(X, mask, level, B, F) if B else (None, None)
         S, kind, values = (rows.sum(0), level, values) if B else _alpha_sums(X, mask, level, F)
         a, Do, De = (float(v[0]) for v in _alpha_from_sums(S, kind, values))
-    if not all(map(math.isfinite, (a, Do, De))): raise ValueError(f"{F}: the ratings are too large to compute alpha in float64; rescale them")
     low, high, und = _alpha_interval(rows, level, values, B, c, seed, De, F) if B else (None, None, 0)
+    if level == 'interval':         # D_o, D_e in squared rating units (inf or 0 beyond float64)
+        with np.errstate(over='ignore', under='ignore'):
+            Do, De = (float(np.ldexp(d, 2 * e)) for d in (Do, De))
     sig = Signature(F, {'level': level, 'missing': missing, 'resamples': B, **({'confidence': c, 'seed': seed} if B else {})})
     return AlphaResult(a, level, Do, De, k, N, Np, int(mask.sum()), low, high, c if B else None, B, und, seed if B else None, str(sig))
 
@@ -361,42 +365,67 @@ def _icc_table(ratings, missing, incomplete:str, F:str) -> tuple[np.ndarray, int
     return X[:, full].T, int((~full).sum())
 
 # %% ../nbs/08a_agreement.ipynb #fd0b629e
-def _mean_squares(Y:np.ndarray, F:str) -> tuple[float, float, float, float]:
-    "MSB (items), MSJ (raters), MSE (residual) and MSW (within items) of the n items x k raters table; a ValueError where an ICC is undefined."
+_ROUNDING = 1e-12    # a mean square, or a sum of them, within this share of its terms' sizes is 0
+
+def _mean_squares(Y:np.ndarray, F:str) -> tuple[tuple[float, float, float, float], int]:
+    "((MSB, MSJ, MSE, MSW) of the items x raters table Y / 2**e, e): Y scaled by a power of two."
     n, k = Y.shape
-    with np.errstate(all='ignore'):
-        g, ti, rj = Y.mean(), Y.mean(1), Y.mean(0)
-        SSB, SSJ, SSE = k * ((ti - g) ** 2).sum(), n * ((rj - g) ** 2).sum(), ((Y - ti[:, None] - rj + g) ** 2).sum()
-        MSB, MSJ, MSE, MSW = SSB / (n - 1), SSJ / (k - 1), SSE / ((n - 1) * (k - 1)), (SSJ + SSE) / (n * (k - 1))
-    if Y.min() == Y.max(): raise ValueError(f"{F}: every rating is the same value ({Y.flat[0]:g}); there is no variance to split, and every ICC is 0/0")
-    if not all(map(math.isfinite, (MSB, MSJ, MSE, MSW))): raise ValueError(f"{F}: the ratings are too large to compute the ICC in float64; rescale them")
-    tiny = 1e-12 * (SSB + SSJ + SSE) / (n * k - 1)
-    if MSE <= tiny: raise ValueError(f"{F}: the ratings have no residual variation (MSE = 0: each rater's ratings are another's plus a constant), "
-                                     "so F = MSB/MSE is infinite and the F-based intervals are undefined (pingouin gives inf and NaN)")
-    if MSB <= tiny: raise ValueError(f"{F}: every item has the same mean rating (MSB = 0); the average-measure ICCs divide by MSB and are undefined")
-    return MSB, MSJ, MSE, MSW
+    if Y.min() == Y.max():
+        raise ValueError(f"{F}: every rating is the same value ({Y.flat[0]:g}); there is no "
+                         "variance to split, and every ICC is 0/0")
+    e = math.frexp(float(np.abs(Y).max()))[1]
+    Z = np.ldexp(Y, -e)                           # |Z| < 1, exactly Y / 2**e: no square overflows
+    g, ti, rj = Z.mean(), Z.mean(1), Z.mean(0)
+    SSB, SSJ = k * ((ti - g) ** 2).sum(), n * ((rj - g) ** 2).sum()
+    SSE = ((Z - ti[:, None] - rj + g) ** 2).sum()
+    MSB, MSJ, MSE = SSB / (n - 1), SSJ / (k - 1), SSE / ((n - 1) * (k - 1))
+    MSW = (SSJ + SSE) / (n * (k - 1))
+    tiny = _ROUNDING * (SSB + SSJ + SSE) / (n * k - 1)
+    if MSE <= tiny:
+        raise ValueError(f"{F}: the ratings have no residual variation (MSE = 0: each rater's "
+                         "ratings are another's plus a constant), so F = MSB/MSE is infinite and "
+                         "the F-based intervals are undefined (pingouin gives inf and NaN)")
+    if MSB <= tiny:
+        raise ValueError(f"{F}: every item has the same mean rating (MSB = 0); the average-measure "
+                         "ICCs divide by MSB and are undefined")
+    return (float(MSB), float(MSJ), float(MSE), float(MSW)), e
 
 # %% ../nbs/08a_agreement.ipynb #1a17e6bb
+def _icc2k_at(MSB:float, # mean square between items
+              MSJ:float, # between raters
+              MSE:float, # residual
+              n:int, # items
+              ratio:float=1.0, # the F ratio: 1 for the estimate, F quantiles for the ends
+             ) -> float:
+    "n (MSB - ratio MSE) / (ratio (MSJ - MSE) + n MSB): ICC2k; -inf at or past its pole."
+    den = ratio * (MSJ - MSE) + n * MSB
+    if den <= _ROUNDING * (ratio * (MSJ + MSE) + n * MSB): return -math.inf
+    return n * (MSB - ratio * MSE) / den
+
 def _icc_values(MSB:float, MSJ:float, MSE:float, MSW:float, n:int, k:int) -> list[float]:
-    "ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k from the mean squares of n items and k raters."
+    "ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k of n items, k raters (ICC2k: -inf at its pole)."
     return [(MSB - MSW) / (MSB + (k - 1) * MSW), (MSB - MSE) / (MSB + (k - 1) * MSE + k * (MSJ - MSE) / n),
-            (MSB - MSE) / (MSB + (k - 1) * MSE), (MSB - MSW) / MSB, (MSB - MSE) / (MSB + (MSJ - MSE) / n), (MSB - MSE) / MSB]
+            (MSB - MSE) / (MSB + (k - 1) * MSE), (MSB - MSW) / MSB, _icc2k_at(MSB, MSJ, MSE, n),
+            (MSB - MSE) / MSB]
 
 # %% ../nbs/08a_agreement.ipynb #4ec83f01
-def _icc_intervals(icc:list, MSB:float, MSJ:float, MSE:float, MSW:float, n:int, k:int, confidence:float) -> list[tuple[float, float]]:
-    "The F-based intervals of the six forms (Shrout & Fleiss 1979; McGraw & Wong 1996 for ICC2), as pingouin computes them."
+def _icc_intervals(icc:list, MSB:float, MSJ:float, MSE:float, MSW:float, n:int, k:int,
+                   confidence:float) -> list[tuple[float, float]]:
+    "The F-based intervals of the six forms (Shrout & Fleiss 1979; McGraw & Wong 1996 for ICC2)."
     from scipy.stats import f
     q, df1, d1, d3 = 1 - (1 - confidence) / 2, n - 1, n * (k - 1), (n - 1) * (k - 1)
     F1l, F1u = MSB / MSW / f.ppf(q, df1, d1), MSB / MSW * f.ppf(q, d1, df1)
     F3l, F3u = MSB / MSE / f.ppf(q, df1, d3), MSB / MSE * f.ppf(q, d3, df1)
     r2, fj = icc[1], MSJ / MSE
-    v = d3 * (k * r2 * fj + n * (1 + (k - 1) * r2) - k * r2) ** 2 / (df1 * k**2 * r2**2 * fj**2 + (n * (1 + (k - 1) * r2) - k * r2) ** 2)
+    a = n * (1 + (k - 1) * r2) - k * r2
+    v = d3 * (k * r2 * fj + a) ** 2 / (df1 * k**2 * r2**2 * fj**2 + a ** 2)     # McGraw & Wong's df
     f2u, f2l = f.ppf(q, df1, v), f.ppf(q, v, df1)
     l2 = n * (MSB - f2u * MSE) / (f2u * (k * MSJ + (k * n - k - n) * MSE) + n * MSB)
     u2 = n * (f2l * MSB - MSE) / (k * MSJ + (k * n - k - n) * MSE + n * f2l * MSB)
     one = lambda Fl, Fu: ((Fl - 1) / (Fl + k - 1), (Fu - 1) / (Fu + k - 1))
-    return [one(F1l, F1u), (l2, u2), one(F3l, F3u), (1 - 1 / F1l, 1 - 1 / F1u),
-            (l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))), (1 - 1 / F3l, 1 - 1 / F3u)]
+    ends2k = (_icc2k_at(MSB, MSJ, MSE, n, f2u), _icc2k_at(MSB, MSJ, MSE, n, 1 / f2l))   # -inf: pole
+    return [one(F1l, F1u), (l2, u2), one(F3l, F3u), (1 - 1 / F1l, 1 - 1 / F1u), ends2k,
+            (1 - 1 / F3l, 1 - 1 / F3u)]
 
 # %% ../nbs/08a_agreement.ipynb #5bdd500b
 _ICC_FORMS = (('ICC1', 'ICC(1,1)'), ('ICC2', 'ICC(A,1)'), ('ICC3', 'ICC(C,1)'), ('ICC1k', 'ICC(1,k)'), ('ICC2k', 'ICC(A,k)'), ('ICC3k', 'ICC(C,k)'))
@@ -457,6 +486,19 @@ def to_frame(self:ICCResult):
                          'CI95': [np.array([f.low, f.high]) for f in self.forms]}, index=[f.form for f in self.forms])
 
 # %% ../nbs/08a_agreement.ipynb #614031bb
+def _icc2k_undefined(vals:list, ms:tuple, n:int, k:int, F:str) -> str:
+    "Why ICC2k is undefined here: its denominator is zero or negative (ICC2 at or below the pole)."
+    MSB, MSJ, MSE, _ = ms
+    with np.errstate(all='ignore'): raw = np.float64(MSB - MSE) / np.float64(MSB + (MSJ - MSE) / n)
+    share = (MSB + (MSJ - MSE) / n) / (MSB + (MSJ + MSE) / n)
+    rest = ', '.join(f'{f} {v:.6g}' for (f, _), v in zip(_ICC_FORMS, vals) if f != 'ICC2k')
+    return (f"{F}: ICC2k is undefined for these ratings: its denominator MSB + (MSJ - MSE)/n is "
+            f"zero or negative ({share:.3g} of MSB + (MSJ + MSE)/n; zero means within "
+            f"{_ROUNDING:g} of it, rounding), that is ICC2 = {vals[1]:.6g} is at or below "
+            f"-1/(k - 1) = {-1 / (k - 1):.6g}, "
+            f"the pole of k ICC2 / (1 + (k - 1) ICC2); the formula gives {raw:.6g} (pingouin "
+            f"prints that; at a zero denominator it is rounding noise). The other ICCs are {rest}")
+
 def icc(ratings, # raters x items: a list of rows (one per rater) or a 2-D array of numbers
         missing:float|str|None=None, # one more marker of a missing rating: float('nan'), a number or a str (None always is one)
         incomplete:str='raise', # an item with a missing rating: 'raise' a ValueError naming it, or 'omit' the item
@@ -466,20 +508,29 @@ def icc(ratings, # raters x items: a list of rows (one per rater) or a 2-D array
     F = 'icc'
     c = check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
     Y, omitted = _icc_table(ratings, missing, incomplete, F)
-    (n, k), ms = Y.shape, _mean_squares(Y, F)
+    (n, k), (ms, e) = Y.shape, _mean_squares(Y, F)
     with np.errstate(all='ignore'):                    # an interval end can be infinite: the check below names it
         vals = _icc_values(*ms, n, k)
         cis = _icc_intervals(vals, *ms, n, k, c)
+    if vals[4] == -math.inf: raise ValueError(_icc2k_undefined(vals, ms, n, k, F))
     from scipy.stats import f as fdist
-    one_way, two_way = (ms[0] / ms[3], n - 1, n * (k - 1)), (ms[0] / ms[2], n - 1, (n - 1) * (k - 1))    # ICC1(k): MSB/MSW; the others MSB/MSE
+    one_way = (ms[0] / ms[3], n - 1, n * (k - 1))     # ICC1, ICC1k: MSB/MSW; the others MSB/MSE
+    two_way = (ms[0] / ms[2], n - 1, (n - 1) * (k - 1))
     forms = []
     for j, ((name, label), v, (lo, hi)) in enumerate(zip(_ICC_FORMS, vals, cis)):
         Fv, d1, d2 = one_way if j % 3 == 0 else two_way
         forms.append(ICCForm(name, label, float(v), float(Fv), d1, d2, float(fdist.sf(Fv, d1, d2)), float(lo), float(hi)))
-    if bad := [f.form for f in forms if not all(map(math.isfinite, (f.icc, f.low, f.high)))]:
-        raise ValueError(f"{F}: the F-based interval of {', '.join(bad)} is undefined for these ratings (an end is infinite or NaN, as pingouin "
-                         f"gives it); the ICCs are {', '.join(f'{f.form} {f.icc:.6g}' for f in forms)}")
-    return ICCResult(tuple(forms), n, k, omitted, c, *map(float, ms), str(Signature(F, {'missing': missing, 'incomplete': incomplete, 'confidence': c})))
+    low_ok = lambda f: math.isfinite(f.low) or (f.form == 'ICC2k' and f.low == -math.inf)   # pole
+    fine = lambda f: math.isfinite(f.icc) and math.isfinite(f.high) and low_ok(f)
+    if bad := [f.form for f in forms if not fine(f)]:
+        raise ValueError(f"{F}: the F-based interval of {', '.join(bad)} is undefined for these "
+                         "ratings (an end is infinite or NaN, as pingouin gives it; for ICC2k, "
+                         "ICC2's whole interval lies at or below its pole); the ICCs are "
+                         + ', '.join(f'{f.form} {f.icc:.6g}' for f in forms))
+    with np.errstate(over='ignore', under='ignore'):
+        mean_sq = [float(np.ldexp(m, 2 * e)) for m in ms]
+    sig = Signature(F, {'missing': missing, 'incomplete': incomplete, 'confidence': c})
+    return ICCResult(tuple(forms), n, k, omitted, c, *mean_sq, str(sig))
 
 # %% ../nbs/08a_agreement.ipynb #c9632c04
 def _two_raters(a, b, F:str) -> tuple[np.ndarray, list|None]:

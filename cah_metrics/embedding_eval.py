@@ -78,9 +78,21 @@ def _codes(labels, name:str, F:str, n:int) -> tuple[np.ndarray, list]:
         index.setdefault(v.item() if isinstance(v, np.generic) else v, len(index))
     return np.array([index[v.item() if isinstance(v, np.generic) else v] for v in L], np.int64), list(index)
 
+def _pow2_exponent(m) -> np.ndarray:
+    "e with 2**(e - 1) <= m < 2**e (0 for m = 0): dividing by 2**e is exact and leaves |x| < 1."
+    return np.frexp(np.asarray(m, np.float64))[1]
+
+def _scaled_rows(X:np.ndarray) -> np.ndarray:
+    "Each row (last axis) divided by a power of two above its largest |value|, exactly."
+    return np.ldexp(X, -_pow2_exponent(np.abs(X).max(-1, keepdims=True)))
+
+def _unit_rows(X:np.ndarray) -> np.ndarray:
+    "The rows of X scaled to unit length at any scale (a zero row stays zero)."
+    return _unit(_scaled_rows(X))
+
 def _cos_rows(A:np.ndarray, B:np.ndarray) -> np.ndarray:
     "Cosine of each row of `A` with the same row of `B` (a zero vector: 0)."
-    return np.clip(np.einsum('ij,ij->i', _unit(A), _unit(B)), -1.0, 1.0)
+    return np.clip(np.einsum('ij,ij->i', _unit_rows(A), _unit_rows(B)), -1.0, 1.0)
 
 # %% ../nbs/11_embedding_eval.ipynb #a7619795
 def _text_hash(t:str) -> int: return int.from_bytes(hashlib.blake2b(t.encode('utf-8', 'surrogatepass'), digest_size=8).digest(), 'little')
@@ -262,7 +274,8 @@ def _vector(x, name:str, F:str, n:int|None=None) -> np.ndarray:
     return a.astype(np.float64)
 
 def _pearson_rows(x:np.ndarray, y:np.ndarray) -> np.ndarray:
-    "Pearson's r of each pair of rows of (m, n) arrays; 0.0 where either row is constant."
+    "Pearson's r of each pair of rows of (m, n) arrays, at any scale; 0.0 where a row is constant."
+    x, y = _scaled_rows(x), _scaled_rows(y)          # |x| < 1, exactly proportional: r is unchanged
     const = (np.ptp(x, axis=-1) == 0) | (np.ptp(y, axis=-1) == 0)
     x, y = x - x.mean(-1, keepdims=True), y - y.mean(-1, keepdims=True)
     den = np.sqrt((x * x).sum(-1) * (y * y).sum(-1))
@@ -306,13 +319,16 @@ def similarity_correlation(predicted, # (n,) predicted similarities, e.g. cosine
     p = _vector(predicted, 'predicted', F); g = _vector(gold, 'gold', F, len(p)); lo, hi = _scale(gold_scale, F)
     if len(p) < 3: raise ValueError(f"{F}: needs at least 3 pairs, got {len(p)}")
     if g.min() < lo or g.max() > hi: raise ValueError(f"{F}: gold must lie in gold_scale [{lo:g}, {hi:g}], got values from {g.min():g} to {g.max():g}")
-    from scipy import stats
-    const = np.ptp(p) == 0 or np.ptp(g) == 0
-    ps = (1.0, 1.0, 1.0) if const else (stats.pearsonr(p, g).pvalue, stats.spearmanr(p, g).pvalue, stats.kendalltau(p, g).pvalue)
-    tau = 0.0 if const else stats.kendalltau(p, g).statistic
     d = np.abs(p - (g - lo) / (hi - lo))
-    return SimilarityCorrelation(len(p), float(_pearson_rows(p, g)), float(ps[0]), float(_spearman_rows(p, g)), float(ps[1]), float(tau), float(ps[2]),
-                                 float(d.mean()), float((d <= 0.1 + 1e-9).mean()))
+    parts = (float(d.mean()), float((d <= 0.1 + 1e-9).mean()))
+    if p.min() == p.max() or g.min() == g.max():                 # constant: no correlation
+        return SimilarityCorrelation(len(p), *[None] * 6, *parts)
+    from scipy import stats
+    ps = (stats.pearsonr(p, g).pvalue, stats.spearmanr(p, g).pvalue, stats.kendalltau(p, g).pvalue)
+    tau = stats.kendalltau(p, g).statistic
+    r, rho = float(_pearson_rows(p, g)), float(_spearman_rows(p, g))
+    ps = [float(v) for v in ps]
+    return SimilarityCorrelation(len(p), r, ps[0], rho, ps[1], float(tau), ps[2], *parts)
 
 # %% ../nbs/11_embedding_eval.ipynb #6a59861b
 _METRICS = ('cosine', 'euclidean')
@@ -320,7 +336,8 @@ _BLOCK = 1 << 22          # distances (or scores) per block of rows: about 32 MB
 
 def _silhouette_samples(X:np.ndarray, y:np.ndarray, k:int, metric:str) -> np.ndarray:
     "s(i) of every row of X (validated), clusters `y` in 0..k-1, a block of rows at a time."
-    n = len(X); X = _unit(X) if metric == 'cosine' else X
+    n = len(X)
+    X = _unit_rows(X) if metric == 'cosine' else np.ldexp(X, -_pow2_exponent(np.abs(X).max()))
     onehot, sq = np.eye(k)[y], (X * X).sum(1)
     sizes, s, step = onehot.sum(0), np.zeros(n), max(1, _BLOCK // n)
     for a in range(0, n, step):
@@ -502,7 +519,7 @@ def clustering_score(X, # (n, d) vectors of the concepts
     sizes, k, n = np.bincount(y), len(names), len(X)
     if k < 2: raise ValueError(f"{F}: labels must name at least 2 clusters, got {k}")
     if sizes.min() < 2: raise ValueError(f"{F}: cluster {_brief(names[int(sizes.argmin())])} has one member; every cluster needs at least 2 (coherence is a mean over pairs)")
-    U = _unit(X); pred = _kmeans(U, k, seed); yp, kp = _codes(pred.tolist(), 'pred', F, n)
+    U = _unit_rows(X); pred = _kmeans(U, k, seed); yp, kp = _codes(pred.tolist(), 'pred', F, n)
     s = _silhouette_samples(U, yp, len(kp), 'cosine') if len(kp) > 1 else np.zeros(n)
     within = [_pair_sum(U[y == c]) for c in range(k)]
     coh = float(np.mean([w / (m * (m - 1)) for w, m in zip(within, sizes)]))
@@ -584,7 +601,8 @@ def _node_vectors(vectors, nodes:list[str], F:str) -> np.ndarray:
     if not isinstance(vectors, Mapping): raise TypeError(f"{F}: vectors must be a mapping from every subject and object to its vector, got {type(vectors).__name__}")
     missing = [v for v in nodes if v not in vectors]
     if missing: raise ValueError(f"{F}: vectors has no vector for entity {_brief(missing[0])} ({len(missing)} missing); it must hold every subject and object")
-    return _unit(_matrix([as_array(vectors[v], f'vectors[{_brief(v, 30)}]', F) for v in nodes], 'vectors', F))
+    V = [as_array(vectors[v], f'vectors[{_brief(v, 30)}]', F) for v in nodes]
+    return _unit_rows(_matrix(V, 'vectors', F))
 
 def _relation_auc(V:np.ndarray, src:np.ndarray, dst:np.ndarray, seed:int=0) -> float:
     "AUC of the cosines of related against unrelated unordered node pairs (up to 2 million pairs; beyond, a seeded sample of them)."
@@ -629,10 +647,11 @@ class QualityScore(_Result):
     ci: tuple|None = None   # 95% percentile interval of the design's score, the concepts resampled (None: n_resamples = 0)
     boot: np.ndarray|None = _hidden(default=None, compare=False)   # the resampled design scores
 
-def _quality_stat(S:np.ndarray) -> np.ndarray:
-    "Summed rows [1, mean cosine with the others, |x|^2, |x|, x] (m, 4 + d) -> the design's quality score of each."
+def _quality_stat(S:np.ndarray, e:int=0) -> np.ndarray:
+    "Summed rows [1, mean cosine with the others, |x|^2, |x|, x] of X / 2**e (m, 4 + d) -> scores."
     n, d = S[:, :1], S.shape[1] - 4
     var = (S[:, 2] / n[:, 0] - ((S[:, 4:] / n) ** 2).sum(1)) / d; mu = S[:, 3] / n[:, 0]
+    with np.errstate(over='ignore', under='ignore'): var = np.ldexp(var, 2 * e)   # squared units
     ratio = np.where(mu > 0, np.sqrt(np.maximum(S[:, 2] / n[:, 0] - mu ** 2, 0)) / np.where(mu > 0, mu, 1), 0.0)
     return 0.4 * (1 - S[:, 1] / n[:, 0]) + 0.3 * np.minimum(var, 1) + 0.3 * np.minimum(ratio, 1)
 
@@ -642,11 +661,17 @@ def embedding_quality_score(X, # (N, d) vectors of the standard concepts, N >= 2
                            ) -> QualityScore:
     "The design's embedding-quality score: 0.4 diversity + 0.3 min(mean variance, 1) + 0.3 min(norm sd / mean, 1)."
     F = 'embedding_quality_score'
-    X = _matrix(X, 'X', F, 2); U = _unit(X); n, d = X.shape; B, seed = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), _seed(seed, F)
-    div, var = 1.0 - _pair_sum(U) / (n * (n - 1)), float(X.var(axis=0).mean())
-    norms = np.linalg.norm(X, axis=1); ratio = float(norms.std() / norms.mean()) if norms.mean() > 0 else 0.0
-    uvar, sq = float(U.var(axis=0).sum()), (X * X).sum(1)
-    v = _sums_boot(np.column_stack([np.ones(n), (U @ U.sum(0) - (U * U).sum(1)) / (n - 1), sq, norms, X]), B, seed, _quality_stat)
+    X = _matrix(X, 'X', F, 2); U = _unit_rows(X); n, d = X.shape
+    B, seed = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), _seed(seed, F)
+    e = int(_pow2_exponent(np.abs(X).max()))
+    Xs = np.ldexp(X, -e)                              # X / 2**e exactly: no square overflows
+    with np.errstate(over='ignore', under='ignore'): var = float(np.ldexp(Xs.var(0).mean(), 2 * e))
+    div = 1.0 - _pair_sum(U) / (n * (n - 1))
+    norms = np.linalg.norm(Xs, axis=1)
+    ratio = float(norms.std() / norms.mean()) if norms.mean() > 0 else 0.0
+    uvar, sq = float(U.var(axis=0).sum()), (Xs * Xs).sum(1)
+    rows = np.column_stack([np.ones(n), (U @ U.sum(0) - (U * U).sum(1)) / (n - 1), sq, norms, Xs])
+    v = _sums_boot(rows, B, seed, lambda S: _quality_stat(S, e))
     return QualityScore(n, d, div, var, ratio, 0.4 * div + 0.3 * min(var, 1) + 0.3 * min(ratio, 1), uvar, 0.4 * div + 0.3 * min(uvar, 1) + 0.3 * (1 - min(ratio, 1)), _pct(v), v)
 
 # %% ../nbs/11_embedding_eval.ipynb #1df8a1a0
@@ -1004,8 +1029,9 @@ def _strs_any(x, name:str, n:int, F:str) -> list[str]:
 
 def _rank_cosine(Q, E, true, filt, side, setting, ks, B, seed, candidates='') -> RankResult:
     "Cosine ranks, a block of queries normalised and scored at a time; entities sharing a vector are scored once and get one score."
-    Eu = _unit(E); U, inv = np.unique(Eu, axis=0, return_inverse=True)
-    block = (lambda a, b: _unit(Q[a:b]) @ Eu.T) if len(U) == len(Eu) else (lambda a, b: (_unit(Q[a:b]) @ U.T)[:, inv.reshape(-1)])
+    Eu = _unit_rows(E); U, inv = np.unique(Eu, axis=0, return_inverse=True)
+    if len(U) == len(Eu): block = lambda a, b: _unit_rows(Q[a:b]) @ Eu.T
+    else: block = lambda a, b: (_unit_rows(Q[a:b]) @ U.T)[:, inv.reshape(-1)]
     indptr, indices = _csr([sorted(set(f) - {t}) for f, t in zip(filt, true.tolist())])
     opt, pess = _rank_blocks(block, len(Q), len(E), true, indptr, indices)
     return _rank_result(setting, len(E), ks, opt, pess, side, len(E) - np.diff(indptr), candidates, B, seed)
@@ -1054,14 +1080,17 @@ class STSResult(_Result):
     "An encoder on STS pairs: Spearman and Pearson of cosine against gold (MTEB's STS numbers) with bootstrap intervals."
     name: str
     n: int
-    spearman: float             # MTEB's main STS score (x 100 there)
+    spearman: float|None        # MTEB's main STS score (x 100 there); None: constant input
     spearman_ci: tuple|None     # 95% percentile interval, pairs resampled
-    pearson: float
+    pearson: float|None
     pearson_ci: tuple|None
     correlation: SimilarityCorrelation = _hidden()   # everything, with p-values, MAE and the share within 0.1 (in to_dict too)
     def __repr__(self):
         ci = lambda c: f" [{c[0]:.4f}, {c[1]:.4f}]" if c else ''
-        return f"STSResult({self.name}: n = {self.n}, Spearman {self.spearman:.4f}{ci(self.spearman_ci)}, Pearson {self.pearson:.4f}{ci(self.pearson_ci)})"
+        r = lambda v: 'undefined' if v is None else f"{v:.4f}"
+        return (f"STSResult({self.name}: n = {self.n}, "
+                f"Spearman {r(self.spearman)}{ci(self.spearman_ci)}, "
+                f"Pearson {r(self.pearson)}{ci(self.pearson_ci)})")
     def to_dict(self) -> dict: return {**super().to_dict(), 'correlation': self.correlation.to_dict()}
 
 # %% ../nbs/11_embedding_eval.ipynb #8f0913aa
@@ -1085,6 +1114,7 @@ def sts_correlation(encoder, # an encoder, 'minilm' / 'tfidf' / 'random', a mode
     ce = _cached(enc, list(dict.fromkeys(data.sentence1 + data.sentence2)), name)
     cos, g = _cos_rows(ce.encode(data.sentence1), ce.encode(data.sentence2)), data.score
     corr = similarity_correlation(cos, g, (0, 5))
+    B = B if corr.spearman is not None else 0           # constant input: no interval
     v = _boot_values(lambda i: np.column_stack([_spearman_rows(cos[i], g[i]), _pearson_rows(cos[i], g[i])]), len(g), B, seed, F) if B else None
     cis = (percentile_interval(v[:, 0]), percentile_interval(v[:, 1])) if B else (None, None)
     return STSResult(name, corr.n, corr.spearman, cis[0], corr.pearson, cis[1], corr)
@@ -1288,7 +1318,9 @@ def _design_cells(r:EvaluationResult) -> list[str]:
 
 def _bench_cells(b:dict) -> list[str]:
     "The benchmark columns of one encoder's row."
-    out = [f"{b['sts'].spearman:.3f}{_ci(b['sts'].spearman_ci)}" if 'sts' in b else '-']
+    rho = b['sts'].spearman if 'sts' in b else None
+    out = ['-' if 'sts' not in b else 'undefined' if rho is None
+           else f"{rho:.3f}{_ci(b['sts'].spearman_ci)}"]
     lp = b.get('link_prediction')
     out += [f"{lp.mrr:.4f}{_ci(lp.mrr_ci)}", f"{lp.metrics['both']['realistic']['hits@10']:.3f}"] if lp else ['-', '-']
     out += [f"{b['triple_classification'].auc:.3f}{_ci(b['triple_classification'].auc_ci)}" if 'triple_classification' in b else '-', f"{b['kg_subgraph'].score:.3f}" if 'kg_subgraph' in b else '-']
@@ -1344,7 +1376,9 @@ def _run_benchmarks(name:str, enc, b:tuple, sts, kg, B:int, max_triples) -> dict
 
 def _bench_recommendations(bm:dict) -> dict:
     "The best encoder on each benchmark run (ties: the first given)."
-    keys = (('sentence similarity (STS-B)', 'sts', lambda r: r.spearman), ('link prediction (CoDEx-S)', 'link_prediction', lambda r: r.mrr),
+    keys = (('sentence similarity (STS-B)', 'sts', lambda r: -math.inf if r.spearman is None
+             else r.spearman),
+            ('link prediction (CoDEx-S)', 'link_prediction', lambda r: r.mrr),
             ('triple classification (CoDEx-S)', 'triple_classification', lambda r: r.auc))
     return {use: max(bm, key=lambda n: (f(bm[n][k]), -list(bm).index(n))) for use, k, f in keys if all(k in v for v in bm.values()) and bm}
 
@@ -1374,7 +1408,9 @@ def compare_encoders(encoders, # names ('minilm', 'tfidf', 'random'), encoders, 
 # %% ../nbs/11_embedding_eval.ipynb #478907f5
 def _bench_bars(bm:dict, names:list) -> list[tuple[str, list, list]]:
     "(label, values, (low, high) or None per encoder) of each benchmark number present for every encoder."
-    get = (('STS-B dev\nSpearman', 'sts', lambda r: (r.spearman, r.spearman_ci)), ('CoDEx-S\nMRR', 'link_prediction', lambda r: (r.mrr, r.mrr_ci)),
+    rho = lambda r: (np.nan if r.spearman is None else r.spearman, r.spearman_ci)     # NaN: no bar
+    get = (('STS-B dev\nSpearman', 'sts', rho),
+           ('CoDEx-S\nMRR', 'link_prediction', lambda r: (r.mrr, r.mrr_ci)),
            ('CoDEx-S\nHits@10', 'link_prediction', lambda r: (r.metrics['both']['realistic']['hits@10'], None)),
            ('CoDEx-S\ntriple AUC', 'triple_classification', lambda r: (r.auc, r.auc_ci)), ('CoDEx-S subgraph\ndesign graph score', 'kg_subgraph', lambda r: (r.score, None)))
     return [(lab, *zip(*(f(bm[n][k]) for n in names))) for lab, k, f in get if all(k in bm.get(n, {}) for n in names)]

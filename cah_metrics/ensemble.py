@@ -261,9 +261,14 @@ def _tfidf_vectors(texts:list[str]) -> tuple[np.ndarray|None, str|None]:
     E = get_encoder(backend='tfidf').encode(texts, progress=False)
     return (E, None) if E.any() else (None, "TF-IDF found no words in the texts")
 
+def _in_range(D:float, high:float=1.0) -> float:
+    "A diversity clipped to [0, high]: outside it is round-off (identical float32 unit vectors)."
+    return min(high, max(0.0, D))
+
 def _embedding_diversity(E:np.ndarray, M:str) -> float:
-    "1 - the mean cosine over pairs of different rows (zero rows are similar to nothing)."
-    return 1 - _mean_pair_sim(_unit(E, M))
+    "1 - the mean cosine over pairs of different rows (zero rows are similar to nothing), in range."
+    U = _unit(E, M)
+    return _in_range(1 - _mean_pair_sim(U), 1.0 if (U >= 0).all() else 1 + 1 / (len(U) - 1))
 
 # %% ../nbs/10_ensemble.ipynb #e0f7ce88
 def _word_matrix(texts:list[str]):
@@ -282,7 +287,7 @@ def _word_overlap_diversity(texts:list[str]) -> float:
         inter = (B[a:a + step] @ B.T).toarray()
         union = size[a:a + step, None] + size[None, :] - inter
         total += float(np.divide(inter, union, out=np.ones_like(inter), where=union > 0).sum())
-    return 1 - (total - N) / (N * (N - 1))       # the diagonal (each text with itself) is 1
+    return _in_range(1 - (total - N) / (N * (N - 1)))     # the diagonal (each text with itself): 1
 
 # %% ../nbs/10_ensemble.ipynb #c2d6365e
 def diversity_with_fallback(texts:str|Sequence[str], # the responses (a lone str is one text)

@@ -6,8 +6,9 @@ Docs: https://cah-metrics.github.io/cah_metrics/significance.html.md"""
 
 # %% ../nbs/08_significance.ipynb #3734da3d
 from __future__ import annotations
-import contextlib, copy, math, statistics
+import contextlib, copy, math, statistics, warnings
 from collections.abc import Callable, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass, fields
 from statistics import NormalDist
 from typing import NamedTuple
@@ -18,13 +19,14 @@ from .core import Metric, Score, Signature, load, _plain
 from .text import as_array, check_float, check_int, check_str, _brief
 
 # %% auto #0
-__all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'resampled_sums', 'percentile_interval', 'bca_interval', 'resample_keys',
+__all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'MIN_ITEMS', 'resampled_sums', 'percentile_interval', 'bca_interval', 'resample_keys',
            'BootstrapResult', 'bootstrap', 'holm', 'SystemResult', 'PairedResult', 'paired_bootstrap',
            'paired_randomization']
 
 # %% ../nbs/08_significance.ipynb #16a656dd
 DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: by default, the resamples are sacrebleu's
 MAX_RESAMPLES = 100_000     # the most resamples (or randomization trials) of one call
+MIN_ITEMS = 10              # the fewest items on which a paired test flags a difference
 _CHUNK_BYTES = 32 << 20     # the working set of one block of draws
 
 def _rng(seed, F:str) -> np.random.Generator:
@@ -297,7 +299,13 @@ def _run(m:Metric, predictions, references, inputs, F:str) -> tuple[int, dict]:
     "Score the items (keeping per-item statistics): their number and statistics."
     if inputs is not None and not isinstance(inputs, Mapping):
         raise TypeError(f"{F}: inputs must be a mapping of the metric's other inputs (e.g. {{'contexts': [...]}}), got {type(inputs).__name__}")
-    m.update(predictions, references, **(inputs or {}))
+    try: m.update(predictions, references, **(inputs or {}))
+    except OverflowError as e:                    # e.g. math.fsum of log-probabilities -1e308
+        given = ['predictions'] + ['references'] * (references is not None)
+        given += [f'inputs[{k!r}]' for k in inputs or {}]
+        raise ValueError(f"{F}: {m.name}: {' or '.join(given)} hold numbers whose sum overflows "
+                         "a float64 "
+                         f"({e}); rescale them") from None
     if not m.state['n']: raise ValueError(f"{F}: {m.name} got no items to resample (predictions is empty)")
     return m.state['n'], m.item_stats()
 
@@ -385,13 +393,14 @@ class SystemResult:
     diff: float|None = None     # score minus the baseline's score (None for the baseline)
     p_value: float|None = None  # the test's p-value for the difference
     p_holm: float|None = None   # Holm-adjusted over the systems of the test
+    significant: bool|None = None   # p_holm < 0.05 (the table's *); None: baseline or n < MIN_ITEMS
     def to_dict(self) -> dict: return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
     def row(self, width:int=10, # the width of the name column
            ) -> str:
         "The system's line of the table."
         f = lambda v, w=8, s='': ' ' * w if v is None else f"{v:{s}{w}.4f}"
         ci = ' ' * 18 if self.low is None else f"[{self.low:.4f}, {self.high:.4f}]".rjust(18)
-        mark = ' *' if self.p_holm is not None and self.p_holm < 0.05 else ''
+        mark = ' *' if self.significant else ''
         return f"{self.name:<{width}} {f(self.score)} {f(self.mean)}  {ci}  {f(self.diff, 8, '+')}  {f(self.p_value)}  {f(self.p_holm)}{mark}".rstrip()
 
 # %% ../nbs/08_significance.ipynb #b78d188d
@@ -411,12 +420,23 @@ class PairedResult:
     seed: int|None                     # the seed (None: fresh entropy)
     compat: str|None                   # 'sacrebleu': sacrebleu's numbers, on its scale (BLEU x 100)
     signature: str
+    def __post_init__(self):                    # each system's flag, from n and p_holm
+        rows = self.systems if isinstance(self.systems, (tuple, list)) else [None]
+        if not all(isinstance(s, SystemResult) for s in rows): return    # junk: left as given
+        flag = lambda s: None if self.too_few or s.p_holm is None else bool(s.p_holm < 0.05)
+        flagged = tuple(dataclasses.replace(s, significant=flag(s)) for s in self.systems)
+        object.__setattr__(self, 'systems', flagged)
+    @property
+    def too_few(self) -> bool:
+        "Fewer than `MIN_ITEMS` items (or no count): nothing is flagged significant."
+        return not (isinstance(self.n, (int, np.integer)) and self.n >= MIN_ITEMS)
     def significant(self, alpha:float=0.05, # the level
                     adjusted:bool=True, # use the Holm-adjusted p-values
                    ) -> list[str]:
-        "The names of the systems whose difference to the baseline is significant at level `alpha`."
+        "The systems that differ from the baseline at level `alpha`; none when n < `MIN_ITEMS`."
         a = check_float(alpha, 'alpha', 'PairedResult.significant', 0, 1)
         if not isinstance(adjusted, (bool, np.bool_)): raise TypeError(f"PairedResult.significant: adjusted must be True or False, got {type(adjusted).__name__}")
+        if self.too_few: return []
         return [s.name for s in self.systems if (s.p_holm if adjusted else s.p_value) < a]
     def to_dict(self) -> dict:
         return {f.name: (getattr(self, f.name).to_dict() if f.name == 'baseline' else [s.to_dict() for s in self.systems] if f.name == 'systems'
@@ -427,7 +447,10 @@ class PairedResult:
         ci = f"{self.confidence:.0%} {self.method} intervals of {self.n_resamples} resamples" if self.n_resamples else "no intervals"
         head = f"{'system':<{w}} {'score':>8} {'mean':>8}  {'interval':>18}  {'diff':>8}  {'p-value':>8}  {'p (Holm)':>8}"
         lines = [f"{self.test} of {self.metric} ({self.key}): {what}, {ci}, n = {self.n}, seed {self.seed}" + (f", compat={self.compat}" if self.compat else ''),
-                 head, *(s.row(w) for s in (self.baseline, *self.systems)), "* Holm-adjusted p < 0.05", f"signature: {self.signature}"]
+                 head, *(s.row(w) for s in (self.baseline, *self.systems)),
+                 f"no *: n = {self.n}, fewer than {MIN_ITEMS} items, so no difference is flagged"
+                 if self.too_few else "* Holm-adjusted p < 0.05",
+                 f"signature: {self.signature}"]
         return '\n'.join(lines)
 
 # %% ../nbs/08_significance.ipynb #1c685742
@@ -476,6 +499,14 @@ def _at_least(x:np.ndarray, obs:float) -> np.ndarray:
     "`x >= obs` up to rounding (1e-9 relative): a resampled difference equal to the observed one in exact arithmetic counts, whatever order the floats were summed in."
     return x >= obs - 1e-9 * max(1.0, abs(obs))
 
+def _few_items(n:int, F:str):
+    "Warn that a paired test on fewer than `MIN_ITEMS` items reports p-values but flags nothing."
+    if n < MIN_ITEMS:
+        warnings.warn(f"{F}: only {n} item{'s' * (n != 1)} (fewer than {MIN_ITEMS}): the p-values "
+                      "are reported, but no difference is flagged significant; a resampling test "
+                      "on so few items cannot tell systems apart (one item gives p = 1/(B + 1))",
+                      stacklevel=3)
+
 def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its options (left alone)
                      baseline, # the baseline's predictions
                      systems, # {name: predictions}, or a list of prediction lists, on the same items
@@ -494,6 +525,7 @@ def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its o
     B, conf, method, compat = _options(F, n_resamples, confidence, method, compat)
     if compat: _check_compat(_metric(metric, F), _check_key(_metric(metric, F), key, F), conf, method, seed, F)
     names, ms, its, key = _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name)
+    _few_items(ms[0].state['n'], F)
     full = [m.compute() for m in ms]
     sig = _signature(full[0], {'key': key, 'test': 'paired-bs' + ('(sacrebleu)' if compat else ''), 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
     if compat: return _sacre_paired_bs(names, ms, its, key, B, seed, sig)
@@ -544,6 +576,7 @@ def paired_randomization(metric:str|Metric, # a registry name or a metric with i
     B, conf, method, compat = _options(F, n_resamples, confidence, method, compat, low=0)
     if compat: _check_compat(_metric(metric, F), _check_key(_metric(metric, F), key, F), conf, method, seed, F)
     names, ms, its, key = _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name)
+    _few_items(ms[0].state['n'], F)
     full = [m.compute() for m in ms]
     sig = _signature(full[0], {'key': key, 'test': 'paired-ar' + ('(sacrebleu)' if compat else ''), 'ar': T, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
     if compat: return _sacre_paired_ar(names, ms, its, key, T, B, seed, sig)

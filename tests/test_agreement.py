@@ -189,7 +189,6 @@ ALPHA_ERRORS = [
     (dict(ratings=[[1 + 2j, 1], [1, 2]]), TypeError, "ratings[0][0] is (1+2j) (complex)"),
     (dict(ratings=np.array([[1 + 2j, 1], [1, 2]])), TypeError, "ratings must hold numbers (or str categories), got dtype complex128"),
     (dict(ratings=[[10**400, 1], [1, 2]]), ValueError, "ratings[0][0] is too large for a float64"),
-    (dict(ratings=[[1e300, -1e300], [-1e300, 1e300]], level='interval'), ValueError, "the ratings are too large"),
     (dict(ratings=[[1, 2], [1, 2]], missing=[0]), TypeError, "missing must be None, float('nan'), a finite number or a str"),
     (dict(ratings=[[1, 2], [1, 2]], missing=math.inf), TypeError, "missing must be None"),
     (dict(ratings=[[1, 2], [1, 2]], n_resamples=-1), ValueError, "n_resamples must be an int >= 0"),
@@ -285,7 +284,11 @@ ICC_ERRORS = [
     (dict(ratings=[['a', 'b'], ['b', 'a']]), TypeError, "ratings[0][0] is a str; the ICC needs numbers"),
     (dict(ratings=[[1, 2], [1, NAN]]), ValueError, "ratings[1][1] is NaN; mark a missing rating with None"),
     (dict(ratings=[[1, 2], [2, 4]], confidence=0), ValueError, "confidence must be a finite number in (0, 1)"),
-    (dict(ratings=[[1e300, -1e300, 3], [-1e300, 1e300, 2]]), ValueError, "too large"),
+    # ICC2k at or past its pole (issue 31): MSB + (MSJ - MSE)/n = 7/6 + (0 - 7/2)/3 = 0, and
+    # 3/2 + (1/6 - 49/6)/3 = -7/6 < 0 (pingouin: 1.05e16, our old code -1.05e16, and 5.71)
+    (dict(ratings=[[3, 3, 2], [2, 1, 5]]), ValueError,
+     "ICC2k is undefined for these ratings: its denominator MSB + (MSJ - MSE)/n is zero"),
+    (dict(ratings=[[5, 1, 5], [4, 5, 1]]), ValueError, "the formula gives 5.71429 (pingouin"),
     (dict(ratings=5), TypeError, "ratings must be a raters x items matrix"),
 ]
 
@@ -293,6 +296,63 @@ ICC_ERRORS = [
 def test_icc_errors(kwargs, exc, msg):
     with pytest.raises(exc) as e: icc(**kwargs)
     assert str(e.value).startswith('icc: ') and msg in str(e.value), str(e.value)
+
+def test_icc2k_interval_at_the_pole(pingouin_unrounded):
+    "ICC2's lower end left of -1/(k-1) made ICC2k's interval [16.75, 0.98]; now [-inf, g(u)]."
+    R = [[3, 4, 4, 4], [1, 5, 3, 5]]
+    r = icc(R)
+    # by hand: MSB = 67/24, MSJ = 1/8, MSE = 9/8, n = 4: (67/24 - 27/24) / (67/24 - 6/24) = 40/61
+    assert abs(r['ICC2k'].icc - 40 / 61) < EPS
+    l2, u2 = r['ICC2'].CI95
+    assert l2 < -1 and r['ICC2k'].low == -math.inf
+    assert abs(r['ICC2k'].high - 2 * u2 / (1 + u2)) < EPS                # g(u), k = 2
+    pg = pingouin_unrounded.intraclass_corr(
+        long_table(np.array(R, float)), 'item', 'rater', 'rating')
+    lo, hi = pg.set_index('Type').loc['ICC(A,k)', 'CI95']
+    assert lo > 16 and abs(r['ICC2k'].high - hi) < ICC_EPS     # pingouin: [16.75, 0.98]
+    for f, (_, row) in zip(r.forms, pg.iterrows()):
+        if f.form == 'ICC2k': continue
+        assert abs(f.low - row.CI95[0]) < ICC_EPS and abs(f.high - row.CI95[1]) < ICC_EPS
+    assert json.loads(json.dumps(r.to_dict()))['forms'][4]['low'] == -math.inf
+
+def test_icc_never_inverted_on_small_matrices():
+    "Every interval low <= high, every ICC in its range, on small random matrices (or an error)."
+    g, inverted, defined = np.random.default_rng(31), 0, 0
+    for _ in range(400):
+        k, n = int(g.integers(2, 5)), int(g.integers(2, 7))
+        try: r = icc(g.integers(1, 6, (k, n)))
+        except ValueError as e:
+            assert str(e).startswith('icc: '); continue
+        defined += 1
+        inverted += not all(f.low <= f.high <= 1 for f in r.forms)
+        assert all(f.icc <= 1 for f in r.forms)
+        assert min(r['ICC1'].icc, r['ICC3'].icc) >= -1 / (k - 1) - EPS
+        if n * k - n - k > 0: assert r['ICC2'].icc >= -n / (n * k - n - k) - EPS   # n = k = 2: none
+    assert inverted == 0 and defined > 200
+
+SF = np.array([[9, 6, 8, 7, 10, 6], [2, 1, 4, 1, 5, 2],
+               [5, 3, 6, 2, 6, 4], [8, 2, 8, 6, 9, 7]], float)        # Shrout & Fleiss, Table 2
+
+@pytest.mark.parametrize('scale', [1e-300, 1e-170, 1e160, 1e300])
+def test_icc_and_alpha_any_scale(scale):
+    "Issue 31 (squares of raw ratings): the ICCs, interval and ratio alpha are scale-free."
+    for a, b in zip(icc(SF * scale).forms, icc(SF).forms):
+        assert abs(a.icc - b.icc) < EPS and abs(a.low - b.low) < EPS and abs(a.high - b.high) < EPS
+        assert abs(a.F - b.F) < 1e-9
+    kr = pytest.importorskip('krippendorff')
+    for lv in ('interval', 'ratio'):
+        ref = kr.alpha(SF, level_of_measurement=lv)
+        assert abs(krippendorff_alpha(SF * scale, lv).alpha - ref) < EPS
+
+def test_alpha_ratio_near_the_largest_float():
+    "c + k overflowed to inf near 1.8e308 and made those ratio distances 0 (0.6684, not 0.6520)."
+    kr = pytest.importorskip('krippendorff')
+    R = np.array([[1e308, 1e308, 1e308, 5.0], [1e308, 1.7e308, 1.0, 3.0], [1e308, 1e308, 2.0, 4.0]])
+    ref = kr.alpha(R / 1e300, level_of_measurement='ratio')           # theirs overflows at R itself
+    assert abs(krippendorff_alpha(R, 'ratio').alpha - ref) < EPS
+    big = krippendorff_alpha([[1e300, -1e300, 0], [-1e300, 1e300, 1e300]], 'interval')
+    assert big.alpha == krippendorff_alpha([[1, -1, 0], [-1, 1, 1]], 'interval').alpha
+    assert big.observed == math.inf                     # D_o in squared units: beyond float64
 
 # ---- Cohen's kappa -----------------------------------------------------------------------------------------------
 def test_cohen_matches_sklearn():

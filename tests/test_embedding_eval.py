@@ -101,9 +101,39 @@ def test_correlations_equal_scipy():
         r = similarity_correlation(p, g)
         np.testing.assert_allclose([r.pearson, r.pearson_p, r.spearman, r.spearman_p, r.kendall_tau_b, r.kendall_p],
                                    [*stats.pearsonr(p, g), *stats.spearmanr(p, g), *stats.kendalltau(p, g)], rtol=0, atol=1e-10)
-    c = similarity_correlation([0.5] * 4, [1, 2, 3, 4])              # constant: 0 with p = 1, not SciPy's NaN
-    assert (c.pearson, c.spearman, c.kendall_tau_b, c.pearson_p) == (0.0, 0.0, 0.0, 1.0)
+    c = similarity_correlation([0.5] * 4, [1, 2, 3, 4])      # constant: None, not NaN or 0
+    assert (c.pearson, c.spearman, c.kendall_tau_b) == (None,) * 3
+    assert (c.pearson_p, c.spearman_p, c.kendall_p) == (None,) * 3
     assert set(c.to_dict()) == {'n', 'pearson', 'pearson_p', 'spearman', 'spearman_p', 'kendall_tau_b', 'kendall_p', 'mae', 'within_0.1'}
+    assert json.loads(json.dumps(c.to_dict()))['pearson'] is None
+    assert math.isclose(c.mae, (0.3 + 0.1 + 0.1 + 0.3) / 4)   # gold 1..4 on 0-5: 0.2, 0.4, 0.6, 0.8
+
+
+@pytest.mark.parametrize('scale', [1e-300, 1e-170, 1.0, 1e160, 1e200, 1e300])
+def test_correlations_any_scale(scale):
+    "Issue 31: x 1e-300 gave Pearson -1.0 (squares underflowed), x 1e200 -0.0 (overflowed)."
+    x, g = [v * scale for v in [1, 3, 2, 4]], [1, 2, 3, 1]
+    r = similarity_correlation(x, g)
+    # deviations: (-1.5, .5, -.5, 1.5) and (-.75, .25, 1.25, -.75): r = -0.5 / sqrt(5 x 2.75)
+    assert math.isclose(r.pearson, -0.5 / math.sqrt(13.75), abs_tol=1e-12)
+    ours = [r.pearson, r.pearson_p, r.spearman, r.spearman_p, r.kendall_tau_b, r.kendall_p]
+    scipy_ = [*stats.pearsonr(x, g), *stats.spearmanr(x, g), *stats.kendalltau(x, g)]
+    np.testing.assert_allclose(ours, scipy_, rtol=0, atol=1e-10)
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(24, 3)), np.arange(24) % 3
+    X[y == 0] += 1.5
+    for metric in ('cosine', 'euclidean'):   # sklearn's own is 0.0 at 1e160: unscaled reference
+        ref = skm.silhouette_score(X, y, metric=metric)
+        assert math.isclose(silhouette(X * scale, y, metric), ref, abs_tol=1e-10)
+    A, B = rng.normal(size=(10, 4)), rng.normal(size=(10, 4))
+    e = rng.uniform(0, 1, 10)
+    sim = semantic_similarity_score(A * scale, B * scale, e, n_resamples=0).score
+    assert math.isclose(sim, semantic_similarity_score(A, B, e, n_resamples=0).score, abs_tol=1e-12)
+    q, q1 = (embedding_quality_score(M, n_resamples=50) for M in (A * scale, A))
+    assert math.isclose(q.norm_ratio, q1.norm_ratio, abs_tol=1e-12)
+    assert math.isclose(q.diversity, q1.diversity, abs_tol=1e-12) and np.isfinite(q.boot).all()
+    if scale > 1e155: assert q.variance == math.inf     # the design's variance is in squared units
+    if scale < 1e-155: assert q.variance == 0.0
 
 
 def test_clustering_metrics_equal_sklearn():
@@ -296,6 +326,12 @@ def test_codex_counts_and_sts(kg):
     assert len(sts.score) == 375 and 0 <= sts.score.min() and sts.score.max() <= 5
     r = sts_correlation('random', sts, n_resamples=200)
     assert r.spearman_ci[0] < 0 < r.spearman_ci[1]
+    same = {t: [1.0, 2.0] for t in set(sts.sentence1 + sts.sentence2)}   # every cosine 1: undefined
+    c = sts_correlation(same, sts, n_resamples=50, name='constant')
+    assert (c.spearman, c.pearson, c.spearman_ci, c.pearson_ci) == (None, None, None, None)
+    assert 'Spearman undefined' in repr(c) and ee._bench_cells({'sts': c})[0] == 'undefined'
+    best = ee._bench_recommendations({'constant': {'sts': c}, 'random': {'sts': r}})
+    assert best['sentence similarity (STS-B)'] == 'random'
 
 
 def test_link_prediction_equals_a_direct_computation(kg):

@@ -127,6 +127,19 @@ def test_diversity_falls_through(monkeypatch, exc, reason):
     assert json.loads(json.dumps(r.to_dict()))['fallbacks'][0]['method'] == 'sentence-transformers'
 
 
+def test_diversity_stays_in_range():
+    "Issue 31: identical texts gave -1.34e-07 (float32 unit vectors: mean cosine 1 + 1e-7)."
+    assert diversity_with_fallback(['same text', 'same text'], start='tfidf').value == 0.0
+    for texts in (['same text'] * 7, ['a b', 'a b', 'b a'], ['x y z', 'x y z', 'q']):
+        for start in ('tfidf', 'word-overlap'):
+            assert 0.0 <= diversity_with_fallback(texts, start=start).value <= 1.0
+    # sentence-embedding cosines can be negative: [0, 1 + 1/(N - 1)] (mean cosine >= -1/(N - 1))
+    D = ens._embedding_diversity
+    assert D(np.array([[1.0, 0.0], [-1.0, 0.0]]), 't') == 2.0                  # 1 - (-1)
+    assert D(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), 't') == 1 + 1 / 3   # cos -1, 0, 0
+    assert D(np.array([[1.0, 0.0], [1.0, 0.0]], np.float32), 't') == 0.0
+
+
 def test_diversity_errors():
     with pytest.raises(ValueError, match='start must be one of'): diversity_with_fallback(["a", "b"], start='bert')
     with pytest.raises(TypeError, match=r'texts\[1\] must be a str'): diversity_with_fallback(["a", None])

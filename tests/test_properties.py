@@ -238,3 +238,121 @@ def test_vendi_and_mean_similarity_bounds(n, d, seed):
 def test_richness_ranges(words):
     r = vocabulary_richness(words, window=10, draws=8)
     assert 0 <= r.ttr <= 1 and 0 <= r.mattr <= 1 and 0 <= r.score <= 1 and r.mtld >= 0 and 0 <= r.hdd <= 1 + 1e-12
+
+
+
+# ---- issue 31: intervals that cannot invert, values in range, any scale, no flag from tiny n ----
+from cah_metrics.agreement import icc, krippendorff_alpha
+from cah_metrics.embedding_eval import silhouette, similarity_correlation
+from cah_metrics.ensemble import diversity_with_fallback
+from cah_metrics.significance import bootstrap, paired_bootstrap, paired_randomization
+
+SMALL = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SCALES = st.integers(-300, 300).map(lambda e: 10.0 ** e)
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+def test_issue31_repros():
+    "The issue's exact inputs, as permanent regressions (the old result in each comment)."
+    r = icc([[3, 4, 4, 4], [1, 5, 3, 5]])                  # ICC2k interval [16.75, 0.98]
+    assert r['ICC2k'].low == -math.inf and r['ICC2k'].icc <= r['ICC2k'].high < 1
+    for R in ([[3, 3, 2], [2, 1, 5]], [[5, 1, 5], [4, 5, 1]]):           # ICC2k -1.05e16 and 5.71
+        with pytest.raises(ValueError, match='ICC2k is undefined'): icc(R)
+    with pytest.raises(ValueError, match='numbers whose sum overflows'):   # OverflowError
+        bootstrap('perplexity', [[-1e308, -1e308], [-1.0]])
+    for s in (1e-300, 1e200):                                           # Pearson -1.0 and -0.0
+        r = similarity_correlation([x * s for x in [1, 3, 2, 4]], [1, 2, 3, 1])
+        assert abs(r.pearson + 0.5 / math.sqrt(13.75)) < 1e-12
+    assert similarity_correlation([0.5] * 4, [1, 2, 3, 1]).pearson is None   # 0.0: undefined now
+    from sklearn.metrics import silhouette_score
+    A = np.array([[1.0, 0.2], [0.9, 0.1], [-1.0, 0.3], [-0.8, -0.1], [0.1, 1.0], [0.2, 0.9]])
+    y = [0, 0, 1, 1, 2, 2]
+    for metric in ('cosine', 'euclidean'):                              # 0.0
+        assert abs(silhouette(A * 1e160, y, metric) - silhouette_score(A, y, metric=metric)) < 1e-10
+    same = diversity_with_fallback(['same text', 'same text'], start='tfidf')
+    assert same.value == 0.0                                # -1.34e-07
+    one = ['the cat sat on the mat']
+    with pytest.warns(UserWarning, match='only 1 item'):                # p = 0.001, flagged
+        pb = paired_bootstrap('bleu', one, {'A': ['a cat sat on a mat']}, one)
+    assert pb.systems[0].significant is None and pb.significant() == []
+
+
+@SMALL
+@given(st.integers(2, 4), st.integers(2, 7), SEEDS, st.sampled_from([0.5, 0.9, 0.95, 0.99]))
+def test_icc_intervals_never_inverted(k, n, seed, conf):
+    "Small matrices: low <= high <= 1, ICC <= 1 (or icc's ValueError); pingouin's off the pole."
+    R = np.random.default_rng(seed).integers(1, 6, (k, n))
+    try: r = icc(R, confidence=conf)
+    except ValueError as e:
+        assert str(e).startswith('icc: '); return
+    for f in r.forms: assert f.low <= f.high <= 1 and f.icc <= 1, f
+    assert min(r['ICC1'].icc, r['ICC3'].icc) >= -1 / (k - 1) - 1e-12
+    l2, u2 = r['ICC2'].CI95
+    g = lambda x: k * x / (1 + (k - 1) * x)              # Spearman-Brown: pingouin's ends of ICC2k
+    assert abs(r['ICC2k'].high - g(u2)) <= 1e-9 * max(1, abs(g(u2)))
+    d, low = 1 + (k - 1) * l2, r['ICC2k'].low             # d: g's denominator, 0 at the pole
+    if d > 1e-6: assert abs(low - g(l2)) <= 1e-9 * max(1, abs(g(l2)))
+    elif d <= 0: assert low == -math.inf                  # pingouin: a number above k/(k-1)
+    else: assert low == -math.inf or abs(low - g(l2)) <= 1e-6 * abs(g(l2))   # rounding decides
+
+
+@SMALL
+@given(st.lists(st.integers(-5, 5), min_size=3, max_size=12), st.data(), SCALES)
+def test_correlations_at_any_scale(x, data, scale):
+    "The correlations of x * scale equal SciPy's of x (None when a side is constant)."
+    from scipy import stats
+    g = data.draw(st.lists(st.integers(0, 5), min_size=len(x), max_size=len(x)))
+    r = similarity_correlation([v * scale for v in x], g)
+    if len(set(x)) == 1 or len(set(g)) == 1:
+        assert (r.pearson, r.spearman, r.kendall_tau_b) == (None, None, None); return
+    assert abs(r.pearson - stats.pearsonr(x, g).statistic) < 1e-10
+    assert abs(r.spearman - stats.spearmanr(x, g).statistic) < 1e-10
+    assert abs(r.kendall_tau_b - stats.kendalltau(x, g).statistic) < 1e-10
+
+
+@SMALL
+@given(SEEDS, st.integers(4, 20), st.integers(1, 4), SCALES,
+       st.sampled_from(['cosine', 'euclidean']))
+def test_silhouette_at_any_scale(seed, n, d, scale, metric):
+    "The silhouette of X * scale equals scikit-learn's of X (its own is 0.0 beyond about 1e154)."
+    from sklearn.metrics import silhouette_score
+    rng = np.random.default_rng(seed)
+    X, y = rng.normal(size=(n, d)), np.arange(n) % 2
+    assert abs(silhouette(X * scale, y, metric) - silhouette_score(X, y, metric=metric)) < 1e-9
+
+
+@SMALL
+@given(SEEDS, SCALES, st.sampled_from(['interval', 'ratio']))
+def test_alpha_and_icc_at_any_scale(seed, scale, level):
+    "Interval and ratio alpha and the ICCs of R * scale equal those of R."
+    R = np.random.default_rng(seed).integers(0, 6, (3, 8)).astype(float) + np.arange(8)
+    a0 = krippendorff_alpha(R, level).alpha
+    assert abs(krippendorff_alpha(R * scale, level).alpha - a0) < 1e-12
+    try: base = icc(R)
+    except ValueError: return
+    for f, f0 in zip(icc(R * scale).forms, base.forms):
+        assert abs(f.icc - f0.icc) < 1e-12 and abs(f.high - f0.high) < 1e-9
+
+
+TEXTS = st.sampled_from(['same text', 'the cat sat', 'a dog', 'the cat', '!!', 'dog dog'])
+
+@SMALL
+@given(st.lists(TEXTS, min_size=2, max_size=8), st.sampled_from(['tfidf', 'word-overlap']))
+def test_diversity_in_range(texts, start):
+    "TF-IDF and word-overlap diversity lie in [0, 1], repeats included (round-off clipped)."
+    assert 0.0 <= diversity_with_fallback(texts, start=start).value <= 1.0
+
+
+@SMALL
+@given(st.integers(1, 9), SEEDS, st.booleans())
+def test_tiny_paired_tests_flag_nothing(n, seed, ar):
+    "Below 10 items: a warning naming n, significant None, significant() empty, no * in the table."
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 2, n), np.ones(n, int)
+    acc = lambda h: np.column_stack([h, 1 - h])
+    kw = dict(trials=200, n_resamples=50) if ar else dict(n_resamples=200)
+    test = paired_randomization if ar else paired_bootstrap
+    with pytest.warns(UserWarning, match=rf"only {n} items?\b"):
+        r = test('top_k_accuracy', acc(a), [acc(b)], [0] * n, **kw)
+    assert r.systems[0].significant is None and r.significant() == []
+    assert not repr(r).splitlines()[3].endswith('*')

@@ -417,3 +417,49 @@ def test_p_values_count_ties_with_the_observed_difference():
         pb = sig.paired_bootstrap(name, B, [S], R, n_resamples=2000)
         assert pb.systems[0].diff > 0
         assert pb.systems[0].p_value == want, (name, pb.systems[0].p_value, want)
+
+
+
+# ---- issue 31 --------------------------------------------------------------------------------
+def test_overflow_while_scoring_is_a_value_error():
+    "math.fsum of -1e308 + -1e308 raised OverflowError; it is bad input: a ValueError naming it."
+    big = [[-1e308, -1e308], [-1.0]]
+    for f in (lambda: bootstrap('perplexity', big),
+              lambda: paired_bootstrap('perplexity', [[-1.0], [-2.0]], [big]),
+              lambda: paired_randomization('perplexity', [[-1.0], [-2.0]], [big], trials=10)):
+        with pytest.raises(ValueError, match='perplexity: predictions hold numbers whose sum over'):
+            f()
+
+
+ONE = (['the cat sat on the mat'], {'A': ['a cat sat on a mat']}, ['the cat sat on the mat'])
+TINY = [(paired_bootstrap, {}), (paired_bootstrap, {'compat': 'sacrebleu'}),
+        (paired_randomization, {'trials': 200}),
+        (paired_randomization, {'trials': 200, 'compat': 'sacrebleu'})]
+
+@pytest.mark.parametrize('test,kw', TINY)
+def test_one_item_is_never_significant(test, kw):
+    "One sentence gave p = 1/1001, flagged (sacrebleu too). Below 10 items: a warning and no flag."
+    msg = r'only 1 item \(fewer than 10\): the p-values are reported, but no difference is flagged'
+    with pytest.warns(UserWarning, match=msg): r = test('bleu', *ONE, **kw)
+    if test is paired_bootstrap: assert r.systems[0].p_value == 1 / 1001   # resamples: the one item
+    assert r.systems[0].significant is None and r.baseline.significant is None
+    assert r.significant() == [] and r.significant(alpha=1.0, adjusted=False) == []
+    assert not repr(r).splitlines()[3].endswith('*')
+    assert 'no *: n = 1, fewer than 10 items' in repr(r)
+    assert json.loads(json.dumps(r.to_dict()))['systems'][0]['significant'] is None
+
+
+def test_significance_flag_from_ten_items():
+    "n = 9: warned, no flag; n = 10: no warning, the flag is p_holm < 0.05, as the table's *."
+    a, b = np.array([1, 0, 0, 1, 0, 1, 0, 0, 1, 0]), np.ones(10, int)
+    with pytest.warns(UserWarning, match=r'only 9 items'):
+        r9 = paired_bootstrap('top_k_accuracy', acc(a[:9]), [acc(b[:9])], [0] * 9)
+    assert r9.systems[0].significant is None and r9.significant() == []
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        r10 = paired_bootstrap('top_k_accuracy', acc(a), [acc(b)], [0] * 10)
+    s = r10.systems[0]
+    assert s.significant is bool(s.p_holm < 0.05)
+    assert r10.significant() == (['system 1'] if s.significant else [])
+    assert repr(r10).splitlines()[3].endswith('*') == s.significant
