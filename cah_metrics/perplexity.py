@@ -84,15 +84,24 @@ class Perplexity(Metric):
     def _zero(self) -> dict: return {'n': 0, 'tokens': 0, 'nll': 0.0}
 
 # %% ../nbs/03_perplexity.ipynb #0bd2eae9
+def _log_sum(values, # log-probabilities or NLLs
+             what:str, # what they are, for the message
+             metric:str, # the metric's name
+            ) -> float:
+    "`math.fsum`, with a sum past the largest float64 a `ValueError` naming what overflowed."
+    try: return math.fsum(values)
+    except OverflowError:
+        raise ValueError(f"{metric}: {what} sum past the largest float64 (about 1.8e308); rescale them") from None
+
 @patch
 def _stats(self:Perplexity, predictions, # for each text, its tokens' log-probabilities
            references=None) -> dict:
     texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(check_sequence(predictions, 'predictions', self.name))]
-    return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)), 'nll': np.array([-math.fsum(a) for a in texts], np.float64)}
+    return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)), 'nll': np.array([-_log_sum(a, f'predictions[{i}]', self.name) for i, a in enumerate(texts)], np.float64)}
 
 @patch
 def _reduce(self:Perplexity, stats:dict) -> dict:
-    return {'n': len(stats['tokens']), 'tokens': int(stats['tokens'].sum()), 'nll': math.fsum(stats['nll'])}
+    return {'n': len(stats['tokens']), 'tokens': int(stats['tokens'].sum()), 'nll': _log_sum(stats['nll'], "the texts' NLLs", self.name)}
 
 @patch
 def _score(self:Perplexity, state:dict) -> Score:
