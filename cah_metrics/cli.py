@@ -314,6 +314,7 @@ def learn_taste(opts, # parsed `humor` options with `--learn`
     "Learn a taste from a rounds file, print the report, and save it (with its learning curve) when asked."
     from cah_metrics.humor import HumorEvaluator
     from cah_metrics.preference import read_rounds
+    _check_opts(opts, 'humor', ('learn', 'save', 'judge', 'encoder', 'seed'))
     save = None if opts.save is None else _as_path(opts.save, 'humor', '--save')
     curve = None if save is None else save.with_suffix('.png')
     check_outputs({'--save': save, '--save (its curve)': curve}, {'--learn': opts.learn}, 'humor')
@@ -399,6 +400,7 @@ def agree(opts, # parsed `agree` options
     from cah_metrics.io import atomic_write_text
     from cah_metrics.meta_eval import agree as agreement
     from cah_metrics.significance import DEFAULT_SEED
+    _check_opts(opts, 'agree', ('scores', 'judgments', 'group', 'lower_is_better', 'n_resamples', 'seed', 'output'))
     check_outputs({'--output': opts.output}, {'--scores': opts.scores, '--judgments': opts.judgments}, 'agree')
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
     result = agreement(_as_path(opts.scores, 'agree', '--scores'), _as_path(opts.judgments, 'agree', '--judgments'),

@@ -20,11 +20,11 @@ from .core import Metric, Score, register
 from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
-from .preference import (PreferenceModel, Round, check_rounds, choices, choose_C, cross_validate,
+from .preference import (PreferenceModel, check_rounds, choices, choose_C, cross_validate,
                                     learning_curve, learning_curve_chart, load_preference_model, pick_agreement,
                                     agreement_interval, read_rounds)
 from .semantics import Semantics
-from .text import TreebankTokenizer, as_array, as_texts, check_float, check_int, check_str
+from .text import TreebankTokenizer, as_array, as_texts, check_float, check_int, check_sequence, check_str
 
 # %% auto #0
 __all__ = ['OVERALL_WEIGHTS', 'ITEM_FIELDS', 'BATCH_FIELDS', 'OPTIONAL_FIELDS', 'SCORE_FIELDS', 'SCORERS', 'MODEL_FREE_SCORERS',
@@ -168,6 +168,8 @@ def resolve_scorer(scorer, # a name in `SCORERS`, a taste file's path, or None f
                    encoder_name:str, # the evaluator's encoder: 'minilm', 'cooccurrence', ...
                   ) -> tuple[str, PreferenceModel|None, str]:
     "(scorer name, the taste model for a file or None, a note on what was chosen and why)."
+    if not isinstance(encoder_name, str):
+        raise TypeError(f"resolve_scorer: encoder_name must be a str, got {type(encoder_name).__name__}")
     if scorer is None and encoder_name == 'minilm': return DEFAULT_SCORER, None, ''
     if scorer is None:
         note = (f"no sentence model (encoder {encoder_name!r}): ranked by {NO_MODEL_SCORER!r}, the best "
@@ -219,6 +221,10 @@ class HumorEvaluator:
                       items:dict|None=None, # their `item_scores`, when already computed
                      ) -> np.ndarray:
         "The scorer's 0-10 score of each answer in its prompt (higher ranks first)."
+        F = 'HumorEvaluator.scorer_scores'
+        texts, contexts = as_texts(texts, 'texts', F), as_texts(contexts, 'contexts', F)
+        if len(texts) != len(contexts): raise ValueError(f"{F}: got {len(texts)} texts but {len(contexts)} contexts")
+        if items is not None and not isinstance(items, Mapping): raise TypeError(f"{F}: items must be a dict or None, got {type(items).__name__}")
         if self.scorer == 'design':
             return self.combine(items or self.item_scores(texts, contexts), texts)['overall_humor_score']
         if self.scorer == 'learned': return self.learned_scores(texts, contexts)
@@ -437,6 +443,17 @@ def learned_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
     return 10 / (1 + np.exp(-z))
 
 # %% ../nbs/06_humor.ipynb #b6188cc3
+def _check_candidate(candidate, # one answer (a str) or the answers of a pick-2 candidate (a list of str)
+                    name:str, # the argument's name, for messages
+                    fn:str, # the function's name, for messages
+                   ) -> str|list[str]:
+    "A candidate as given when it is a str or a non-empty list of str, else a `TypeError`/`ValueError` naming it."
+    if isinstance(candidate, str): return candidate
+    if not isinstance(candidate, (list, tuple)):
+        raise TypeError(f"{fn}: {name} must be an answer (str) or a list of answers, got {type(candidate).__name__}")
+    if not candidate: raise ValueError(f"{fn}: {name} must hold at least one answer")
+    return as_texts(list(candidate), name, fn)
+
 CARD_FEATURES = tuple(f'card_{i}' for i in range(384))   # the bundled encoder's vector of the filled card
 ANSWER_FEATURES = tuple(f'answer_{i}' for i in range(384))   # its vector of the answer alone
 TASTE_FEATURES = ('log_words',) + ITEM_FIELDS[:6]       # features that need no sentence model
@@ -445,9 +462,10 @@ def card_text(prompt:str, # the prompt card
               candidate:str|Sequence[str], # one answer, or a list of answers for a prompt with several blanks
              ) -> str:
     "The filled card: `as_card` for one answer; several answers fill the blanks in order (the rest follow)."
+    prompt = check_str(prompt, 'prompt', 'card_text')
     if isinstance(candidate, str): return as_card(prompt, candidate)
-    answers = as_texts(list(candidate), 'candidate', 'card_text')
-    template = _BLANK.sub('{}', check_str(prompt, 'prompt', 'card_text'))
+    answers = _check_candidate(candidate, 'candidate', 'card_text')
+    template = _BLANK.sub('{}', prompt)
     slots = template.count('{}')
     if slots < len(answers): template = template.rstrip() + ' {}' * (len(answers) - slots)
     filled = template
@@ -457,7 +475,7 @@ def card_text(prompt:str, # the prompt card
 def answer_text(candidate:str|Sequence[str], # one answer, or the answers of a pick-2 candidate
                ) -> str:
     "The answer's own words: the answers of a pick-2 candidate joined by ' / '."
-    return candidate if isinstance(candidate, str) else ' / '.join(candidate)
+    return candidate if isinstance(candidate, str) else ' / '.join(_check_candidate(candidate, 'candidate', 'answer_text'))
 
 # %% ../nbs/06_humor.ipynb #d221b5ae
 @patch
@@ -467,6 +485,11 @@ def preference_features(self:HumorEvaluator, candidates:Sequence, # each an answ
                         items:dict|None=None, # `item_scores` of the candidates' answer texts, when already computed
                        ) -> np.ndarray:
     "An (n, len(names)) array: the named features of every (candidate, prompt) pair."
+    F = 'HumorEvaluator.preference_features'
+    candidates = [_check_candidate(c, f'candidates[{i}]', F) for i, c in enumerate(check_sequence(candidates, 'candidates', F))]
+    prompts, names = as_texts(prompts, 'prompts', F), as_texts(names, 'names', F)
+    if len(prompts) != len(candidates): raise ValueError(f"{F}: got {len(candidates)} candidates but {len(prompts)} prompts")
+    if items is not None and not isinstance(items, Mapping): raise TypeError(f"{F}: items must be a dict or None, got {type(items).__name__}")
     texts = [answer_text(c) for c in candidates]
     cols = {'log_words': np.log1p([len(t.split()) for t in texts])}
     if any(n in ITEM_FIELDS for n in names):

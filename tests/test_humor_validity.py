@@ -124,10 +124,10 @@ def test_agreement_format_and_default(validity):
 
 
 def test_preference_format(built):
-    "The shipped preference scorer: a `PreferenceModel` on the answer vectors, trained on the two judgment sets it names."
-    from cah_metrics.humor import ANSWER_FEATURES, shipped_preference
+    "The shipped preference scorer: a `PreferenceModel` on the filled cards' vectors, trained on the two judgment sets it names."
+    from cah_metrics.humor import CARD_FEATURES, shipped_preference
     model, fresh = shipped_preference(), built[2]
-    assert model.features == ANSWER_FEATURES and fresh['format'] == 'cah_metrics.preference/1'
+    assert model.features == CARD_FEATURES and fresh['format'] == 'cah_metrics.preference/1'
     t = model.training
     assert [(ROOT / d.split(' ')[0]).exists() for d in t['data']] == [True, True]
     assert t['sha256'][1] == SAMPLE_SHA256 and t['rounds'] > 9000 and t['C'] in (1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0)

@@ -29,7 +29,8 @@ over items (1,000 resamples, seeded), rounded to 3 decimals:
   (cah_metrics/data/HUMOR_PREFERENCE_LICENSE.md).
 
 **The preference scorer** (`humor_preference.json`, a `cah_metrics.preference.PreferenceModel` on the 384 numbers of the
-bundled encoder's vector of the answer alone: the judgments it learns from have no prompts) is a Bradley-Terry model fitted to two sets of human judgments at once: the 7,042
+bundled encoder's vector of the filled card; the texts it learns from are whole sentences with no prompt, so there
+the card is the text itself) is a Bradley-Terry model fitted to two sets of human judgments at once: the 7,042
 pairs of ExPUNations puns within seeded groups of 10 whose raters' mean funniness differs (the funnier one picked), and
 2,000 ColBERT pairs (each joke of the 4k sample paired with a headline in a seeded order, the joke picked). Its C is
 chosen from `preference.C_GRID` by the held-out log-likelihood of an inner 3-fold split (`preference.choose_C`).
@@ -285,10 +286,10 @@ def union_choices(parts:list, keep=None):
 
 def fit_preference(parts:list, keep=None):
     "The preference procedure: the pairs of every judgment set, C chosen by `choose_C`, the Bradley-Terry model on sentence vectors."
-    from cah_metrics.humor import ANSWER_FEATURES
+    from cah_metrics.humor import CARD_FEATURES
     from cah_metrics.preference import PreferenceModel, choose_C
     data = union_choices(parts, keep)
-    return PreferenceModel.fit(data, ANSWER_FEATURES, choose_C(data, seed=INNER_SEED))
+    return PreferenceModel.fit(data, CARD_FEATURES, choose_C(data, seed=INNER_SEED))
 
 def preference_out_of_fold(parts:list) -> list[np.ndarray]:
     "Every item's utility, of each set, from a model fitted without its group (5 folds of the groups of all sets together)."
