@@ -16,7 +16,7 @@ import numpy as np
 
 from .io import InputError, read_json_lines
 from .significance import DEFAULT_SEED, MAX_RESAMPLES, bca_interval, percentile_interval
-from .text import check_float, check_int
+from .text import _brief, as_array, check_bool, check_float, check_int
 from fastcore.basics import patch
 
 # %% auto #0
@@ -48,33 +48,87 @@ def _ratio(num, den):
     return (None if np.isnan(out) else float(out)) if out.ndim == 0 else out
 
 # %% ../nbs/08b_meta_eval.ipynb #5dbd3b19
+def _counts(c, fn: str) -> PairCounts:
+    "`c` if it is a `PairCounts` of finite counts (numbers, or arrays of one shape), else an error."
+    if not isinstance(c, PairCounts):
+        raise TypeError(
+            f"{fn}: c must be a PairCounts (C, D, T_h, T_m, T_hm), got {type(c).__name__}"
+        )
+    shapes = set()
+    for name, v in zip(c._fields, c):
+        a = as_array(v, f"c.{name}", fn, finite=True)
+        if a.dtype.kind not in 'iuf':
+            raise TypeError(f"{fn}: c.{name} must be a number of pairs, got {type(v).__name__}")
+        shapes.add(a.shape)
+    if len(shapes - {()}) > 1:
+        raise ValueError(
+            f"{fn}: c's counts must be numbers or arrays of one shape, got {sorted(shapes)}"
+        )
+    return c
+
 def pairwise_accuracy(
     c: PairCounts,  # counts of pairs (numbers, or arrays of resamples)
 ) -> float | None:
     "The share of human-ordered pairs the metric orders the same way, a metric tie counting half."
+    c = _counts(c, 'pairwise_accuracy')
     return _ratio(c.C + 0.5 * c.T_m, c.C + c.D + c.T_m)
 
 def acc_eq(c: PairCounts,  # counts of pairs (numbers, or arrays of resamples)
           ) -> float | None:
     "Deutsch et al. 2023's acc_eq: the share of all pairs ordered alike or tied by both."
+    c = _counts(c, 'acc_eq')
     return _ratio(c.C + c.T_hm, c.C + c.D + c.T_h + c.T_m + c.T_hm)
 
 def tau_like(c: PairCounts,  # counts of pairs
             ) -> float | None:
     "WMT20's tau-like: (Conc - Disc) / (Conc + Disc); human ties out, metric ties Discordant."
+    c = _counts(c, 'tau_like')
     return _ratio(c.C - c.D - c.T_m, c.C + c.D + c.T_m)
 
 # %% ../nbs/08b_meta_eval.ipynb #f18692d1
+def _vector(x, name: str, fn: str) -> np.ndarray:
+    "`x` as a 1-D float64 array of finite numbers, else a TypeError or ValueError naming it."
+    a = as_array(x, name, fn, finite=True)
+    if a.ndim != 1:
+        got = type(x).__name__ if a.ndim == 0 else f"shape {a.shape}"
+        raise ValueError(f"{fn}: {name} must be a 1-D sequence of numbers, got {got}")
+    return a.astype(np.float64)
+
+def _vectors(x, y, names: tuple, fn: str) -> tuple[np.ndarray, np.ndarray]:
+    "Two `_vector`s of the same length."
+    a, b = _vector(x, names[0], fn), _vector(y, names[1], fn)
+    if len(a) != len(b):
+        raise ValueError(
+            f"{fn}: {names[0]} and {names[1]} must have the same length, "
+            f"got {len(a)} and {len(b)}"
+        )
+    return a, b
+
+def _labels(groups, fn: str, n: int | None = None) -> np.ndarray:
+    "`groups` as a 1-D array of str or finite numbers (`n` of them, when given)."
+    a = as_array(groups, 'groups', fn, numeric=False, finite=True)
+    if a.ndim != 1 or a.dtype.kind not in 'biufUS':
+        got = type(groups).__name__ if a.ndim == 0 else f"shape {a.shape}, dtype {a.dtype}"
+        raise TypeError(
+            f"{fn}: groups must be a 1-D sequence of str or numbers (one per item), got {got}"
+        )
+    if n is not None and len(a) != n:
+        raise ValueError(f"{fn}: groups must have one label per item ({n}), got {len(a)}")
+    return a
+
 def within_pairs(
-    groups,  # each item's group (any hashable values, one per item)
+    groups,  # each item's group (str or numbers, one per item)
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "(i, j, g): every pair i < j of items sharing a group, and the group's index (sorted labels)."
-    labels, inv, sizes = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
+    return _within(_labels(groups, 'within_pairs'))
+
+def _within(groups: np.ndarray, fn: str = 'within_pairs'):
+    labels, inv, sizes = np.unique(groups, return_inverse=True, return_counts=True)
     inv = inv.reshape(-1)
     n_pairs = int((sizes * (sizes - 1) // 2).sum())
     if n_pairs > MAX_PAIRS:
         raise ValueError(
-            f"within_pairs: {n_pairs:,} pairs within groups, more than MAX_PAIRS = {MAX_PAIRS:,}; "
+            f"{fn}: {n_pairs:,} pairs within groups, more than MAX_PAIRS = {MAX_PAIRS:,}; "
             "use smaller groups"
         )
     order = np.argsort(inv, kind='stable')
@@ -97,6 +151,11 @@ def pair_classes(
     eps: float = 0.0,  # a metric difference at most eps (in absolute value) is a tie
 ) -> np.ndarray:
     "Each pair's class: 0 C, 1 D, 2 tied by humans only, 3 by the metric only, 4 by both."
+    F = 'pair_classes'
+    dh, dm = _vectors(dh, dm, ('dh', 'dm'), F)
+    return _classes(dh, dm, check_float(eps, 'eps', F, low=0))
+
+def _classes(dh: np.ndarray, dm: np.ndarray, eps: float = 0.0) -> np.ndarray:
     th, tm = np.asarray(dh) == 0, np.abs(np.asarray(dm)) <= eps
     same = np.sign(dh) == np.sign(dm)
     return np.where(th, np.where(tm, 4, 2), np.where(tm, 3, np.where(same, 0, 1)))
@@ -108,9 +167,12 @@ def pair_counts(
     eps: float = 0.0,  # metric ties: differences at most eps
 ) -> PairCounts:
     "C, D, T_h, T_m, T_hm over the pairs of items within each group."
-    h, m = np.asarray(human, np.float64), np.asarray(metric, np.float64)
-    i, j, _ = within_pairs(np.zeros(len(h), int) if groups is None else groups)
-    k = np.bincount(pair_classes(h[j] - h[i], m[j] - m[i], eps), minlength=5)
+    F = 'pair_counts'
+    h, m = _vectors(human, metric, ('human', 'metric'), F)
+    g = np.zeros(len(h), int) if groups is None else _labels(groups, F, len(h))
+    eps = check_float(eps, 'eps', F, low=0)
+    i, j, _ = _within(g, F)
+    k = np.bincount(_classes(h[j] - h[i], m[j] - m[i], eps), minlength=5)
     return PairCounts(*(int(v) for v in k))
 
 # %% ../nbs/08b_meta_eval.ipynb #d7300bc0
@@ -131,7 +193,9 @@ def tie_calibration(
     dh, dm  # the pairs' human differences (0: a human tie)  # their metric differences
 ) -> tuple[float, float | None]:
     "(epsilon, acc_eq at it): the smallest epsilon maximising acc_eq, |dm| <= epsilon a metric tie."
-    dh, dm = np.asarray(dh, np.float64), np.asarray(dm, np.float64)
+    return _calibrate(*_vectors(dh, dm, ('dh', 'dm'), 'tie_calibration'))
+
+def _calibrate(dh: np.ndarray, dm: np.ndarray) -> tuple[float, float | None]:
     if not len(dh):
         return 0.0, None
     eps = np.unique(np.r_[0.0, np.abs(dm[dh == 0])])  # acc_eq rises only at a human tie's |dm|
@@ -213,9 +277,29 @@ class Pooled:
         self,
         x,  # the human judgments, one per item
         y,  # the metric's scores
-        unit=None,  # each item's resampling unit, 0 to U - 1 (None: each item its own)
+        unit=None,  # each item's resampling unit, 0 to len(x) - 1 (None: each item its own)
         matrix: bool = True,  # keep the unit x unit matrix of discordant pairs (when U <= U_MAX)
     ):
+        F = 'Pooled'
+        x, y = _vectors(x, y, ('x', 'y'), F)
+        if unit is not None:
+            unit = as_array(unit, 'unit', F)
+            if unit.ndim != 1 or unit.dtype.kind not in 'iu' or len(unit) != len(x):
+                raise TypeError(
+                    f"{F}: unit must be a 1-D sequence of ints, one per item of x ({len(x)})"
+                )
+            if len(unit) and not 0 <= unit.min() <= unit.max() < len(x):
+                raise ValueError(f"{F}: unit must hold ints from 0 to len(x) - 1 = {len(x) - 1}")
+        self._build(x, y, unit, check_bool(matrix, 'matrix', F))
+
+    @classmethod
+    def _of(cls, x, y, unit=None, matrix: bool = True) -> Pooled:
+        "A `Pooled` of arrays this module has already checked (no validation)."
+        p = cls.__new__(cls)
+        p._build(x, y, unit, matrix)
+        return p
+
+    def _build(self, x, y, unit, matrix: bool):
         x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
         n = len(x)
         self.unit = np.arange(n) if unit is None else np.asarray(unit, np.int64)
@@ -238,6 +322,15 @@ class Pooled:
 
     def discordant(self, C: np.ndarray) -> np.ndarray:
         "Weighted discordant pairs (x ascending, y strictly descending) for each row of weights."
+        C = as_array(C, 'C', 'Pooled.discordant', finite=True)
+        if C.ndim != 2 or C.shape[1] != self.U:
+            raise ValueError(
+                f"Pooled.discordant: C must be a 2-D array of weights with {self.U} columns, "
+                f"got shape {C.shape}"
+            )
+        return self._discordant(C.astype(np.float64))
+
+    def _discordant(self, C: np.ndarray) -> np.ndarray:
         if self.DG is not None:
             return ((C @ self.DG) * C).sum(axis=1)
         W = C[:, self.unit]
@@ -273,7 +366,7 @@ def _pooled_stats(p: Pooled, C: np.ndarray) -> dict:
     "Kendall's counts, tau-b, tau-c, Spearman, Pearson per row of unit weights (NaN: undefined)."
     C = np.atleast_2d(np.asarray(C, np.float64))
     Sx, Sy, Sxy = _times(p.Mx, C), _times(p.My, C), _times(p.Mxy, C)
-    S, D = Sx.sum(axis=0), p.discordant(C)
+    S, D = Sx.sum(axis=0), p._discordant(C)
     N, Tx, Ty, Txy = S * (S - 1) / 2, _pairs(Sx), _pairs(Sy), _pairs(Sxy)
     k = KendallParts(
         S, N, N - D - Tx - Ty + Txy, D, Tx, Ty, Txy, np.minimum((Sx > 0).sum(0), (Sy > 0).sum(0))
@@ -309,29 +402,30 @@ def _one(v) -> float | None:
     v = float(np.asarray(v).reshape(-1)[0])
     return None if math.isnan(v) else v
 
-def _point(x, y, key):
-    return _one(_pooled_stats(Pooled(x, y, matrix=False), np.ones((1, len(x))))[key])
+def _point(x, y, key: str, fn: str):
+    x, y = _vectors(x, y, ('x', 'y'), fn)
+    return _one(_pooled_stats(Pooled._of(x, y, matrix=False), np.ones((1, len(x))))[key])
 
 def kendall_tau(x,  # the human judgments, one per item
                 y,  # the metric's scores
                 variant: str = 'b',  # 'b' (ties corrected) or 'c' (Stuart's)
                ) -> float | None:
     "Kendall's tau-b or tau-c, as `scipy.stats.kendalltau(x, y, variant=...)`; None: constant."
-    if variant not in ('b', 'c'):
-        raise ValueError(f"kendall_tau: variant must be 'b' or 'c', got {variant!r}")
-    return _point(x, y, 'kendall_tau_' + variant)
+    if not isinstance(variant, str) or variant not in ('b', 'c'):
+        raise ValueError(f"kendall_tau: variant must be 'b' or 'c', got {_brief(variant)}")
+    return _point(x, y, 'kendall_tau_' + variant, 'kendall_tau')
 
 def pearson(x,  # the human judgments
             y,  # the metric's scores
            ) -> float | None:
     "Pearson's r, as `scipy.stats.pearsonr(x, y).statistic`; None if either is constant."
-    return _point(x, y, 'pearson')
+    return _point(x, y, 'pearson', 'pearson')
 
 def spearman(x,  # the human judgments
              y,  # the metric's scores
             ) -> float | None:
     "Spearman's rho (Pearson's r of mid-ranks), as `scipy.stats.spearmanr`; None: constant."
-    return _point(x, y, 'spearman')
+    return _point(x, y, 'spearman', 'spearman')
 
 # %% ../nbs/08b_meta_eval.ipynb #2ecffedb
 def _group_corr(h: np.ndarray, m: np.ndarray, g: np.ndarray, G: int) -> np.ndarray:
@@ -380,23 +474,23 @@ class _Ratings:
         self.unit = g if self.grouped else np.arange(len(h))
         self.U = int(self.unit.max()) + 1
         if not light:
-            self.pooled = Pooled(h, m, self.unit)
+            self.pooled = Pooled._of(h, m, self.unit)
         if self.grouped:
             self._groups(h, m, g, light)
         elif self.n * (self.n - 1) // 2 <= MAX_PAIRS:
-            i, j, _ = within_pairs(np.zeros(self.n, int))
-            self.eps, self.acc = tie_calibration(h[j] - h[i], m[j] - m[i])
+            i, j, _ = _within(np.zeros(self.n, int))
+            self.eps, self.acc = _calibrate(h[j] - h[i], m[j] - m[i])
         else:
             self.eps = self.acc = None
 
     def _groups(self, h, m, g, light: bool):
         G = self.U
-        i, j, gp = within_pairs(g)
+        i, j, gp = _within(g)
         dh, dm = h[j] - h[i], m[j] - m[i]
         self.rows = (
-            np.bincount(gp * 5 + pair_classes(dh, dm), minlength=G * 5).reshape(G, 5).astype(float)
+            np.bincount(gp * 5 + _classes(dh, dm), minlength=G * 5).reshape(G, 5).astype(float)
         )
-        self.eps, self.acc = tie_calibration(dh, dm) if not light else (None, None)
+        self.eps, self.acc = _calibrate(dh, dm) if not light else (None, None)
         if not light:
             grid = _grid(np.unique(np.r_[0.0, np.abs(dm[dh == 0])]), self.eps)
             self.K, self.npairs = _correct(dh, dm, grid, gp, G), self.rows.sum(axis=1)
@@ -407,7 +501,7 @@ class _Ratings:
         self.r = np.where(self.ok, r, 0.0)
         hb, mb = (np.bincount(g, v, G)[self.big] / size[self.big] for v in (h, m))
         if not light:
-            self.means = Pooled(hb, mb)
+            self.means = Pooled._of(hb, mb)
 
     def stats(self, W: np.ndarray) -> dict:
         "Every statistic for each row of unit weights W (NaN: undefined)."
@@ -497,15 +591,21 @@ def _show(v) -> str:
     except (TypeError, ValueError, RecursionError):
         return type(v).__name__
 
-def _records(src, what: str) -> tuple[str, list]:
+def _records(src, what: str, fn: str, arg: str) -> tuple[str, list]:
     "(name for messages, [(line, object)]) of a JSON Lines file or an in-memory list of dicts."
     if isinstance(src, (str, os.PathLike)):
-        name, out = str(src), read_json_lines(src)
+        try:
+            name, out = str(src), read_json_lines(src)
+        except InputError:
+            raise
+        except (TypeError, ValueError) as e:  # not a path at all: name the argument
+            kind = ValueError if isinstance(e, ValueError) else TypeError
+            raise kind(f"{fn}: {arg}: {e}") from None
     elif isinstance(src, Sequence) and not isinstance(src, (str, bytes)):
         name, out = f"<{what}>", list(enumerate(src, 1))
     else:
         raise TypeError(
-            f"agree: {what} must be a JSON Lines path or a list of dicts, got {type(src).__name__}"
+            f"{fn}: {arg} must be a JSON Lines path or a list of dicts, got {type(src).__name__}"
         )
     for i, v in out:
         if not isinstance(v, Mapping):
@@ -546,7 +646,14 @@ def read_scores(
     group: str | None = None,  # the field to group by; None: `group` when the lines have it
 ) -> Scores:
     "Scores by id, checked: unique ids, finite numbers, the group field on every line or none."
-    name, recs = _records(src, 'scores')
+    if group is not None and not isinstance(group, str):
+        raise TypeError(
+            f"read_scores: group must be a field name (str) or None, got {type(group).__name__}"
+        )
+    return _read_scores(src, group, 'read_scores', 'src')
+
+def _read_scores(src, group: str | None, fn: str, arg: str) -> Scores:
+    name, recs = _records(src, 'scores', fn, arg)
     index, vals, groups, lines = {}, [], [], []
     field = group or 'group'
     use = group is not None or 'group' in recs[0][1]
@@ -606,7 +713,14 @@ def read_judgments(
     scores: Scores,  # the scores they judge (`read_scores`)
 ) -> Judgments:
     "Human judgments of one kind, every id scored; a bad line is an `InputError` naming it."
-    name, recs = _records(src, 'judgments')
+    if not isinstance(scores, Scores):
+        raise TypeError(
+            f"read_judgments: scores must be the Scores of read_scores, got {type(scores).__name__}"
+        )
+    return _read_judgments(src, scores, 'read_judgments', 'src')
+
+def _read_judgments(src, scores: Scores, fn: str, arg: str) -> Judgments:
+    name, recs = _records(src, 'judgments', fn, arg)
     kind, first = _kind(recs[0][1], name, recs[0][0]), recs[0][0]
     items, values, groups, seen = [], [], [], {}
     for i, v in recs:
@@ -854,8 +968,8 @@ def agree(
         raise TypeError(
             f"{F}: group must be a field name (str) or None, got {type(group).__name__}"
         )
-    sc = read_scores(scores, group)
-    jd = read_judgments(judgments, sc)
+    sc = _read_scores(scores, group, F, 'scores')
+    jd = _read_judgments(judgments, sc, F, 'judgments')
     if group is not None and jd.kind != 'ratings':
         raise ValueError(
             f"{F}: group={group!r} groups ratings by a field of the scores; "
@@ -976,8 +1090,21 @@ def permutation_test(
     "Paired permutation test (Deutsch, Dror & Roth 2021): swap two scorers' scores of whole groups."
     F = 'permutation_test'
     T, k = check_int(n_permutations, 'n_permutations', F, high=MAX_RESAMPLES), check_int(k, 'k', F)
-    sa, sb = read_scores(scores_a, group), read_scores(scores_b, group)
-    jd = read_judgments(judgments, sa)
+    if not isinstance(statistic, str):
+        raise TypeError(
+            f"{F}: statistic must be a str such as 'pairwise_accuracy', "
+            f"got {type(statistic).__name__}"
+        )
+    lower_is_better = check_bool(lower_is_better, 'lower_is_better', F)
+    if seed is not None:
+        seed = check_int(seed, 'seed', F, low=0, high=2**63 - 1)
+    if group is not None and not isinstance(group, str):
+        raise TypeError(
+            f"{F}: group must be a field name (str) or None, got {type(group).__name__}"
+        )
+    sa = _read_scores(scores_a, group, F, 'scores_a')
+    sb = _read_scores(scores_b, group, F, 'scores_b')
+    jd = _read_judgments(judgments, sa, F, 'judgments')
     if jd.kind == 'ratings' and sa.groups is None:
         raise ValueError(
             f"{F}: swaps whole groups, but the ratings have no groups; "

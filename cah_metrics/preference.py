@@ -7,14 +7,14 @@ Docs: https://cah-metrics.github.io/cah_metrics/preference.html.md"""
 # %% ../nbs/05c_preference.ipynb #0ed4c597
 from __future__ import annotations
 import hashlib, json, math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from .io import InputError, atomic_write_text, read_json_lines
-from .text import as_array, check_float, check_int
+from .io import InputError, _as_path, atomic_write_text, read_json_lines, read_lines
+from .text import _brief, as_array, check_float, check_int, check_sequence, check_str
 
 # %% auto #0
 __all__ = ['MODEL_FORMAT', 'C_GRID', 'Round', 'as_round', 'check_rounds', 'read_rounds', 'Choices', 'choices', 'fit_utility',
@@ -30,29 +30,32 @@ class Round(NamedTuple):
     judge: str|None = None   # who judged the round, where the judge rotates
 
 # %% ../nbs/05c_preference.ipynb #72d281d7
+def _shown(x, n:int=60) -> str:
+    "`x` as JSON for an error message (its repr where JSON cannot write it); never fails."
+    try: return json.dumps(x, ensure_ascii=False, default=repr)[:n]
+    except (TypeError, ValueError, RecursionError): return _brief(x, n)
+
 def _candidate(c, where:str):
     "A candidate: a non-empty answer, or a non-empty list of them (a tuple) for several blanks."
     if isinstance(c, str) and c.strip(): return c
     if isinstance(c, (list, tuple)) and c and all(isinstance(a, str) and a.strip() for a in c):
         return tuple(c)
-    shown = json.dumps(c, ensure_ascii=False, default=repr)[:60]
-    raise ValueError(f"{where}: each candidate must be a non-empty answer or a list of them, got {shown}")
+    raise ValueError(f"{where}: each candidate must be a non-empty answer or a list of them, got {_shown(c)}")
 
-def as_round(value, # a `Round`, or a dict with `prompt`, `candidates`, `pick` and optional `judge`
-             where:str='as_round', # what an error names first
-            ) -> Round:
-    "A checked `Round`: a str prompt, at least two distinct candidates, `pick` an index into them."
+# %% ../nbs/05c_preference.ipynb #7d04028b
+def _round(value, where:str) -> Round:
+    "A checked `Round`; each error starts with `where` (the function and argument, or a file and line)."
     if isinstance(value, Round): value = value._asdict()
     if not isinstance(value, dict):
         raise ValueError(f"{where}: a round must be an object with prompt, candidates and pick, "
                          f"got {type(value).__name__}")
     if (missing := [k for k in ('prompt', 'candidates', 'pick') if k not in value]):
         raise ValueError(f"{where}: the round has no {', '.join(missing)}")
-    prompt, candidates, pick = value['prompt'], value['candidates'], value['pick']
-    judge = value.get('judge')
-    if not isinstance(prompt, str): raise ValueError(f"{where}: prompt must be a string")
+    prompt, candidates, pick, judge = value['prompt'], value['candidates'], value['pick'], value.get('judge')
+    if not isinstance(prompt, str):
+        raise ValueError(f"{where}: prompt must be a string, got {type(prompt).__name__}")
     if not isinstance(candidates, (list, tuple)):
-        raise ValueError(f"{where}: candidates must be a list of answers")
+        raise ValueError(f"{where}: candidates must be a list of answers, got {type(candidates).__name__}")
     candidates = tuple(_candidate(c, where) for c in candidates)
     if len(candidates) < 2:
         raise ValueError(f"{where}: a round needs at least 2 candidates, got {len(candidates)}")
@@ -62,28 +65,38 @@ def as_round(value, # a `Round`, or a dict with `prompt`, `candidates`, `pick` a
         first[c] = i
     if isinstance(pick, bool) or not isinstance(pick, int) or not 0 <= pick < len(candidates):
         raise ValueError(f"{where}: pick must be the index of one of the {len(candidates)} candidates "
-                         f"(0 to {len(candidates) - 1}), got {json.dumps(pick, default=repr)[:40]}")
-    if judge is not None and not isinstance(judge, str): raise ValueError(f"{where}: judge must be a string")
+                         f"(0 to {len(candidates) - 1}), got {_shown(pick, 40)}")
+    if judge is not None and not isinstance(judge, str):
+        raise ValueError(f"{where}: judge must be a string, got {type(judge).__name__}")
     return Round(prompt, candidates, pick, judge)
+
+# %% ../nbs/05c_preference.ipynb #b94de48f
+def as_round(value, # a `Round`, or a dict with `prompt`, `candidates`, `pick` and optional `judge`
+             where:str='as_round', # what an error names first, before the argument `value`
+            ) -> Round:
+    "A checked `Round`: a str prompt, at least two distinct candidates, `pick` an index into them."
+    return _round(value, f"{check_str(where, 'where', 'as_round')}: value")
 
 # %% ../nbs/05c_preference.ipynb #933d5d82
 def check_rounds(rounds:Sequence, # `Round`s or dicts, as `as_round` takes them
                  where:str='check_rounds', # what an error names first
                 ) -> list[Round]:
     "Checked rounds, at least one."
+    where = check_str(where, 'where', 'check_rounds')
     if isinstance(rounds, (str, bytes, dict)) or not isinstance(rounds, Sequence):
         raise TypeError(f"{where}: rounds must be a list of rounds, got {type(rounds).__name__}")
     if not rounds: raise ValueError(f"{where}: no rounds: nothing to learn from")
-    return [as_round(r, f"{where}: round {i}") for i, r in enumerate(rounds)]
+    return [_round(r, f"{where}: in rounds, round {i}") for i, r in enumerate(rounds)]
 
 def read_rounds(path:str|Path, # a JSON Lines file, one round per line
                ) -> list[Round]:
     "The rounds of a file; any bad round is an `InputError` naming the file and line."
+    path = _as_path(path, 'read_rounds')
     rows = read_json_lines(path)
     if not rows: raise InputError(path, None, "no rounds: the file is empty")
     out = []
     for line, value in rows:
-        try: out.append(as_round(value, 'round'))
+        try: out.append(_round(value, 'round'))
         except ValueError as e: raise InputError(path, line, str(e).removeprefix('round: ')) from None
     return out
 
@@ -101,7 +114,12 @@ class Choices(NamedTuple):
     def take(self, rounds:Sequence[int], # indices of the rounds to keep, in the order to keep them
             ) -> Choices:
         "The chosen rounds only, as `Choices` of their own."
-        rounds, sizes = np.asarray(rounds, int), self.sizes()
+        idx = as_array(rounds, 'rounds', 'Choices.take')
+        bad = idx.ndim != 1 or not len(idx) or idx.dtype.kind not in 'iu'
+        if bad or ((idx < 0) | (idx >= self.n_rounds)).any():
+            raise ValueError(f"Choices.take: rounds must be a non-empty list of round indices (0 to "
+                             f"{self.n_rounds - 1}), got {_brief(rounds)}")
+        rounds, sizes = idx.astype(int), self.sizes()
         rows = np.concatenate([np.arange(self.starts[r], self.starts[r] + sizes[r]) for r in rounds])
         starts = np.concatenate([[0], np.cumsum(sizes[rounds])[:-1]]).astype(int)
         return Choices(self.X[rows], starts, starts + self.picks[rounds] - self.starts[rounds])
@@ -112,7 +130,7 @@ def choices(X, # (n, d) features of every candidate, rounds one after another
            ) -> Choices:
     "Checked `Choices` from features, round sizes and within-round picks."
     X = as_array(X, 'X', 'choices', finite=True).astype(float)
-    sizes, picks = (np.asarray(v) for v in (sizes, picks))
+    sizes, picks = as_array(sizes, 'sizes', 'choices'), as_array(picks, 'picks', 'choices')
     if X.ndim != 2: raise ValueError(f"choices: X must be 2-D (candidates x features), got shape {X.shape}")
     if sizes.ndim != 1 or picks.shape != sizes.shape or not len(sizes):
         raise ValueError(f"choices: sizes and picks must be two equal, non-empty lists, got shapes "
@@ -123,6 +141,23 @@ def choices(X, # (n, d) features of every candidate, rounds one after another
     if ((picks < 0) | (picks >= sizes)).any(): raise ValueError("choices: each pick must index its round")
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
     return Choices(X, starts, starts + picks.astype(int))
+
+# %% ../nbs/05c_preference.ipynb #21679e4a
+def _check_choices(data, fn:str) -> Choices:
+    "`data` if it is `Choices` as `choices` builds them, else an error naming `fn` and `data`."
+    if not isinstance(data, Choices):
+        raise TypeError(f"{fn}: data must be Choices (what `choices` returns), got {type(data).__name__}")
+    X, starts, picks = data
+    if not (all(isinstance(a, np.ndarray) for a in data) and X.ndim == 2 and X.dtype.kind in 'iuf'
+            and starts.ndim == 1 and len(starts) and picks.shape == starts.shape
+            and starts.dtype.kind in 'iu' and picks.dtype.kind in 'iu'):
+        raise ValueError(f"{fn}: data must hold a 2-D numeric X and equal, non-empty integer starts and picks")
+    sizes = np.diff(np.append(starts, len(X)))
+    if starts[0] != 0 or (sizes < 2).any() or ((picks < starts) | (picks >= starts + sizes)).any():
+        raise ValueError(f"{fn}: data's rounds must start at row 0, have 2 or more rows each "
+                         f"and a pick among them")
+    if not np.isfinite(X).all(): raise ValueError(f"{fn}: data.X must be finite")
+    return data
 
 # %% ../nbs/05c_preference.ipynb #39a84986
 def _round_sums(v:np.ndarray, starts:np.ndarray) -> np.ndarray: return np.add.reduceat(v, starts, axis=0)
@@ -137,28 +172,64 @@ def _loss_and_gradient(w, Z, starts, sizes, picks, C):
     p = e / np.repeat(total, sizes)
     return loss, C * (Z.T @ p - Z[picks].sum(axis=0)) + w
 
-def fit_utility(data:Choices, # the rounds, with features already standardised (or not: as given)
-                C:float=1.0, # inverse L2 penalty, as scikit-learn's `LogisticRegression` has it
-                start=None, # initial weights (a fit at a nearby C converges in fewer steps); default zeros
-               ) -> np.ndarray:
-    "The weights of the conditional-logit utility that best explain the picks (L-BFGS to convergence)."
+def _fit(data:Choices, C:float, start:np.ndarray|None=None) -> np.ndarray:
+    "L-BFGS on checked data, a checked C and start."
     from scipy.optimize import minimize
-    C = check_float(C, 'C', 'fit_utility', low=0, open_low=True)
-    start = np.zeros(data.X.shape[1]) if start is None else np.asarray(start, float)
+    start = np.zeros(data.X.shape[1]) if start is None else start
     args = (data.X, data.starts, data.sizes(), data.picks, C)
     res = minimize(_loss_and_gradient, start, args=args, jac=True, method='L-BFGS-B',
                    options={'maxiter': 10_000, 'gtol': 1e-6, 'ftol': 1e-12})
     return res.x
 
+# %% ../nbs/05c_preference.ipynb #5abd7e0a
+def fit_utility(data:Choices, # the rounds, with features already standardised (or not: as given)
+                C:float=1.0, # inverse L2 penalty, as scikit-learn's `LogisticRegression` has it
+                start=None, # initial weights (a fit at a nearby C converges in fewer steps); default zeros
+               ) -> np.ndarray:
+    "The weights of the conditional-logit utility that best explain the picks (L-BFGS to convergence)."
+    F = 'fit_utility'
+    data, C = _check_choices(data, F), check_float(C, 'C', F, low=0, open_low=True)
+    if start is not None:
+        start, d = as_array(start, 'start', F, finite=True).astype(float), data.X.shape[1]
+        if start.shape != (d,):
+            raise ValueError(f"{F}: start must be {d} weights (one per feature), got shape {start.shape}")
+    return _fit(data, C, start)
+
 # %% ../nbs/05c_preference.ipynb #ed56f822
 MODEL_FORMAT = 'cah_metrics.preference/1'   # the JSON layout `PreferenceModel.save` writes
+
+def _standardisation(X:np.ndarray, fn:str) -> tuple[np.ndarray, np.ndarray]:
+    "The column means and spreads of a checked `X`; an overflow is a `ValueError` naming `fn`."
+    with np.errstate(over='ignore', invalid='ignore'): mean, scale = X.mean(axis=0), X.std(axis=0)
+    if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
+        raise ValueError(f"{fn}: X is too large to standardise (a column's mean or spread overflows)")
+    return mean, np.where(scale > 1e-12 * np.maximum(1, np.abs(mean)), scale, 1.0)
 
 def standardisation(X:np.ndarray, # (n, d) training features
                    ) -> tuple[np.ndarray, np.ndarray]:
     "Each column's mean and standard deviation (1 for a constant column, which then stays 0)."
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    return mean, np.where(scale > 1e-12 * np.maximum(1, np.abs(mean)), scale, 1.0)
+    X = as_array(X, 'X', 'standardisation', finite=True).astype(float)
+    if X.ndim != 2 or not len(X):
+        raise ValueError(f"standardisation: X must be 2-D (candidates x features) with a row or more, "
+                         f"got shape {X.shape}")
+    return _standardisation(X, 'standardisation')
 
+def _features(features, fn:str) -> tuple[str, ...]:
+    "Feature names: a sequence of str."
+    features = check_sequence(features, 'features', fn)
+    return tuple(check_str(f, f'features[{i}]', fn) for i, f in enumerate(features))
+
+def _training(training, fn:str) -> dict:
+    "What a model was trained on: a dict of JSON values (None: empty)."
+    if training is None: return {}
+    if not isinstance(training, Mapping):
+        raise TypeError(f"{fn}: training must be a dict of JSON values or None, got {type(training).__name__}")
+    try: json.dumps(training, sort_keys=True)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise TypeError(f"{fn}: training must be a dict of JSON values ({str(e)[:80]})") from None
+    return dict(training)
+
+# %% ../nbs/05c_preference.ipynb #0440ee50
 class PreferenceModel:
     "A linear utility over named features, learned from picks: u(x) = w . (x - mean) / scale."
     def __init__(self, features:Sequence[str], # one name per feature column
@@ -167,9 +238,10 @@ class PreferenceModel:
                  scale, # (d,) each feature's standard deviation there (1 where it was constant)
                  training:dict|None=None, # what it was trained on (data, rounds, C, ...), kept in the file
                 ):
-        self.features = tuple(features)
-        self.weights, self.mean, self.scale = (np.asarray(v, float).reshape(-1) for v in (weights, mean, scale))
-        self.training = dict(training or {})
+        F = 'PreferenceModel'
+        self.features, self.training = _features(features, F), _training(training, F)
+        named = (('weights', weights), ('mean', mean), ('scale', scale))
+        self.weights, self.mean, self.scale = (as_array(v, k, F).astype(float).reshape(-1) for k, v in named)
         d = len(self.features)
         if not d or any(len(v) != d for v in (self.weights, self.mean, self.scale)):
             raise ValueError(f"PreferenceModel: features, weights, mean and scale must have one entry per "
@@ -183,10 +255,18 @@ class PreferenceModel:
             training:dict|None=None, # what the data is, kept with the model
            ) -> PreferenceModel:
         "Standardise the features over the training candidates, then fit the utility."
-        mean, scale = standardisation(data.X)
-        z = data._replace(X=(data.X - mean) / scale)
-        weights = fit_utility(z, C)
-        info = {**(training or {}), 'rounds': data.n_rounds, 'candidates': len(data.X), 'C': float(C)}
+        F = 'PreferenceModel.fit'
+        data, C = _check_choices(data, F), check_float(C, 'C', F, low=0, open_low=True)
+        features, training = _features(features, F), _training(training, F)
+        if len(features) != data.X.shape[1]:
+            raise ValueError(f"{F}: {len(features)} features named for the {data.X.shape[1]} columns of data.X")
+        return cls._fitted(data, features, C, training, F)
+    @classmethod
+    def _fitted(cls, data:Choices, features:tuple, C:float, training:dict, fn:str) -> PreferenceModel:
+        "The fit of checked arguments."
+        mean, scale = _standardisation(data.X, fn)
+        weights = _fit(data._replace(X=(data.X - mean) / scale), C)
+        info = {**training, 'rounds': data.n_rounds, 'candidates': len(data.X), 'C': float(C)}
         return cls(features, weights, mean, scale, info)
     def utility(self, X, # (n, d) raw features, columns in `features` order
                ) -> np.ndarray:
@@ -207,7 +287,7 @@ class PreferenceModel:
     def save(self, path:str|Path, # where the JSON goes (written atomically)
             ) -> Path:
         "Save as plain JSON numbers (never pickle)."
-        return atomic_write_text(path, self.to_json())
+        return atomic_write_text(_as_path(path, 'PreferenceModel.save'), self.to_json())
     def __repr__(self):
         return (f"PreferenceModel({len(self.features)} features, {self.training.get('rounds', '?')} rounds, "
                 f"tag {self.tag})")
@@ -216,12 +296,15 @@ class PreferenceModel:
 def load_preference_model(path:str|Path, # a file `PreferenceModel.save` wrote
                          ) -> PreferenceModel:
     "A saved model; a file that is not one is an `InputError` naming it."
-    rows = read_json_lines(path) if Path(path).suffix == '.jsonl' else None
-    if rows is not None: raise InputError(path, None, "a preference model is one JSON object, not JSON Lines")
-    from cah_metrics.io import read_lines
+    path = _as_path(path, 'load_preference_model')
+    if path.suffix == '.jsonl':
+        read_json_lines(path)         # a file that cannot be read says so first
+        raise InputError(path, None, "a preference model is one JSON object, not JSON Lines")
     try: d = json.loads('\n'.join(read_lines(path)))
     except json.JSONDecodeError as e:
         raise InputError(path, e.lineno, f"not a preference model: invalid JSON ({e.msg})") from None
+    except RecursionError:
+        raise InputError(path, None, "not a preference model: JSON nested too deeply") from None
     if not isinstance(d, dict) or d.get('format') != MODEL_FORMAT:
         raise InputError(path, None, f"not a preference model (expected format {MODEL_FORMAT!r})")
     try: return PreferenceModel(d['features'], d['weights'], d['mean'], d['scale'], d.get('training'))
@@ -229,16 +312,30 @@ def load_preference_model(path:str|Path, # a file `PreferenceModel.save` wrote
         raise InputError(path, None, f"not a valid preference model: {e}") from None
 
 # %% ../nbs/05c_preference.ipynb #d67accd6
-def pick_agreement(u, # (n,) a score of every candidate of `data`, higher meaning preferred
-                   data:Choices, # the rounds
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    "Per round: the (pick, other) pairs the score orders as the judge did (a tie counts half), and the pairs."
-    u = as_array(u, 'u', 'pick_agreement').astype(float).reshape(-1)
-    if len(u) != len(data.X): raise ValueError(f"pick_agreement: {len(u)} scores for {len(data.X)} candidates")
+def _pick_agreement(u:np.ndarray, data:Choices) -> tuple[np.ndarray, np.ndarray]:
+    "`pick_agreement` of checked arguments."
     sizes = data.sizes()
     picked = np.repeat(u[data.picks], sizes)
     wins = (u < picked) + 0.5 * (u == picked)
     return _round_sums(wins, data.starts) - 0.5, (sizes - 1).astype(float)   # the pick ties itself: 0.5 out
+
+def pick_agreement(u, # (n,) a score of every candidate of `data`, higher meaning preferred
+                   data:Choices, # the rounds
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    "Per round: the (pick, other) pairs the score orders as the judge did (a tie counts half), and the pairs."
+    data = _check_choices(data, 'pick_agreement')
+    u = as_array(u, 'u', 'pick_agreement').astype(float).reshape(-1)
+    if len(u) != len(data.X): raise ValueError(f"pick_agreement: {len(u)} scores for {len(data.X)} candidates")
+    return _pick_agreement(u, data)
+
+# %% ../nbs/05c_preference.ipynb #18877784
+def _interval(wins:np.ndarray, pairs:np.ndarray, n_resamples:int, seed:int, level:float) -> tuple:
+    "`agreement_interval` of checked arguments."
+    idx = np.random.default_rng(seed).integers(0, len(pairs), size=(n_resamples, len(pairs)))
+    rates = wins[idx].sum(axis=1) / pairs[idx].sum(axis=1)
+    tail = (1 - level) / 2
+    low, high = np.quantile(rates, [tail, 1 - tail])
+    return float(wins.sum() / pairs.sum()), float(low), float(high)
 
 def agreement_interval(wins, # per round: the pairs ordered as the judge did
                        pairs, # per round: the pairs
@@ -247,14 +344,19 @@ def agreement_interval(wins, # per round: the pairs ordered as the judge did
                        level:float=0.95, # the interval's coverage
                       ) -> tuple[float, float, float]:
     "Pairwise accuracy and its percentile bootstrap interval over rounds: (estimate, low, high)."
-    wins, pairs = np.asarray(wins, float), np.asarray(pairs, float)
-    n_resamples = check_int(n_resamples, 'n_resamples', 'agreement_interval', low=1)
-    if not len(pairs) or pairs.sum() == 0: raise ValueError("agreement_interval: no pairs to count")
-    idx = np.random.default_rng(seed).integers(0, len(pairs), size=(n_resamples, len(pairs)))
-    rates = wins[idx].sum(axis=1) / pairs[idx].sum(axis=1)
-    tail = (1 - level) / 2
-    low, high = np.quantile(rates, [tail, 1 - tail])
-    return float(wins.sum() / pairs.sum()), float(low), float(high)
+    F = 'agreement_interval'
+    wins, pairs = (as_array(v, k, F, finite=True).astype(float) for k, v in (('wins', wins), ('pairs', pairs)))
+    n_resamples = check_int(n_resamples, 'n_resamples', F, low=1, high=100_000)   # significance's MAX_RESAMPLES
+    seed, level = check_int(seed, 'seed', F, low=0), check_float(level, 'level', F, 0, 1, True, True)
+    if wins.ndim != 1 or wins.shape != pairs.shape:
+        raise ValueError(f"{F}: wins and pairs must be two equal lists, one number a round, got shapes "
+                         f"{wins.shape} and {pairs.shape}")
+    if not len(pairs): raise ValueError(f"{F}: no pairs to count")
+    with np.errstate(over='ignore'): total = pairs.sum()
+    if (pairs <= 0).any() or (wins < 0).any() or (wins > pairs).any() or not np.isfinite(total):
+        raise ValueError(f"{F}: each round needs pairs > 0 and 0 <= wins <= pairs "
+                         f"(and a finite total of pairs)")
+    return _interval(wins, pairs, n_resamples, seed, level)
 
 # %% ../nbs/05c_preference.ipynb #6924d28a
 C_GRID = (1e-4, 1e-3, 0.01, 0.1, 1.0)   # the inverse penalties cross-validation chooses from
@@ -278,27 +380,57 @@ def _log_lik(u:np.ndarray, data:Choices) -> float:
 def _held_out_logliks(data:Choices, train, test, Cs) -> list[float]:
     "Held-out log-likelihood of a fit at each C (ascending: each fit starts from the last one's weights)."
     part, held = data.take(train), data.take(test)
-    mean, scale = standardisation(part.X)
+    mean, scale = _standardisation(part.X, 'choose_C')
     part = part._replace(X=(part.X - mean) / scale)
     w, out = None, []
     for C in Cs:
-        w = fit_utility(part, C, start=w)
+        w = _fit(part, C, start=w)
         out.append(_log_lik((held.X - mean) / scale @ w, held))
     return out
+
+# %% ../nbs/05c_preference.ipynb #2bca3269
+def _Cs(Cs, fn:str) -> list[float]:
+    "The candidates for C, ascending: a non-empty sequence of positive numbers."
+    Cs = check_sequence(Cs, 'Cs', fn)
+    if not Cs: raise ValueError(f"{fn}: Cs must hold at least one C")
+    return sorted(check_float(c, f'Cs[{i}]', fn, low=0, open_low=True) for i, c in enumerate(Cs))
+
+def _seed(seed, fn:str) -> int:
+    "A seed scikit-learn's `KFold` takes: an int in [0, 2**32 - 1]."
+    return check_int(seed, 'seed', fn, low=0, high=2**32 - 1)
+
+def _choose_C(data:Choices, Cs:list[float], seed:int) -> float:
+    "`choose_C` of checked arguments."
+    from sklearn.model_selection import KFold
+    if data.n_rounds < 6: return 1.0
+    splits = KFold(3, shuffle=True, random_state=seed).split(np.arange(data.n_rounds))
+    scores = np.sum([_held_out_logliks(data, tr, te, Cs) for tr, te in splits], axis=0)
+    return float(Cs[int(np.argmax(scores))])
 
 def choose_C(data:Choices, # the training rounds
              Cs:Sequence[float]=C_GRID, # the candidates for C
              seed:int=0, # the inner split's seed
             ) -> float:
     "The C with the highest held-out log-likelihood over an inner 3-fold split of the rounds."
-    from sklearn.model_selection import KFold
-    if data.n_rounds < 6: return 1.0
-    Cs = sorted(Cs)
-    splits = KFold(3, shuffle=True, random_state=seed).split(np.arange(data.n_rounds))
-    scores = np.sum([_held_out_logliks(data, tr, te, Cs) for tr, te in splits], axis=0)
-    return float(Cs[int(np.argmax(scores))])
+    F = 'choose_C'
+    return _choose_C(_check_choices(data, F), _Cs(Cs, F), _seed(seed, F))
 
 # %% ../nbs/05c_preference.ipynb #21423f4c
+def _cross_validate(data:Choices, folds:int, seed:int, Cs:list[float], C:float|None) -> CrossValidated:
+    "`cross_validate` of checked arguments."
+    from sklearn.model_selection import KFold
+    u, chosen = np.zeros(len(data.X)), []
+    names = ('x',) * data.X.shape[1]
+    for train, test in KFold(folds, shuffle=True, random_state=seed).split(np.arange(data.n_rounds)):
+        part = data.take(train)
+        chosen.append(_choose_C(part, Cs, seed) if C is None else C)
+        model = PreferenceModel._fitted(part, names, chosen[-1], {}, 'cross_validate')
+        for r in test:
+            rows = slice(data.starts[r], data.starts[r] + data.sizes()[r])
+            u[rows] = model.utility(data.X[rows])
+    accuracy = _interval(*_pick_agreement(u, data), 1000, seed, 0.95)
+    return CrossValidated(accuracy, u, tuple(chosen), data.n_rounds)
+
 def cross_validate(data:Choices, # the rounds, with raw features
                    folds:int=5, # outer folds (at most the number of rounds)
                    seed:int=0, # shuffles the rounds into folds; also the bootstrap's seed
@@ -306,19 +438,11 @@ def cross_validate(data:Choices, # the rounds, with raw features
                    C:float|None=None, # a fixed C instead (faster; the estimate is then not nested)
                   ) -> CrossValidated:
     "Out-of-fold utilities of every round and their pairwise accuracy with a 95% interval."
-    from sklearn.model_selection import KFold
-    folds = check_int(folds, 'folds', 'cross_validate', low=2)
-    if data.n_rounds < folds: raise ValueError(f"cross_validate: {data.n_rounds} rounds cannot fill {folds} folds")
-    u, chosen = np.zeros(len(data.X)), []
-    names = ['x'] * data.X.shape[1]
-    for train, test in KFold(folds, shuffle=True, random_state=seed).split(np.arange(data.n_rounds)):
-        part = data.take(train)
-        chosen.append(choose_C(part, Cs, seed) if C is None else C)
-        model = PreferenceModel.fit(part, names, chosen[-1])
-        for r in test:
-            rows = slice(data.starts[r], data.starts[r] + data.sizes()[r])
-            u[rows] = model.utility(data.X[rows])
-    return CrossValidated(agreement_interval(*pick_agreement(u, data), seed=seed), u, tuple(chosen), data.n_rounds)
+    F = 'cross_validate'
+    data, folds, seed = _check_choices(data, F), check_int(folds, 'folds', F, low=2), _seed(seed, F)
+    Cs, C = _Cs(Cs, F), None if C is None else check_float(C, 'C', F, low=0, open_low=True)
+    if data.n_rounds < folds: raise ValueError(f"{F}: {data.n_rounds} rounds cannot fill {folds} folds")
+    return _cross_validate(data, folds, seed, Cs, C)
 
 # %% ../nbs/05c_preference.ipynb #342b5249
 def learning_curve(data:Choices, # the rounds, with raw features
@@ -328,18 +452,47 @@ def learning_curve(data:Choices, # the rounds, with raw features
                    C:float|None=None, # a fixed C at every point (None: chosen inside every fold)
                   ) -> list[dict]:
     "Cross-validated pairwise accuracy of the first n rounds of a seeded shuffle, for each n in `sizes`."
+    F = 'learning_curve'
+    data, folds, seed = _check_choices(data, F), check_int(folds, 'folds', F, low=2), _seed(seed, F)
+    C = None if C is None else check_float(C, 'C', F, low=0, open_low=True)
+    sizes = [check_int(n, f'sizes[{i}]', F, low=folds, high=data.n_rounds)
+             for i, n in enumerate(check_sequence(sizes, 'sizes', F))]
     order = np.random.default_rng(seed).permutation(data.n_rounds)
     rows = []
     for n in sizes:
-        n = check_int(n, 'sizes', 'learning_curve', low=folds, high=data.n_rounds)
-        acc = cross_validate(data.take(order[:n]), folds, seed, C=C).accuracy
+        acc = _cross_validate(data.take(order[:n]), folds, seed, list(C_GRID), C).accuracy
         rows.append({'rounds': n, 'accuracy': acc[0], 'low': acc[1], 'high': acc[2]})
     return rows
 
+# %% ../nbs/05c_preference.ipynb #bc31ec8f
+def _curve(curve, fn:str) -> list:
+    "Rows of `learning_curve`, at least one: `rounds` a positive int; `accuracy`, `low`, `high` in [0, 1]."
+    rows = check_sequence(curve, 'curve', fn)
+    if not rows: raise ValueError(f"{fn}: curve has no rows to draw")
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping) or not all(k in r for k in ('rounds', 'accuracy', 'low', 'high')):
+            raise TypeError(f"{fn}: curve[{i}] must be a row of `learning_curve` (a dict with rounds, "
+                            f"accuracy, low and high), got {_brief(r)}")
+        check_int(r['rounds'], f"curve[{i}]['rounds']", fn, low=1)
+        for k in ('accuracy', 'low', 'high'): check_float(r[k], f"curve[{i}][{k!r}]", fn, low=0, high=1)
+    return rows
+
+def _baselines(baselines, fn:str) -> dict:
+    "Name -> pairwise accuracy in [0, 1] (None: none)."
+    if baselines is None: return {}
+    if not isinstance(baselines, Mapping):
+        raise TypeError(f"{fn}: baselines must be a dict of name -> accuracy or None, "
+                        f"got {type(baselines).__name__}")
+    return {check_str(k, 'baselines (a name)', fn): check_float(v, f'baselines[{k!r:.40}]', fn, low=0, high=1)
+            for k, v in baselines.items()}
+
+# %% ../nbs/05c_preference.ipynb #87a032d8
 def learning_curve_chart(curve:Sequence[dict], # rows of `learning_curve`
                          baselines:dict|None=None, # name -> pairwise accuracy of a fixed score, drawn flat
                         ) -> bytes:
     "A PNG: pairwise accuracy against the rounds learned from, with its interval, chance and the baselines."
+    F = 'learning_curve_chart'
+    curve, baselines = _curve(curve, F), _baselines(baselines, F)
     import io as _bytes, matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -348,7 +501,7 @@ def learning_curve_chart(curve:Sequence[dict], # rows of `learning_curve`
     ax.fill_between(n, [r['low'] for r in curve], [r['high'] for r in curve], alpha=0.25, label='95% interval')
     ax.plot(n, [r['accuracy'] for r in curve], marker='o', label='learned taste (out of fold)')
     ax.axhline(0.5, color='grey', ls=':', label='chance')
-    for (name, acc), ls in zip((baselines or {}).items(), ('--', '-.', (0, (5, 1)))):
+    for (name, acc), ls in zip(baselines.items(), ('--', '-.', (0, (5, 1)))):
         ax.axhline(acc, color='black', ls=ls, lw=1, label=name)
     ax.set(xscale='log', xlabel='rounds learned from', ylabel='pairwise accuracy')
     ax.legend(fontsize=8, loc='lower right')
