@@ -565,11 +565,11 @@ def fit_preferences(self:HumorEvaluator, rounds, # a rounds file (JSON Lines), o
     prompts = [r.prompt for r in rounds for _ in r.candidates]
     texts = [answer_text(c) for c in cands]
     items = self.item_scores(texts, prompts)
-    names = (CARD_FEATURES if self.encoder_name == 'minilm' else ()) + TASTE_FEATURES
+    names = (CARD_FEATURES + ANSWER_FEATURES if self.encoder_name == 'minilm' else ()) + TASTE_FEATURES
     data = choices(self.preference_features(cands, prompts, names, items),
                    [len(r.candidates) for r in rounds], [r.pick for r in rounds])
-    cv = cross_validate(data, folds, seed)                   # C chosen inside every fold: the honest estimate
-    C = choose_C(data, seed=seed)                            # the model's C, from all the rounds
+    C = choose_C(data, seed=seed)              # once, by an inner 3-fold split of all the rounds (see above)
+    cv = cross_validate(data, folds, seed, C=C)
     cols = self.combine(items, texts)
     fixed = {'design': cols.get('design_humor_score', cols['overall_humor_score']),
              'shorter': -data.X[:, names.index('log_words')]}
