@@ -11,7 +11,7 @@ default test (centred p-value, percentile intervals) on the same resamples. Each
 so it includes scoring the segments (and our reference table is dropped before each run, so every run counts the
 references once, as sacrebleu's `BLEU(references=...)` does); the script also times the resampling and the test alone, with each system's
 per-segment statistics computed beforehand and handed back by the metric (sacrebleu: a `BLEU` whose
-`_extract_corpus_statistics` returns them; ours: a `BLEU` whose `_stats` does). It prints the median times, the
+`_extract_corpus_statistics` returns them; ours: a `BLEU` whose `item_statistics` does). It prints the median times, the
 ratios, and the peak memory (tracemalloc) of one run of each, and of the resampling step alone.
 
     python bench/bench_significance.py [--segments 10000] [--resamples 1000] [--systems 1] [--repeats 3] [--quick] [--json PATH]
@@ -56,7 +56,7 @@ def main():
     their_metric = sacrebleu.BLEU(references=[refs])
     their_cache = {id(h): their_metric._extract_corpus_statistics(h, None) for _, h in named}
     class OurCached(BLEU):
-        def _stats(self, predictions, references=None): return our_cache[id(predictions)]
+        def item_statistics(self, predictions, references=None): return our_cache[id(predictions)]
     our_cache = {id(h): BLEU(keep_items=True).update(h, refs).item_stats() for _, h in named}
     their_cached = TheirCached(references=[refs])     # its reference n-grams counted here, outside the timing
     def theirs_rest():

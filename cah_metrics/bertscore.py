@@ -17,6 +17,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
+from .resample import Resampling, mean_plan
 from .embeddings import DEFAULT_MODEL, _check_model, _check_text, clip_text, load_transformer, model_path
 from .text import as_array, check_float, check_int, check_pairs, check_sequence
 
@@ -211,6 +212,10 @@ class BERTScore(Metric):
     summary = 'BERTScore (Zhang et al. 2020): greedy cosine matching of contextual word-piece vectors; mean F1, precision and recall'
     inputs, value_range, higher_is_better = ('predictions', 'references'), (-1.0, 1.0), True
     keys, signature_keys = ('f1', 'precision', 'recall'), ('model', 'layer', 'idf', 'baseline', 'multi', 'compat')
+    def resampling(self) -> Resampling:
+        "The means of the pairs' F1, precision and recall."
+        def plan(items, key): return mean_plan(self.item_values(items)[f'bertscore_{key}'])
+        return Resampling(('f1', 'precision', 'recall'), plan)
 
 # %% ../nbs/07_bertscore.ipynb #d82b6a73
 @patch
@@ -250,7 +255,7 @@ def _model_name(model:str) -> str:
     return DEFAULT_MODEL if bundled else Path(model).name
 
 @patch
-def _options(self:BERTScore) -> dict:
+def options(self:BERTScore) -> dict:
     name = _model_name(self.model)
     return {'model': name, 'layer': self.layer, 'idf': self.idf, 'baseline': self.baseline, 'multi': self.multi, 'compat': self.compat}
 
@@ -269,15 +274,15 @@ def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]], name:st
             'p_max': [[m[0] for m in ms] for ms in maxima], 'r_max': [[m[1] for m in ms] for ms in maxima]}
 
 @patch
-def _stats(self:BERTScore, predictions, references=None) -> dict:
+def item_statistics(self:BERTScore, predictions, references=None) -> dict:
     return self._best_matches(*check_pairs(predictions, references, metric=self.name, name='predictions'))
 
 # %% ../nbs/07_bertscore.ipynb #bc34c824
 @patch
-def _zero(self:BERTScore) -> dict: return {'n': 0, 'M': 0, 'df': Counter(), 'cand': [], 'refs': [], 'p_max': [], 'r_max': []}
+def empty_state(self:BERTScore) -> dict: return {'n': 0, 'M': 0, 'df': Counter(), 'cand': [], 'refs': [], 'p_max': [], 'r_max': []}
 
 @patch
-def _reduce(self:BERTScore, stats:dict) -> dict:
+def reduce_items(self:BERTScore, stats:dict) -> dict:
     "Per-item statistics -> a state to add: the lists, the number of references and their document frequencies."
     flat = [r for rs in stats['refs'] for r in rs]
     return {'n': len(stats['cand']), 'M': len(flat), 'df': doc_freq(flat), **stats}
@@ -325,13 +330,13 @@ def _result(self:BERTScore, state:dict) -> BERTScoreResult:
     return BERTScoreResult(*self._item_prf(state).T, self.signature())
 
 @patch
-def _score(self:BERTScore, state:dict) -> Score:
+def score_state(self:BERTScore, state:dict) -> Score:
     m = self._result(state).mean()
     return Score({k: m[k] for k in self.keys}, self.signature(), n=state['n'])
 
 @patch
-def _per_item(self:BERTScore, items:dict) -> dict:
-    r = self._result(self._reduce(items))
+def item_values(self:BERTScore, items:dict) -> dict:
+    r = self._result(self.reduce_items(items))
     return {f'bertscore_{k}': getattr(r, k).tolist() for k in ('precision', 'recall', 'f1')}
 
 # %% ../nbs/07_bertscore.ipynb #787aab18
@@ -340,7 +345,7 @@ def score(self:BERTScore, candidates:str|Sequence[str], # one candidate or a seq
           references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
          ) -> BERTScoreResult:
     "Per-example BERTScore of candidates against their references (the running statistics are left alone)."
-    return self._result(self._reduce(self._best_matches(*check_pairs(candidates, references, metric='BERTScore', name='candidates'), 'candidates')))
+    return self._result(self.reduce_items(self._best_matches(*check_pairs(candidates, references, metric='BERTScore', name='candidates'), 'candidates')))
 
 def bert_score(candidates:str|Sequence[str], # one candidate or a sequence of them
                references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references

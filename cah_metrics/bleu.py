@@ -18,6 +18,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
+from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens, as_array, Tokenizer, get_tokenizer,
                               check_pairs, ngram_counts, ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, _brief)
 
@@ -409,10 +410,22 @@ class BLEU(Metric):
         self.effective_order, self.compat = eff, compat
         self.orders = len(self.weights) + (smooth in ('method5', 'method7'))  # 5 and 7 look one order further
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "Resampled from the summed segment rows; BLEU itself by its formula on the summed rows."
+        keys = ('bleu', 'brevity_penalty', 'length_ratio', 'translation_length', 'reference_length')
+        return Resampling(keys, self._resampling_plan)
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        orders = (items['stats'].shape[1] - 2) // 2
+        def bleu_of_sums(sums):
+            rows = np.rint(sums[:, :-1]).astype(np.int64).tolist()
+            return np.array([self._bleu(BLEUStats(r[0], r[1], tuple(r[2:2 + orders]), tuple(r[2 + orders:])))[0]
+                             for r in rows], np.float64)
+        fast = bleu_of_sums if key == 'bleu' else None
+        return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, fast)
 
 # %% ../nbs/01_bleu.ipynb #26886dd0
 @patch
-def _options(self:BLEU) -> dict:
+def options(self:BLEU) -> dict:
     w = self.weights
     uniform = all(abs(x - w[0]) < 1e-12 for x in w)
     return {'n': len(w), 'w': 'uniform' if uniform else w, **self.tokenizer.signature_options(),
@@ -420,7 +433,7 @@ def _options(self:BLEU) -> dict:
             'eff': self.effective_order, 'compat': self.compat}
 
 @patch
-def _zero(self:BLEU) -> dict: return {'n': 0, 'stats': np.zeros(2 + 2 * self.orders, np.int64), 'nrefs': Counter()}
+def empty_state(self:BLEU) -> dict: return {'n': 0, 'stats': np.zeros(2 + 2 * self.orders, np.int64), 'nrefs': Counter()}
 
 # %% ../nbs/01_bleu.ipynb #ec3676f5
 _CHUNK = 10_000   # segments tokenized and counted together: enough to amortise NumPy's per-call costs, small enough to bound memory
@@ -445,7 +458,7 @@ def _pair_stats(self:BLEU, hyps:list[str], refs:list[list[str]]) -> dict:
     return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, N)}
 
 @patch
-def _stats(self:BLEU, predictions, references=None) -> dict:
+def item_statistics(self:BLEU, predictions, references=None) -> dict:
     return self._pair_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
 
 @patch
@@ -457,7 +470,7 @@ def segment_stats(self:BLEU, hypotheses:str|Sequence[str], # one hypothesis or a
 
 # %% ../nbs/01_bleu.ipynb #a76440c8
 @patch
-def _reduce(self:BLEU, stats:dict) -> dict:
+def reduce_items(self:BLEU, stats:dict) -> dict:
     k, c = np.unique(stats['nrefs'], return_counts=True)
     return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
             'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
@@ -483,7 +496,7 @@ BLEU.nrefs = property(lambda self: {int(k) for k in self.state['nrefs']}, doc="T
 def _signature(self:BLEU, state:dict) -> Signature:
     "The signature of the scores of `state`: `nrefs` from its reference counts, then the options."
     nrefs = state['nrefs']
-    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self._options()})
+    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self.options()})
 
 @patch
 def signature(self:BLEU) -> Signature:
@@ -493,11 +506,11 @@ def signature(self:BLEU) -> Signature:
 @patch
 def signature_options(self:BLEU) -> str:
     "The options part of the signature (without `nrefs` and the version)."
-    return '|'.join(f"{k}:{v}" for k, v in Signature(self.name, self._options()).options.items())
+    return '|'.join(f"{k}:{v}" for k, v in Signature(self.name, self.options()).options.items())
 
 # %% ../nbs/01_bleu.ipynb #a634fbb9
 @patch
-def _score(self:BLEU, state:dict) -> BLEUScore:
+def score_state(self:BLEU, state:dict) -> BLEUScore:
     stats = stats_from_rows(state['stats'])
     return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self._signature(state), n=state['n'])
 
@@ -519,7 +532,7 @@ def _row_stats(rows:np.ndarray) -> list[BLEUStats]:
     return [BLEUStats(r[0], r[1], tuple(r[2:2 + k]), tuple(r[2 + k:])) for r in rows.tolist()]
 
 @patch
-def _per_item(self:BLEU, items:dict) -> dict:
+def item_values(self:BLEU, items:dict) -> dict:
     return {'bleu': [self._bleu(s)[0] for s in _row_stats(items['stats'])]}
 
 # %% ../nbs/01_bleu.ipynb #ad09e9de
@@ -529,7 +542,7 @@ def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
                ) -> BLEUScore:
     "Corpus BLEU: statistics summed over all segments, then one score."
     m = BLEU(**kwargs)
-    return m._score(m._reduce(m._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))))
+    return m.score_state(m.reduce_items(m._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))))
 
 def sentence_bleu(hypothesis:str, # one hypothesis
                   references:str|Sequence[str], # its reference, or a list of references
@@ -559,25 +572,28 @@ class SentenceBLEU(BLEU):
                  keep_items:bool=False, # also keep each segment's score (`item_stats`, `per_item`)
                 ):
         super().__init__(max_n, weights, smooth, smooth_value, tokenizer, lowercase, effective_order, compat, keep_items)
+    def resampling(self) -> Resampling:
+        "The mean of the segments' BLEU."
+        return Resampling(('sentence_bleu',), lambda items, key: mean_plan(items['score']))
 
 # %% ../nbs/01_bleu.ipynb #0b44f5ea
 @patch
-def _zero(self:SentenceBLEU) -> dict: return {'n': 0, 'score': 0.0, 'nrefs': Counter()}
+def empty_state(self:SentenceBLEU) -> dict: return {'n': 0, 'score': 0.0, 'nrefs': Counter()}
 
 @patch
-def _stats(self:SentenceBLEU, predictions, references=None) -> dict:
-    st = BLEU._stats(self, predictions, references)
+def item_statistics(self:SentenceBLEU, predictions, references=None) -> dict:
+    st = BLEU.item_statistics(self, predictions, references)
     return {'score': np.array([self._bleu(s)[0] for s in _row_stats(st['stats'])], np.float64), 'nrefs': st['nrefs']}
 
 @patch
-def _reduce(self:SentenceBLEU, stats:dict) -> dict:
+def reduce_items(self:SentenceBLEU, stats:dict) -> dict:
     k, c = np.unique(stats['nrefs'], return_counts=True)
     return {'n': len(stats['score']), 'score': math.fsum(stats['score'].tolist()),
             'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
 
 @patch
-def _score(self:SentenceBLEU, state:dict) -> Score:
+def score_state(self:SentenceBLEU, state:dict) -> Score:
     return Score({'sentence_bleu': state['score'] / state['n'] if state['n'] else 0.0}, self._signature(state), n=state['n'])
 
 @patch
-def _per_item(self:SentenceBLEU, items:dict) -> dict: return {'sentence_bleu': items['score'].tolist()}
+def item_values(self:SentenceBLEU, items:dict) -> dict: return {'sentence_bleu': items['score'].tolist()}

@@ -15,6 +15,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, Signature, register
+from .resample import Plan, Resampling, sum_plan
 from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array, Vocab,
                               MAX_NGRAM_ORDER, _brief)
 
@@ -322,21 +323,28 @@ class CHRF(Metric):
         (self.char_order, self.word_order, self.beta, self.lowercase, self.whitespace,
          self.eps_smoothing) = _check_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, self.name)
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "Resampled from the summed segment rows, scored by `chrf_from_rows`."
+        return Resampling(('chrf' + '+' * self.word_order,), self._resampling_plan)
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        def chrf_of_sums(sums):
+            return chrf_from_rows(np.rint(sums[:, :-1]).astype(np.int64), self.beta, self.eps_smoothing)
+        return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, chrf_of_sums)
 
 # %% ../nbs/01b_chrf.ipynb #c1689a9f
 @patch
-def _options(self:CHRF) -> dict:
+def options(self:CHRF) -> dict:
     return {'case': 'lc' if self.lowercase else 'mixed', 'eff': not self.eps_smoothing, 'nc': self.char_order,
             'nw': self.word_order, 'beta': self.beta, 'space': self.whitespace}
 
 @patch
-def _zero(self:CHRF) -> dict: return {'n': 0, 'stats': np.zeros(3 * (self.char_order + self.word_order), np.int64), 'nrefs': Counter()}
+def empty_state(self:CHRF) -> dict: return {'n': 0, 'stats': np.zeros(3 * (self.char_order + self.word_order), np.int64), 'nrefs': Counter()}
 
 @patch
 def _signature(self:CHRF, state:dict) -> Signature:
     "The signature of the scores of `state`: `nrefs` from its reference counts, then the options."
     nrefs = state['nrefs']
-    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self._options()})
+    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self.options()})
 
 @patch
 def signature(self:CHRF) -> Signature:
@@ -351,11 +359,11 @@ def _pair_stats(self:CHRF, hyps:list[str], refs:list[list[str]]) -> dict:
     return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, len(refs))}
 
 @patch
-def _stats(self:CHRF, predictions, references=None) -> dict:
+def item_statistics(self:CHRF, predictions, references=None) -> dict:
     return self._pair_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
 
 @patch
-def _reduce(self:CHRF, stats:dict) -> dict:
+def reduce_items(self:CHRF, stats:dict) -> dict:
     k, c = np.unique(stats['nrefs'], return_counts=True)
     return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
             'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
@@ -371,7 +379,7 @@ CHRF.stats = property(lambda self: chrf_stats_from_rows(self.state['stats'], sel
 
 # %% ../nbs/01b_chrf.ipynb #8357a7e4
 @patch
-def _score(self:CHRF, state:dict) -> CHRFScore:
+def score_state(self:CHRF, state:dict) -> CHRFScore:
     stats = chrf_stats_from_rows(state['stats'], self.word_order)
     return CHRFScore(chrf_from_stats(stats, self.beta, self.eps_smoothing), stats, self.beta, self._signature(state), n=state['n'])
 
@@ -385,7 +393,7 @@ def score_stats(self:CHRF, stats:CHRFStats, # summed statistics (not changed)
     return CHRFScore(chrf_from_stats(stats, self.beta, self.eps_smoothing), stats, self.beta, self.signature())
 
 @patch
-def _per_item(self:CHRF, items:dict) -> dict:
+def item_values(self:CHRF, items:dict) -> dict:
     return {_key(self.word_order): chrf_from_rows(items['stats'], self.beta, self.eps_smoothing).tolist()}
 
 # %% ../nbs/01b_chrf.ipynb #56b6ca71
@@ -400,7 +408,7 @@ def corpus_chrf(hypotheses:str|Sequence[str], # the hypotheses
                ) -> CHRFScore:
     "Corpus chrF: the best reference's statistics of each segment summed, then one score."
     m = CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
-    return m._score(m._reduce(m._pair_stats(*check_pairs(hypotheses, references, metric='corpus_chrf'))))
+    return m.score_state(m.reduce_items(m._pair_stats(*check_pairs(hypotheses, references, metric='corpus_chrf'))))
 
 def sentence_chrf(hypothesis:str, # one hypothesis
                   references:str|Sequence[str], # its reference, or a list of references

@@ -16,6 +16,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
+from .resample import Resampling, mean_plan
 from .text import as_texts, check_float, check_int, check_str
 
 # %% auto #0
@@ -186,6 +187,9 @@ class CodeMixingCoverage(Metric):
     summary = "Code-mixing coverage: 1 - total variation between the language mixes of source and summary, mean over items"
     inputs, value_range, higher_is_better = ('predictions', 'sources'), (0.0, 1.0), True
     keys, signature_keys = ('code_mixing_coverage',), ('detector', 'min_len', 'neutral')
+    def resampling(self) -> Resampling:
+        "The mean of the items' coverage."
+        return Resampling(('code_mixing_coverage',), lambda items, key: mean_plan(items['cmc']))
 
 # %% ../nbs/07a_cmc.ipynb #4fa7d1d5
 @patch
@@ -197,15 +201,15 @@ def __init__(self:CodeMixingCoverage, detector:str|Callable[[str], str|None]='hi
     Metric.__init__(self, keep_items)
 
 @patch
-def _options(self:CodeMixingCoverage) -> dict:
+def options(self:CodeMixingCoverage) -> dict:
     return {'detector': detector_signature(self.detector), 'min_len': self.min_len, 'neutral': NEUTRAL}
 
 # %% ../nbs/07a_cmc.ipynb #56122a40
 @patch
-def _zero(self:CodeMixingCoverage) -> dict: return {'n': 0, 'cmc': 0.0}
+def empty_state(self:CodeMixingCoverage) -> dict: return {'n': 0, 'cmc': 0.0}
 
 @patch
-def _stats(self:CodeMixingCoverage, predictions, references=None, sources=None) -> dict:
+def item_statistics(self:CodeMixingCoverage, predictions, references=None, sources=None) -> dict:
     preds = as_texts(predictions, 'predictions', self.name)
     if sources is None: raise TypeError(f"{self.name}: needs sources=, the source conversation of each prediction")
     srcs = as_texts(sources, 'sources', self.name)
@@ -215,9 +219,9 @@ def _stats(self:CodeMixingCoverage, predictions, references=None, sources=None) 
 
 # %% ../nbs/07a_cmc.ipynb #4e48dd7c
 @patch
-def _score(self:CodeMixingCoverage, state:dict) -> Score:
+def score_state(self:CodeMixingCoverage, state:dict) -> Score:
     n = state['n']
     return Score({'code_mixing_coverage': float(state['cmc'] / n) if n else 0.0}, self.signature(), n=n)
 
 @patch
-def _per_item(self:CodeMixingCoverage, items:dict) -> dict: return {'code_mixing_coverage': items['cmc'].tolist()}
+def item_values(self:CodeMixingCoverage, items:dict) -> dict: return {'code_mixing_coverage': items['cmc'].tolist()}

@@ -15,10 +15,13 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
+from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
 from .text import _brief, check_bool
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'Signature', 'Score', 'Metric', 'register', 'load', 'metric_class', 'MetricInfo', 'list_metrics']
+__all__ = ['STATE_FORMAT', 'METRICS', 'Signature', 'Score', 'add_states', 'count_items', 'encode_state', 'decode_state',
+           'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered', 'import_all_metrics', 'load',
+           'metric_class', 'MetricInfo', 'list_metrics']
 
 # %% ../nbs/00b_core.ipynb #b05ef074
 def _sig_value(v) -> str:
@@ -127,209 +130,295 @@ def __eq__(self:Score, other) -> bool:
 Score.__hash__ = None
 
 # %% ../nbs/00b_core.ipynb #ef6c7ebb
-def _add(a, b):
+def add_states(a, b):
     "The sum of two states or state values: numbers and arrays add, Counters add key by key, lists concatenate."
-    if isinstance(a, dict) and not isinstance(a, Counter): return {k: _add(a[k], b[k]) for k in a}
-    if isinstance(a, Counter): c = Counter(a); c.update(b); return c
-    if isinstance(a, list): return a + b
+    if isinstance(a, dict) and not isinstance(a, Counter): return {k: add_states(a[k], b[k]) for k in a}
+    if isinstance(a, Counter):
+        total = Counter(a)
+        total.update(b)
+        return total
     return a + b
 
-def _rows(stats:Mapping) -> int:
+def count_items(stats:Mapping, # per-item statistics
+               ) -> int:
     "The number of items in per-item statistics (their common length)."
     lens = {len(v) for v in stats.values()}
     if len(lens) > 1: raise ValueError(f"per-item statistics of different lengths: {sorted(lens)}")
     return lens.pop() if lens else 0
 
+# %% ../nbs/00b_core.ipynb #88885bdf
+def encode_state(v):
+    "A state value as JSON data, tagged where JSON has no type for it."
+    if isinstance(v, np.ndarray): return {'__array__': v.dtype.str, 'shape': list(v.shape), 'data': v.ravel().tolist()}
+    if isinstance(v, np.generic): return v.item()
+    if isinstance(v, Counter): return {'__counter__': [[encode_state(k), c] for k, c in v.items()]}
+    if isinstance(v, tuple): return {'__tuple__': [encode_state(x) for x in v]}
+    if isinstance(v, dict): return {'__dict__': [[k, encode_state(x)] for k, x in v.items()]}
+    if isinstance(v, list): return [encode_state(x) for x in v]
+    return v
+
+# %% ../nbs/00b_core.ipynb #358069bb
+def decode_state(v):
+    "The inverse of `encode_state`."
+    if isinstance(v, list): return [decode_state(x) for x in v]
+    if not isinstance(v, dict): return v
+    if '__array__' in v: return np.array(v['data'], dtype=np.dtype(v['__array__'])).reshape(v['shape'])
+    if '__counter__' in v: return Counter({decode_state(k): c for k, c in v['__counter__']})
+    if '__tuple__' in v: return tuple(decode_state(x) for x in v['__tuple__'])
+    if '__dict__' in v: return {k: decode_state(x) for k, x in v['__dict__']}
+    raise ValueError(f"metric state: unknown value {_brief(v)}")
+
+STATE_FORMAT = 'cah_metrics.metric-state'   # the `format` of a saved metric state
+
+# %% ../nbs/00b_core.ipynb #c0reduct
+class StateReduction:
+    """How a metric's state reduces across the workers of a distributed run (`Metric.reduction()`).
+
+    The default: each partition sends its metric's state, states add (`add_states`), and the driver scores
+    the sum. A metric whose state grows with the data (n-gram sets, per-example rows, vectors) declares a
+    subclass in its own module that sends less, or sends its large parts through hashed buckets:
+
+    - `local(metric, predictions, inputs, context)`: a partition's payload (after `metric.update`);
+    - `merge(a, b)`: two payloads in one (it must be associative: the merge is a tree);
+    - `score(metric, payload, finals)`: the driver's `Score` of the merged payload;
+    - `stages` (0 or 1): with 1, `local` returns `(payload, pieces)`, one piece per bucket; the pieces of a
+      bucket meet in `bucket_merge`, and `bucket_final` turns a bucket into what `score` gets in `finals`;
+    - `warm(metric, spec)`: load what the partitions will need (a model) on a worker before they run.
+    `context` is the distributed run's (see `cah_metrics.distributed`): `context.buckets`, `context.gpu`.
+    """
+    stages = 0
+    def local(self, metric, predictions:list, inputs:dict, context) -> dict:
+        metric.update(predictions, **inputs)
+        return metric.state
+    def merge(self, a:dict, b:dict) -> dict: return add_states(a, b)
+    def score(self, metric, payload:dict, finals:list) -> Score:
+        metric.state = payload
+        return metric.compute()
+    def warm(self, metric, spec): pass
+    def bucket_merge(self, payloads:list): raise NotImplementedError(f"{type(self).__name__}: no buckets")
+    def bucket_final(self, payload, run): raise NotImplementedError(f"{type(self).__name__}: no buckets")
+    def __repr__(self): return type(self).__name__
+
 # %% ../nbs/00b_core.ipynb #de230163
 class Metric:
-    "Base class: a metric with fixed options over mergeable sufficient statistics."
+    """Base class: a metric with fixed options over mergeable sufficient statistics.
+
+    A subclass fills the four layers: `item_statistics` (per-item statistics of a batch), `reduce_items`
+    (per-item statistics -> a state to add), `score_state` (the `Score` of a state, a pure function) and
+    `options` (every option that changes the number); optionally `empty_state` and `item_values`.
+    It may declare capabilities: `resampling()`, `reduction()`, `loads_model` and `device_option`,
+    `pass_key()` with `score_in_one_pass`. Everything else (update, compute, merge, saving) is provided.
+    """
     name, summary = 'metric', ''                 # the registry name; one line on what it measures
     inputs: tuple[str, ...] = ('predictions', 'references')   # what `update` takes
     value_range, higher_is_better = (0.0, 1.0), True
     keys: tuple[str, ...] = ()                    # the documented keys of its `Score`
     signature_keys: tuple[str, ...] = ()          # the option names of its signature, in order
-    def __init__(self, keep_items:bool=False): # also keep the per-item statistics (for resampling: bootstrap, paired tests)
+    loads_model: bool = False                     # it loads a model (on every worker of a distributed run)
+    device_option: str|None = None                # the option that puts its model on a GPU (e.g. 'use_gpu')
+
+    def __init__(self, keep_items:bool=False): # also keep the per-item statistics (bootstrap, paired tests)
         self.keep_items = check_bool(keep_items, 'keep_items', self.name)
         self.reset()
+
+    # --- the four layers: a subclass fills these ---
     @classmethod
-    def keys_for(cls, options:dict) -> tuple[str, ...]: return cls.keys   # the Score's keys under these options
-    def _options(self) -> dict: return {}
-    def _zero(self) -> dict: return {'n': 0}
-    def _stats(self, predictions, references=None, **inputs) -> dict: raise NotImplementedError
-    def _score(self, state:dict) -> Score: raise NotImplementedError
+    def keys_for(cls, options:dict) -> tuple[str, ...]:
+        "The keys of the Score under these options (default: `keys`)."
+        return cls.keys
+    def options(self) -> dict:
+        "Every option that changes the number, in signature order."
+        return {}
+    def empty_state(self) -> dict:
+        "The state of no items."
+        return {'n': 0}
+    def item_statistics(self, predictions, references=None, **inputs) -> dict:
+        "Per-item statistics of a batch: arrays with one row per item, or lists with one entry per item."
+        raise NotImplementedError(f"{self.name}: item_statistics is not defined")
+    def reduce_items(self, stats:dict) -> dict:
+        "Per-item statistics -> a state to add: arrays summed over items, lists kept, `n` counted."
+        out = {'n': count_items(stats)}
+        for k, v in stats.items(): out[k] = v if isinstance(v, list) else np.asarray(v).sum(axis=0)
+        return out
+    def score_state(self, state:dict) -> Score:
+        "The Score of a state (it must not change the state)."
+        raise NotImplementedError(f"{self.name}: score_state is not defined")
+    def item_values(self, items:dict) -> dict:
+        "Each item's own values, by key, from per-item statistics."
+        raise NotImplementedError(f"{self.name}: has no per-item values")
 
-# %% ../nbs/00b_core.ipynb #cc21bd0f
-@patch
-def signature(self:Metric) -> Signature:
-    "The signature of the scores this metric computes."
-    return Signature(self.name, self._options())
+    # --- capabilities: what the layers above may do with it ---
+    def resampling(self) -> Resampling:
+        "How the bootstrap and paired tests resample it (default: from the sum of its per-item rows)."
+        if type(self).reduce_items is not Metric.reduce_items: return NOT_RESAMPLED
+        return Resampling(tuple(self.keys), lambda items, key: sum_of_rows_plan(self, items, key))
+    def reduction(self) -> StateReduction:
+        "How its state reduces across workers (default: states add)."
+        return StateReduction()
+    def pass_key(self):
+        "Metrics with equal, non-None keys are scored together by `score_in_one_pass` (default: alone)."
+        return None
+    @classmethod
+    def score_in_one_pass(cls, metrics:Sequence[Metric], predictions, references=None) -> list[Score]:
+        "The Scores of fresh metrics sharing a `pass_key`, from one pass over the data."
+        return [m.compute(predictions, references) for m in metrics]
 
-# %% ../nbs/00b_core.ipynb #80332b98
-@patch
-def reset(self:Metric) -> Metric:
-    "Forget all statistics."
-    self.state, self._items = self._zero(), []
-    return self
-
-# %% ../nbs/00b_core.ipynb #3949090d
-@patch
-def _reduce(self:Metric, stats:dict) -> dict:
-    "Per-item statistics -> a state to add: arrays summed over items, lists kept, `n` counted."
-    out = {'n': _rows(stats)}
-    for k, v in stats.items(): out[k] = v if isinstance(v, list) else np.asarray(v).sum(axis=0)
-    return out
-
-@patch
-def __repr__(self:Metric) -> str: return f"{type(self).__name__}({self.signature()})"
-
-# %% ../nbs/00b_core.ipynb #5ba9118a
-@patch
-def update(self:Metric, predictions, # the batch's predictions (hypotheses, candidates, texts, scores)
-           references=None, # the batch's references, for metrics that take them
-           **inputs, # other per-item inputs the metric takes (see `inputs`)
-          ) -> Metric:
-    "Add a batch to the running statistics."
-    unknown = [k for k in inputs if k not in self.inputs]
-    if unknown: raise TypeError(f"{self.name}: unknown input {unknown[0]!r}; this metric takes {', '.join(self.inputs)}")
-    if references is not None and 'references' not in self.inputs:
-        raise TypeError(f"{self.name}: takes no references (its inputs are {', '.join(self.inputs)})")
-    stats = self._stats(predictions, references, **inputs)
-    self.state = _add(self.state, self._reduce(stats))
-    if self.keep_items: self._items.append(stats)
-    return self
-
-@patch
-def compute(self:Metric, predictions=None, # a last batch to add first (optional)
-            references=None, # its references, for metrics that take them
-            **inputs, # its other inputs
-           ) -> Score:
-    "The score of everything added so far; with inputs, add them first."
-    if predictions is not None: self.update(predictions, references, **inputs)
-    elif references is not None or inputs: raise TypeError(f"{self.name}: compute got inputs but no predictions")
-    return self._score(self.state)
-
-# %% ../nbs/00b_core.ipynb #e1b8611b
-@patch
-def item_stats(self:Metric) -> dict:
-    "Per-item statistics of every item added, in order: arrays stacked, lists concatenated."
-    if not self.keep_items: raise ValueError(f"{self.name}: per-item statistics were not kept; create the metric with keep_items=True")
-    if not self._items: return {k: v for k, v in self._stats_template().items()}
-    return {k: (sum((b[k] for b in self._items), []) if isinstance(self._items[0][k], list)
-                else np.concatenate([np.asarray(b[k]) for b in self._items])) for k in self._items[0]}
-
-@patch
-def _stats_template(self:Metric) -> dict:
-    "Per-item statistics of no items (the shape of an empty batch)."
-    return self._stats([], [] if 'references' in self.inputs else None,
-                       **{k: [] for k in self.inputs if k not in ('predictions', 'references')})
-
-# %% ../nbs/00b_core.ipynb #c01ceaf8
-@patch
-def _per_item(self:Metric, items:dict) -> dict: raise NotImplementedError(f"{self.name}: has no per-item values")
-
-@patch
-def per_item(self:Metric) -> dict:
-    "Each item's own values, by key (needs keep_items=True)."
-    return self._per_item(self.item_stats())
-
-# %% ../nbs/00b_core.ipynb #1024210f
-@patch
-def _check_same(self:Metric, other, what:str='merge'):
-    if type(other) is not type(self): raise ValueError(f"{self.name}: cannot {what} a {type(other).__name__} into a {type(self).__name__}")
-    a, b = Signature(self.name, self._options()), Signature(other.name, other._options())
-    if a != b:
-        d = a.diff(b)
-        raise ValueError(f"{self.name}: cannot {what}: option{'s' if len(d) > 1 else ''} " +
-                         ', '.join(f"{k!r} differ{'s' if len(d) == 1 else ''} ({a.options.get(k)} vs {b.options.get(k)})" for k in d))
-    if self.keep_items != other.keep_items: raise ValueError(f"{self.name}: cannot {what}: option 'keep_items' differs ({self.keep_items} vs {other.keep_items})")
-
-# %% ../nbs/00b_core.ipynb #e07e234e
-@patch
-def merge(self:Metric, other:Metric, # a metric of the same class with the same options
-         ) -> Metric:
-    "Add the statistics of another metric with the same options (a shard); returns self."
-    self._check_same(other)
-    self.state = _add(self.state, other.state)
-    self._items = self._items + other._items
-    return self
-
-@patch
-def __add__(self:Metric, other:Metric) -> Metric:
-    "A new metric holding both shards; neither operand changes, and the options (tokenizers, trained models) are shared."
-    new = copy.copy(self)
-    new.state, new._items = copy.deepcopy(self.state), list(self._items)
-    return new.merge(other)
-
-# %% ../nbs/00b_core.ipynb #88885bdf
-def _enc(v):
-    "A state value as JSON data, tagged where JSON has no type for it."
-    if isinstance(v, np.ndarray): return {'__array__': v.dtype.str, 'shape': list(v.shape), 'data': v.ravel().tolist()}
-    if isinstance(v, np.generic): return v.item()
-    if isinstance(v, Counter): return {'__counter__': [[_enc(k), c] for k, c in v.items()]}
-    if isinstance(v, tuple): return {'__tuple__': [_enc(x) for x in v]}
-    if isinstance(v, dict): return {'__dict__': [[k, _enc(x)] for k, x in v.items()]}
-    if isinstance(v, list): return [_enc(x) for x in v]
-    return v
-
-# %% ../nbs/00b_core.ipynb #358069bb
-def _dec(v):
-    "The inverse of `_enc`."
-    if isinstance(v, list): return [_dec(x) for x in v]
-    if not isinstance(v, dict): return v
-    if '__array__' in v: return np.array(v['data'], dtype=np.dtype(v['__array__'])).reshape(v['shape'])
-    if '__counter__' in v: return Counter({_dec(k): c for k, c in v['__counter__']})
-    if '__tuple__' in v: return tuple(_dec(x) for x in v['__tuple__'])
-    if '__dict__' in v: return {k: _dec(x) for k, x in v['__dict__']}
-    raise ValueError(f"metric state: unknown value {_brief(v)}")
-
-# %% ../nbs/00b_core.ipynb #9def9c3b
-STATE_FORMAT = 'cah_metrics.metric-state'
-
-@patch
-def state_dict(self:Metric) -> dict:
-    "The metric's state (and per-item statistics, if kept) as JSON-ready data."
-    return {'format': STATE_FORMAT, 'version': 1, 'metric': self.name, 'signature': str(self.signature()),
-            'options': str(Signature(self.name, self._options())), 'state': _enc(self.state),
-            'items': _enc(self.item_stats()) if self.keep_items else None}
-
-# %% ../nbs/00b_core.ipynb #974ab976
-@patch
-def load_state_dict(self:Metric, d:Mapping, # what `state_dict` returned (or its JSON, loaded)
-                   ) -> Metric:
-    "Replace the state with one saved by `state_dict` from a metric with the same options."
-    if not isinstance(d, Mapping) or d.get('format') != STATE_FORMAT:
-        raise ValueError(f"{self.name}: not a saved metric state (expected format {STATE_FORMAT!r})")
-    if d.get('metric') != self.name: raise ValueError(f"{self.name}: the state is of metric {d.get('metric')!r}")
-    mine = Signature(self.name, self._options())
-    if str(mine) != d['options']:
-        raise ValueError(f"{self.name}: the state was made with other options: {', '.join(repr(k) for k in mine.diff(d['options']))} differ")
-    if (d.get('items') is not None) != self.keep_items: raise ValueError(f"{self.name}: option 'keep_items' differs")
-    self.state = _dec(d['state'])
-    self._items = [_dec(d['items'])] if self.keep_items else []
-    return self
+    # --- provided ---
+    def signature(self) -> Signature:
+        "The signature of the scores this metric computes."
+        return Signature(self.name, self.options())
+    def reset(self) -> Metric:
+        "Forget all statistics."
+        self.state, self._items = self.empty_state(), []
+        return self
+    def update(self, predictions, # the batch's predictions (hypotheses, candidates, texts, scores)
+               references=None, # the batch's references, for metrics that take them
+               **inputs, # other per-item inputs the metric takes (see `inputs`)
+              ) -> Metric:
+        "Add a batch to the running statistics."
+        unknown = [k for k in inputs if k not in self.inputs]
+        if unknown:
+            raise TypeError(f"{self.name}: unknown input {unknown[0]!r}; "
+                            f"this metric takes {', '.join(self.inputs)}")
+        if references is not None and 'references' not in self.inputs:
+            raise TypeError(f"{self.name}: takes no references (its inputs are {', '.join(self.inputs)})")
+        stats = self.item_statistics(predictions, references, **inputs)
+        self.state = add_states(self.state, self.reduce_items(stats))
+        if self.keep_items: self._items.append(stats)
+        return self
+    def compute(self, predictions=None, # a last batch to add first (optional)
+                references=None, # its references, for metrics that take them
+                **inputs, # its other inputs
+               ) -> Score:
+        "The score of everything added so far; with inputs, add them first."
+        if predictions is not None: self.update(predictions, references, **inputs)
+        elif references is not None or inputs:
+            raise TypeError(f"{self.name}: compute got inputs but no predictions")
+        return self.score_state(self.state)
+    def item_stats(self) -> dict:
+        "Per-item statistics of every item added, in order: arrays stacked, lists concatenated."
+        if not self.keep_items:
+            raise ValueError(f"{self.name}: per-item statistics were not kept; "
+                             "create the metric with keep_items=True")
+        if not self._items: return dict(self._empty_items())
+        first = self._items[0]
+        return {k: (sum((b[k] for b in self._items), []) if isinstance(first[k], list)
+                    else np.concatenate([np.asarray(b[k]) for b in self._items])) for k in first}
+    def _empty_items(self) -> dict:
+        "Per-item statistics of no items (the shape of an empty batch)."
+        others = {k: [] for k in self.inputs if k not in ('predictions', 'references')}
+        return self.item_statistics([], [] if 'references' in self.inputs else None, **others)
+    def per_item(self) -> dict:
+        "Each item's own values, by key (needs keep_items=True)."
+        return self.item_values(self.item_stats())
+    def check_same(self, other, # another metric
+                   what:str='merge', # the operation, for the error
+                  ):
+        "A ValueError naming each option that differs, unless `other` is this class with the same options."
+        if type(other) is not type(self):
+            raise ValueError(f"{self.name}: cannot {what} a {type(other).__name__} into a {type(self).__name__}")
+        mine, theirs = self.signature_of_options(), other.signature_of_options()
+        if mine != theirs:
+            differ = mine.diff(theirs)
+            verb = 'differs' if len(differ) == 1 else 'differ'
+            values = [(k, mine.options.get(k), theirs.options.get(k)) for k in differ]
+            listed = ', '.join(f"{k!r} {verb} ({a} vs {b})" for k, a, b in values)
+            raise ValueError(f"{self.name}: cannot {what}: option{'s' if len(differ) > 1 else ''} {listed}")
+        if self.keep_items != other.keep_items:
+            raise ValueError(f"{self.name}: cannot {what}: option 'keep_items' differs "
+                             f"({self.keep_items} vs {other.keep_items})")
+    def signature_of_options(self) -> Signature:
+        "The signature of the options alone (without parts that come from the data, such as BLEU's nrefs)."
+        return Signature(self.name, self.options())
+    def merge(self, other:Metric, # a metric of the same class with the same options
+             ) -> Metric:
+        "Add the statistics of another metric with the same options (a shard); returns self."
+        self.check_same(other)
+        self.state = add_states(self.state, other.state)
+        self._items = self._items + other._items
+        return self
+    def __add__(self, other:Metric) -> Metric:
+        "A new metric holding both shards; neither operand changes, the options (models) are shared."
+        new = copy.copy(self)
+        new.state, new._items = copy.deepcopy(self.state), list(self._items)
+        return new.merge(other)
+    def state_dict(self) -> dict:
+        "The metric's state (and per-item statistics, if kept) as JSON-ready data."
+        return {'format': STATE_FORMAT, 'version': 1, 'metric': self.name, 'signature': str(self.signature()),
+                'options': str(self.signature_of_options()), 'state': encode_state(self.state),
+                'items': encode_state(self.item_stats()) if self.keep_items else None}
+    def load_state_dict(self, d:Mapping, # what `state_dict` returned (or its JSON, loaded)
+                       ) -> Metric:
+        "Replace the state with one saved by `state_dict` from a metric with the same options."
+        if not isinstance(d, Mapping) or d.get('format') != STATE_FORMAT:
+            raise ValueError(f"{self.name}: not a saved metric state (expected format {STATE_FORMAT!r})")
+        if d.get('metric') != self.name:
+            raise ValueError(f"{self.name}: the state is of metric {d.get('metric')!r}")
+        mine = self.signature_of_options()
+        if str(mine) != d['options']:
+            differ = ', '.join(repr(k) for k in mine.diff(d['options']))
+            raise ValueError(f"{self.name}: the state was made with other options: {differ} differ")
+        if (d.get('items') is not None) != self.keep_items:
+            raise ValueError(f"{self.name}: option 'keep_items' differs")
+        self.state = decode_state(d['state'])
+        self._items = [decode_state(d['items'])] if self.keep_items else []
+        return self
+    def __repr__(self) -> str: return f"{type(self).__name__}({self.signature()})"
 
 # %% ../nbs/00b_core.ipynb #10c8f34e
-_REGISTRY: dict[str, tuple[type, dict]] = {}
-_SESSION: dict[str, tuple[type, dict, object]] = {}   # names registered by classes of an interactive session: (class, defaults, its __main__)
-_METRIC_MODULES = ('bleu', 'chrf', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'mauve', 'bertscore', 'cmc', 'humor')
+class MetricEntry(NamedTuple):
+    "Where a registry name's metric lives: its module (in `cah_metrics`), its class, the options it fixes."
+    module: str
+    cls: str
+    fixed: dict = {}
+
+METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fixed options
+    'bertscore': MetricEntry('bertscore', 'BERTScore'),
+    'bleu': MetricEntry('bleu', 'BLEU'),
+    'sentence_bleu': MetricEntry('bleu', 'SentenceBLEU'),
+    'chrf': MetricEntry('chrf', 'CHRF'),
+    'chrf++': MetricEntry('chrf', 'CHRF', {'word_order': 2}),
+    'code_mixing_coverage': MetricEntry('cmc', 'CodeMixingCoverage'),
+    'distinct_n': MetricEntry('diversity', 'DistinctN'),
+    'self_bleu': MetricEntry('diversity', 'SelfBLEUMetric'),
+    'semantic_diversity': MetricEntry('diversity', 'SemanticDiversityMetric'),
+    'vocabulary_richness': MetricEntry('diversity', 'VocabularyRichness'),
+    'humor': MetricEntry('humor', 'HumorScores'),
+    'lm_perplexity': MetricEntry('lm', 'LMPerplexity'),
+    'mauve': MetricEntry('mauve', 'MAUVE'),
+    'perplexity': MetricEntry('perplexity', 'Perplexity'),
+    'rouge': MetricEntry('rouge', 'ROUGE'),
+    'rouge1': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rouge1',)}),
+    'rouge2': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rouge2',)}),
+    'rougeL': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rougeL',)}),
+    'rougeLsum': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rougeLsum',)}),
+    'top_k_accuracy': MetricEntry('topk', 'TopKAccuracy'),
+}
+
+_REGISTERED: dict[str, tuple[type, dict]] = {}        # what the imported modules' `register` calls said
+_SESSION: dict[str, tuple[type, dict, object]] = {}   # classes of an interactive session: (class, fixed, its __main__)
 
 def register(name:str|None=None, # the registry name (default: the class's `name`)
              **defaults, # options this name fixes
             ):
-    "Class decorator: make a `Metric` loadable by name."
+    "Class decorator: make a `Metric` loadable by name (a library metric must also be in `METRICS`)."
     def deco(cls):
-        if cls.__module__ == '__main__': _SESSION[name or cls.name] = (cls, defaults, sys.modules.get('__main__'))
-        else: _REGISTRY[name or cls.name] = (cls, defaults)
+        key = name or cls.name
+        if cls.__module__ == '__main__': _SESSION[key] = (cls, defaults, sys.modules.get('__main__'))
+        else: _REGISTERED[key] = (cls, defaults)
         return cls
     return deco
 
-def _entries() -> dict[str, tuple[type, dict]]:
-    "The registry as the running program sees it: the modules' metrics, and over them those its own `__main__` registered."
+def registered() -> dict[str, tuple[type, dict]]:
+    "Every name the imported modules and this program's `__main__` registered: name -> (class, fixed options)."
     main = sys.modules.get('__main__')
-    return {**_REGISTRY, **{k: (c, d) for k, (c, d, owner) in _SESSION.items() if owner is main}}
+    mine = {k: (c, d) for k, (c, d, owner) in _SESSION.items() if owner is main}
+    return {**_REGISTERED, **mine}
 
-def _import_metrics():
-    for m in _METRIC_MODULES: importlib.import_module(f'cah_metrics.{m}')
+def import_all_metrics():
+    "Import every metric module of the registry."
+    for module in dict.fromkeys(e.module for e in METRICS.values()):
+        importlib.import_module(f'cah_metrics.{module}')
 
 # %% ../nbs/00b_core.ipynb #b55a1191
 def load(name:str, # a registry name, see `list_metrics()`
@@ -337,21 +426,28 @@ def load(name:str, # a registry name, see `list_metrics()`
         ) -> Metric:
     "A new metric by its registry name."
     cls, defaults = metric_class(name)
-    ps = inspect.signature(cls.__init__).parameters
-    takes = set(ps) - {'self'} - set(defaults)
+    params = inspect.signature(cls.__init__).parameters
+    takes = set(params) - {'self'} - set(defaults)
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in params.values())
     for k in options:
-        if k in defaults: raise TypeError(f"load: the name {name!r} fixes {k}={defaults[k]!r}; use load({cls.name!r}, {k}=...) to choose it")
-        if k not in takes and not any(p.kind is p.VAR_KEYWORD for p in ps.values()):
+        if k in defaults:
+            raise TypeError(f"load: the name {name!r} fixes {k}={defaults[k]!r}; "
+                            f"use load({cls.name!r}, {k}=...) to choose it")
+        if k not in takes and not open_ended:
             raise TypeError(f"load: {name} has no option {k!r}; its options are {', '.join(sorted(takes))}")
     return cls(**{**defaults, **options})
 
 def metric_class(name:str, # a registry name
                 ) -> tuple[type, dict]:
-    "The class a registry name stands for, and the options the name fixes."
-    if not isinstance(name, str): raise TypeError(f"metric_class: name must be a registry name (str), got {type(name).__name__}")
-    if name not in _entries(): _import_metrics()
-    if name not in (reg := _entries()): raise ValueError(f"unknown metric {name!r}; choose from {', '.join(sorted(reg))}")
-    return reg[name]
+    "The class a registry name stands for, and the options the name fixes (importing only its module)."
+    if not isinstance(name, str):
+        raise TypeError(f"metric_class: name must be a registry name (str), got {type(name).__name__}")
+    if name in registered(): return registered()[name]
+    if name in METRICS:
+        importlib.import_module(f'cah_metrics.{METRICS[name].module}')
+        if name in registered(): return registered()[name]
+    known = sorted({*METRICS, *registered()})
+    raise ValueError(f"unknown metric {name!r}; choose from {', '.join(known)}")
 
 # %% ../nbs/00b_core.ipynb #47df30e3
 class MetricInfo(NamedTuple):
@@ -366,6 +462,6 @@ class MetricInfo(NamedTuple):
 
 def list_metrics() -> list[MetricInfo]:
     "Every registered metric, by name."
-    _import_metrics()
+    import_all_metrics()
     return [MetricInfo(n, c.summary, c.inputs, c.value_range, c.higher_is_better, c.keys_for(d), c.signature_keys)
-            for n, (c, d) in sorted(_entries().items())]
+            for n, (c, d) in sorted(registered().items())]

@@ -18,12 +18,13 @@ from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Metric, Score, Signature, _add, load, metric_class
+from .core import Metric, Score, Signature, add_states, load, metric_class
 from .evaluate import DEFAULT_METRICS, _report_key, metric_options
 from .io import AtomicWriteSet, InputError, PRED_FIELDS, _as_path, _id, _json_lines, _os_reason, _show, _source, _strings, check_outputs, read_lines
-from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult, _at_least, _check_key, _estimate,
-                                      _metric, _results, _signature, _value, holm, percentile_interval)
-from .significance import _run as _run_items, _way as _resampling
+from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult, _at_least, _check_key,
+                                      _metric, _results, _signature, holm, percentile_interval)
+from .resample import plan_estimate, score_value
+from .significance import _run as _run_items
 from .text import _brief, as_array, as_texts, check_float, check_int
 
 # %% auto #0
@@ -237,7 +238,7 @@ class _StateMerge:
     def local(self, m:Metric, preds:list, inputs:dict, ctx) -> dict:
         m.update(preds, **inputs)
         return m.state
-    def merge(self, a:dict, b:dict) -> dict: return _add(a, b)
+    def merge(self, a:dict, b:dict) -> dict: return add_states(a, b)
     def score(self, m:Metric, partial:dict, finals:list) -> Score:
         m.state = partial
         return m.compute()
@@ -874,7 +875,7 @@ def score(self:_SelfBleuTables, m, partial, finals):
     from cah_metrics.bleu import SMOOTHING, bleu_weights
     from cah_metrics.diversity import SelfBLEU
     N, lens = partial['N'], partial['lens']
-    sig = Signature(m.name, {**m._options(), 'N': N})
+    sig = Signature(m.name, {**m.options(), 'N': N})
     if N < 2: return SelfBLEU(0.0, N, np.zeros(0), sig)
     total, held, near = sum(f[0] for f in finals if f), sum((f[1] for f in finals if f), Counter()), _nearest_other(lens)
     w, value, orders = bleu_weights(m.max_n, None), SMOOTHING[m.smooth], _orders(m)
@@ -985,13 +986,13 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
     m = _metric(metric, F); key = _check_key(m, key, F)
     n, items = _run_items(m, predictions, references, inputs, F)
     if ids is not None and len(ids) != n: raise ValueError(f"{F}: got {len(ids)} ids for {n} items")
-    plan, full = _resampling(m).plan(m, items, key), m.compute()
+    plan, full = m.resampling().plan(items, key), m.compute()
     S = poisson_resampled_sums(_with_count(plan.rows), item_keys(ids, n), B, seed)
     keep = _nonempty(S[:, -1], n, m.name, F)
     boot = plan.score(S[keep, :-1])
     lo, hi = percentile_interval(boot, conf)
     sig = _signature(full, {'key': key, 'test': 'bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}", 'seed': seed})
-    est = _value(full, key, m.name)
+    est = score_value(full, key, m.name)
     return PoissonBootstrapResult(m.name, key, est, float(boot.mean()), lo, hi,
                                   0.5 * (hi - lo),
                                   conf, 'percentile', n, B, seed, sig, int((~keep).sum()))
@@ -1000,7 +1001,7 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
 def _boot_rows(m:Metric, key:str) -> dict:
     "The resampling plan's rows of metric `m` (which kept its items) on a partition, and one item's statistics."
     items = m.item_stats()
-    return {'rows': _resampling(m).plan(m, items, key).rows, 'proto': {k: v[:1] for k, v in items.items()}}
+    return {'rows': m.resampling().plan(items, key).rows, 'proto': {k: v[:1] for k, v in items.items()}}
 
 def _boot_sums(boot:dict, keys:np.ndarray, run:_Run) -> dict:
     """Every metric's resampled sums, their total, one item's statistics, and how many items each
@@ -1019,11 +1020,11 @@ def _merge_boot(a:dict, b:dict) -> dict:
 def _interval(m:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float):
     "The `PoissonBootstrapResult` of a metric's key from its merged resampled sums (on the driver)."
     key, keep = run.boot[label], _nonempty(boot['drawn'], n, label, 'evaluate')
-    vals = _resampling(m).plan(m, boot['proto'], key).score(boot['sums'][keep])
+    vals = m.resampling().plan(boot['proto'], key).score(boot['sums'][keep])
     if not np.isfinite(vals).all(): raise ValueError(f"evaluate: {label}'s {key} is not finite on {np.count_nonzero(~np.isfinite(vals))} of {len(vals)} resamples, so it has no interval")
     lo, hi = percentile_interval(vals, conf)
     sig = _signature(score, {'key': key, 'test': 'bs(poisson)', 'bs': run.n_resamples, 'ci': f"percentile-{conf:g}", 'seed': run.seed})
-    est = _value(score, key, m.name)
+    est = score_value(score, key, m.name)
     return PoissonBootstrapResult(m.name, key, est, float(vals.mean()), lo, hi,
                                   0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed,
                                   sig, int((~keep).sum()))
@@ -1044,11 +1045,11 @@ def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:floa
     keep = _nonempty(drawn, main[baseline]['n'], label, F)
     for s in names:
         (m, score), b = scored[s][0][label], main[s]['boot'][label]
-        plan = _resampling(m).plan(m, b['proto'], key)
+        plan = m.resampling().plan(b['proto'], key)
         plans.append(plan)
         boots.append(plan.score(b['sums'][keep]))
         ests.append(float(plan.score(b['total'][None])[0]))
-        scores.append(_value(score, key, m.name))
+        scores.append(score_value(score, key, m.name))
     far = lambda db, de: np.count_nonzero(_at_least(np.abs(db - de), abs(de)))    # db: resampled
     B1 = keep.sum() + 1
     ps = [(1 + far(b - boots[0], e - ests[0])) / B1 for b, e in zip(boots[1:], ests[1:])]
@@ -1083,7 +1084,7 @@ class _Vectors(_StateMerge):
         if 'texts' in partial: return super().score(m, partial, finals)
         E = np.concatenate(partial['vectors']) if partial['vectors'] else np.zeros((0, 1), np.float32)
         m.embed = lambda texts: E                          # the vectors the workers computed, in order, stand in for embedding the texts
-        return m._score({'n': len(E), 'texts': [None] * len(E)})
+        return m.score_state({'n': len(E), 'texts': [None] * len(E)})
 
 _REDUCTIONS['cah_metrics.diversity.SemanticDiversityMetric'] = _Vectors()
 

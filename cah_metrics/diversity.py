@@ -17,6 +17,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, Signature, register
+from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan
 from .text import as_array, as_texts, check_float, check_int, check_str, check_tokens, get_tokenizer, ngram_counts, Tokenizer, Vocab
 from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights, check_smooth
 from .embeddings import DEFAULT_MODEL, get_encoder
@@ -89,24 +90,32 @@ class DistinctN(Metric):
                 ):
         self.n, self.tokenizer = check_int(n, 'n', self.name, high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "The mean of the texts' own Distinct-n; the corpus ratio is not resampled."
+        why = "the corpus ratio counts n-grams seen before: " + DIVERSITY_NOT_RESAMPLED
+        return Resampling(('per_text_mean',), self._resampling_plan, why, main=False)
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        counts = items['ngrams']
+        ratios = [len(c) / sum(c.values()) if c else 0.0 for c in counts]
+        return mean_plan(ratios, [1.0 if c else 0.0 for c in counts])
 
 # %% ../nbs/05a_diversity.ipynb #ca6791ac
 @patch
-def _options(self:DistinctN) -> dict: return {'n': self.n, **self.tokenizer.signature_options()}
+def options(self:DistinctN) -> dict: return {'n': self.n, **self.tokenizer.signature_options()}
 
 @patch
-def _zero(self:DistinctN) -> dict: return {'n': 0, 'ngrams': Counter(), 'total': 0, 'ratios': Counter()}
+def empty_state(self:DistinctN) -> dict: return {'n': 0, 'ngrams': Counter(), 'total': 0, 'ratios': Counter()}
 
 @patch
-def _stats(self:DistinctN, predictions, references=None) -> dict:
+def item_statistics(self:DistinctN, predictions, references=None) -> dict:
     return {'ngrams': [ngram_counts(t, self.n) for t in _token_lists(predictions, self.tokenizer, self.name, 'predictions')]}
 
 @patch
-def _reduce(self:DistinctN, stats:dict) -> dict: return _distinct_reduce(stats['ngrams'])
+def reduce_items(self:DistinctN, stats:dict) -> dict: return _distinct_reduce(stats['ngrams'])
 
 # %% ../nbs/05a_diversity.ipynb #24c702e4
 @patch
-def _score(self:DistinctN, state:dict) -> Score:
+def score_state(self:DistinctN, state:dict) -> Score:
     d = _distinct(state)
     return Score({'distinct': d.corpus, 'per_text_mean': d.per_text_mean, 'distinct_ngrams': d.distinct, 'total_ngrams': d.total},
                  self.signature(), n=d.n_texts)
@@ -222,28 +231,31 @@ class SelfBLEUMetric(Metric):
         self.tokenizer = get_tokenizer(tokenizer, lowercase=True, metric=self.name)
         self.max_n, self.smooth, self._opts = max_n, smooth, _self_bleu_options(max_n, smooth, self.tokenizer, self.name)
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "None: a resample repeats texts."
+        return Resampling((), None, "it compares each text with the others: " + DIVERSITY_NOT_RESAMPLED)
 
 # %% ../nbs/05a_diversity.ipynb #a7d513f9
 @patch
-def _options(self:SelfBLEUMetric) -> dict: return dict(self._opts)
+def options(self:SelfBLEUMetric) -> dict: return dict(self._opts)
 
 @patch
 def signature(self:SelfBLEUMetric) -> Signature:
     "The signature of the scores this metric computes: the options and N, the number of texts so far."
-    return Signature(self.name, {**self._options(), 'N': self.state['n']})
+    return Signature(self.name, {**self.options(), 'N': self.state['n']})
 
 # %% ../nbs/05a_diversity.ipynb #10ad0988
 @patch
-def _zero(self:SelfBLEUMetric) -> dict: return {'n': 0, 'tokens': []}
+def empty_state(self:SelfBLEUMetric) -> dict: return {'n': 0, 'tokens': []}
 
 @patch
-def _stats(self:SelfBLEUMetric, predictions, references=None) -> dict:
+def item_statistics(self:SelfBLEUMetric, predictions, references=None) -> dict:
     return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
 
 @patch
-def _score(self:SelfBLEUMetric, state:dict) -> SelfBLEU:
+def score_state(self:SelfBLEUMetric, state:dict) -> SelfBLEU:
     score, per = _self_bleu(*Vocab().encode(state['tokens']), self.max_n, self.smooth)
-    return SelfBLEU(score, state['n'], per, Signature(self.name, {**self._options(), 'N': state['n']}))
+    return SelfBLEU(score, state['n'], per, Signature(self.name, {**self.options(), 'N': state['n']}))
 
 # %% ../nbs/05a_diversity.ipynb #143639de
 def lexicalrichness_tokenize(text:str, # the text
@@ -344,21 +356,24 @@ class VocabularyRichness(Metric):
         self.tokenizer = _richness_tokenizer(tokenizer, self.name)
         self.window, self.threshold, self.draws = _richness_options(window, threshold, draws, self.name)
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "None: a resample repeats texts."
+        return Resampling((), None, "it is computed on the texts' words together: " + DIVERSITY_NOT_RESAMPLED)
 
 # %% ../nbs/05a_diversity.ipynb #fcf3dfd4
 @patch
-def _options(self:VocabularyRichness) -> dict:
+def options(self:VocabularyRichness) -> dict:
     return {**self.tokenizer.signature_options(), 'window': self.window, 'threshold': self.threshold, 'draws': self.draws}
 
 @patch
-def _zero(self:VocabularyRichness) -> dict: return {'n': 0, 'tokens': []}
+def empty_state(self:VocabularyRichness) -> dict: return {'n': 0, 'tokens': []}
 
 @patch
-def _stats(self:VocabularyRichness, predictions, references=None) -> dict:
+def item_statistics(self:VocabularyRichness, predictions, references=None) -> dict:
     return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
 
 @patch
-def _score(self:VocabularyRichness, state:dict) -> Score:
+def score_state(self:VocabularyRichness, state:dict) -> Score:
     r = _richness(list(chain.from_iterable(state['tokens'])), self.window, self.threshold, self.draws)
     return Score(r._asdict(), self.signature(), main='score', n=state['n'])
 
@@ -583,17 +598,20 @@ class SemanticDiversityMetric(Metric):
         self.model, self.backend = model, backend
         self.q, self.seed = _check_q(q, self.name), check_int(seed, 'seed', self.name, low=0, high=2**32 - 1)
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "None: a resample repeats texts."
+        return Resampling((), None, "it is a spread of the texts' embeddings: " + DIVERSITY_NOT_RESAMPLED)
 
 # %% ../nbs/05a_diversity.ipynb #fbf14254
 @patch
-def _options(self:SemanticDiversityMetric) -> dict:
+def options(self:SemanticDiversityMetric) -> dict:
     return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model, 'q': self.q, 'seed': self.seed}
 
 @patch
-def _zero(self:SemanticDiversityMetric) -> dict: return {'n': 0, 'texts': []}
+def empty_state(self:SemanticDiversityMetric) -> dict: return {'n': 0, 'texts': []}
 
 @patch
-def _stats(self:SemanticDiversityMetric, predictions, references=None) -> dict:
+def item_statistics(self:SemanticDiversityMetric, predictions, references=None) -> dict:
     return {'texts': as_texts(predictions, 'predictions', self.name)}
 
 # %% ../nbs/05a_diversity.ipynb #d95e3e08
@@ -608,6 +626,6 @@ def embed(self:SemanticDiversityMetric, texts:list[str], # the texts to embed (a
     except ValueError as e: raise ValueError(f"{self.name}: {e}") from None
 
 @patch
-def _score(self:SemanticDiversityMetric, state:dict) -> Score:
+def score_state(self:SemanticDiversityMetric, state:dict) -> Score:
     sd = semantic_diversity(self.embed(state['texts']), self.q, self.seed)
     return Score({k: getattr(sd, k) for k in self.keys}, self.signature(), n=sd.n)

@@ -17,6 +17,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
+from .resample import DIVERSITY_NOT_RESAMPLED, Resampling, mean_plan
 from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
@@ -604,6 +605,11 @@ class HumorScores(Metric):
         if not isinstance(keep_items, (bool, np.bool_)): raise TypeError(f"humor: keep_items must be a bool, got {type(keep_items).__name__}")
         self._evaluator, self.profile = evaluator, as_texts(profile if profile is not None else [], 'profile', 'humor')
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "The means of the per-item fields; the batch fields and the overall score are not resampled."
+        why = ("overall_humor_score and the batch keys hold the batch's diversity (its creativity term): "
+               + DIVERSITY_NOT_RESAMPLED)
+        return Resampling(ITEM_FIELDS, lambda items, key: mean_plan(items[key]), why, main=False)
 
 # %% ../nbs/06_humor.ipynb #95f22d03
 @patch(as_prop=True)
@@ -613,13 +619,13 @@ def evaluator(self:HumorScores) -> HumorEvaluator:
     return self._evaluator
 
 @patch
-def _options(self:HumorScores) -> dict:
+def options(self:HumorScores) -> dict:
     p = f"{len(self.profile)}:{corpus_fingerprint(self.profile)}" if self.profile else 'none'
     return {**self.evaluator.signature_options(), 'profile': p}
 
 # %% ../nbs/06_humor.ipynb #0f0acfb1
 @patch
-def _zero(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: [] for k in self._fields()}}
+def empty_state(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: [] for k in self._fields()}}
 
 @patch
 def _fields(self:HumorScores) -> tuple[str, ...]:
@@ -628,7 +634,7 @@ def _fields(self:HumorScores) -> tuple[str, ...]:
     return ITEM_FIELDS + (() if scorer == 'design' else ('scorer_score',))
 
 @patch
-def _stats(self:HumorScores, predictions, references=None, contexts=None) -> dict:
+def item_statistics(self:HumorScores, predictions, references=None, contexts=None) -> dict:
     texts = as_texts(predictions, 'predictions', self.name)
     if contexts is None: raise TypeError(f"{self.name}: contexts are required (the prompt each prediction answers)")
     contexts = as_texts(contexts, 'contexts', self.name)
@@ -638,11 +644,11 @@ def _stats(self:HumorScores, predictions, references=None, contexts=None) -> dic
 
 # %% ../nbs/06_humor.ipynb #afaa8500
 @patch
-def _score(self:HumorScores, state:dict) -> Score:
+def score_state(self:HumorScores, state:dict) -> Score:
     if not state['n']: return Score({k: 0.0 for k in self.keys}, self.signature(), main='overall_humor_score', n=0)
     cols = self.evaluator.combine(state, state['texts'])
     return Score({k: float(np.mean(v)) for k, v in cols.items()}, self.signature(), main='overall_humor_score', n=state['n'])
 
 @patch
-def _per_item(self:HumorScores, items:dict) -> dict:
+def item_values(self:HumorScores, items:dict) -> dict:
     return {'overall_humor_score': self.evaluator.combine(items, items['texts'])['overall_humor_score'].tolist()}

@@ -20,6 +20,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
+from .resample import Plan, Resampling, sum_plan
 from .text import Tokenizer, Vocab, as_texts, check_float, check_int, check_sequence, check_str, check_tokens, get_tokenizer
 from .io import InputError, _as_path, atomic_write_text, read_lines
 from .corpora import corpus_fingerprint
@@ -589,12 +590,19 @@ class LMPerplexity(Metric):
         if not isinstance(self.model, _LM): raise TypeError(f"{self.name}: model must be a trained n-gram model of cah_metrics.lm, got {type(model).__name__}")
         if self.model.vocab is None: raise ValueError(f"{self.name}: the model is not trained; call fit(texts) first")
         super().__init__(keep_items)
-    def _options(self) -> dict: return {**self.model.signature.options, 'data': self.model.data_fingerprint()}
-    def _zero(self) -> dict: return {'n': 0, 'nll': 0.0, 'tokens': 0}
+    def options(self) -> dict: return {**self.model.signature.options, 'data': self.model.data_fingerprint()}
+    def empty_state(self) -> dict: return {'n': 0, 'nll': 0.0, 'tokens': 0}
+    def resampling(self) -> Resampling:
+        "Resampled from the texts' summed surprisal and token counts."
+        return Resampling(('perplexity', 'surprisal', 'tokens'), self._resampling_plan)
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        if key != 'perplexity': return sum_plan(self, items, key, ['nll', 'tokens'])
+        def perplexity_of_sums(sums): return np.array([_ppl(float(s[0]), int(round(s[1]))) for s in sums])
+        return sum_plan(self, items, key, ['nll', 'tokens'], fast=perplexity_of_sums)
 
 # %% ../nbs/04_lm.ipynb #3e9340f2
 @patch
-def _stats(self:LMPerplexity, predictions, # held-out texts
+def item_statistics(self:LMPerplexity, predictions, # held-out texts
            references=None) -> dict:
     texts = as_texts(predictions, 'predictions', self.name)
     if not texts: return {'nll': np.zeros(0), 'tokens': np.zeros(0, np.int64)}
@@ -602,10 +610,10 @@ def _stats(self:LMPerplexity, predictions, # held-out texts
     return {'nll': nll, 'tokens': T.astype(np.int64)}
 
 @patch
-def _reduce(self:LMPerplexity, stats:dict) -> dict:
+def reduce_items(self:LMPerplexity, stats:dict) -> dict:
     return {'n': len(stats['tokens']), 'nll': math.fsum(stats['nll']), 'tokens': int(stats['tokens'].sum())}
 
 @patch
-def _score(self:LMPerplexity, state:dict) -> Score:
+def score_state(self:LMPerplexity, state:dict) -> Score:
     T, nll = state['tokens'], state['nll']
     return Score({'perplexity': _ppl(nll, T), 'surprisal': nll / T if T else math.inf, 'tokens': T}, self.signature(), n=state['n'])

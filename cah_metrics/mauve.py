@@ -14,6 +14,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
+from .resample import DIVERSITY_NOT_RESAMPLED, Resampling
 from .text import as_array, as_texts, check_float, check_int, _brief
 from .embeddings import DEFAULT_MODEL, get_encoder
 
@@ -232,29 +233,33 @@ class MAUVE(Metric):
         self.kmeans = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, F)
         self.curve = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, F)
         super().__init__(keep_items)
+    def resampling(self) -> Resampling:
+        "None: a resample repeats texts."
+        why = "it compares the two sets of texts as distributions: " + DIVERSITY_NOT_RESAMPLED
+        return Resampling((), None, why)
 
 # %% ../nbs/05b_mauve.ipynb #09a55911
 @patch
-def _options(self:MAUVE) -> dict:
+def options(self:MAUVE) -> dict:
     return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model, 'buckets': self.num_buckets, 'pca_var': self.kmeans[0],
             'redo': self.kmeans[1], 'iter': self.kmeans[2], 'curve': self.curve[0], 'c': self.curve[1], 'seed': self.kmeans[3]}
 
 @patch
-def _zero(self:MAUVE) -> dict: return {'n': 0, 'predictions': [], 'references': []}
+def empty_state(self:MAUVE) -> dict: return {'n': 0, 'predictions': [], 'references': []}
 
 @patch
-def _stats(self:MAUVE, predictions, # the batch's generated texts
+def item_statistics(self:MAUVE, predictions, # the batch's generated texts
            references=None, # the batch's human texts: a flat list, any length
           ) -> dict:
     if references is None: raise TypeError(f"{self.name}: references (the human texts) are required")
     return {'predictions': as_texts(predictions, 'predictions', self.name), 'references': as_texts(references, 'references', self.name)}
 
 @patch
-def _reduce(self:MAUVE, stats:dict) -> dict: return {'n': len(stats['predictions']), **stats}
+def reduce_items(self:MAUVE, stats:dict) -> dict: return {'n': len(stats['predictions']), **stats}
 
 # %% ../nbs/05b_mauve.ipynb #2790e1cb
 @patch
-def _score(self:MAUVE, state:dict) -> Score:
+def score_state(self:MAUVE, state:dict) -> Score:
     (ev, redo, iters, seed), (size, c) = self.kmeans, self.curve
     r = mauve(state['predictions'], state['references'], self.model, self.backend, self.num_buckets, ev, redo, iters, size, c, seed)
     return Score({k: getattr(r, k) for k in self.keys}, self.signature(), n=state['n'])

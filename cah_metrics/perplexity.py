@@ -12,6 +12,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
+from .resample import Plan, Resampling, sum_plan
 from .text import as_array, check_base, check_sequence
 
 # %% auto #0
@@ -80,8 +81,16 @@ class Perplexity(Metric):
                 ):
         self.base = check_base(base, self.name)
         super().__init__(keep_items)
-    def _options(self) -> dict: return {'base': 'e' if self.base == math.e else self.base}
-    def _zero(self) -> dict: return {'n': 0, 'tokens': 0, 'nll': 0.0}
+    def options(self) -> dict: return {'base': 'e' if self.base == math.e else self.base}
+    def empty_state(self) -> dict: return {'n': 0, 'tokens': 0, 'nll': 0.0}
+    def resampling(self) -> Resampling:
+        "Resampled from the texts' summed token counts and negative log-likelihoods."
+        return Resampling(('perplexity', 'nll', 'tokens'), self._resampling_plan)
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        if key != 'perplexity': return sum_plan(self, items, key, ['tokens', 'nll'])
+        def perplexity_of_sums(sums):
+            return np.array([_perplexity_from_sums(float(s[1]), int(round(s[0])), self.base) for s in sums])
+        return sum_plan(self, items, key, ['tokens', 'nll'], fast=perplexity_of_sums)
 
 # %% ../nbs/03_perplexity.ipynb #0bd2eae9
 def _log_sum(values, # log-probabilities or NLLs
@@ -94,17 +103,17 @@ def _log_sum(values, # log-probabilities or NLLs
         raise ValueError(f"{metric}: {what} sum past the largest float64 (about 1.8e308); rescale them") from None
 
 @patch
-def _stats(self:Perplexity, predictions, # for each text, its tokens' log-probabilities
+def item_statistics(self:Perplexity, predictions, # for each text, its tokens' log-probabilities
            references=None) -> dict:
     texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(check_sequence(predictions, 'predictions', self.name))]
     return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)), 'nll': np.array([-_log_sum(a, f'predictions[{i}]', self.name) for i, a in enumerate(texts)], np.float64)}
 
 @patch
-def _reduce(self:Perplexity, stats:dict) -> dict:
+def reduce_items(self:Perplexity, stats:dict) -> dict:
     return {'n': len(stats['tokens']), 'tokens': int(stats['tokens'].sum()), 'nll': _log_sum(stats['nll'], "the texts' NLLs", self.name)}
 
 @patch
-def _score(self:Perplexity, state:dict) -> Score:
+def score_state(self:Perplexity, state:dict) -> Score:
     T, nll = state['tokens'], state['nll']
     return Score({'perplexity': _perplexity_from_sums(nll, T, self.base), 'nll': nll / T if T else math.inf, 'tokens': T},
                  self.signature(), n=state['n'])

@@ -19,6 +19,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
+from .resample import Plan, Resampling, mean_plan, resampled_means
 from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, stem_tokens,
                               split_sentences, as_array, as_texts, check_float, check_int, check_sequence, check_str, check_tokens)
 
@@ -393,14 +394,7 @@ class RougeAggregate:
                 f"n = {self.n} | {self.signature}")
 
 # %% ../nbs/01a_rouge.ipynb #f80af8c2
-MAX_BOOT, _BOOT_BYTES = 100_000, 32 << 20   # the most bootstrap resamples; the bootstrap's working set
-
-def _boot_means(v:np.ndarray, n_boot:int, seed:int) -> np.ndarray:
-    "Means of `n_boot` resamples of the rows of `v`: the rows of one (n_boot, n) draw, drawn a block of rows at a time."
-    rng, (n, c) = np.random.default_rng(seed), v.shape
-    k, out = max(1, _BOOT_BYTES // ((8 + 8 * c) * n)), np.empty((n_boot, c))   # per draw: 8 bytes of index, 8 per value
-    for s in range(0, n_boot, k): out[s:s + k] = v[rng.integers(0, n, size=(min(k, n_boot - s), n))].mean(axis=1)
-    return out
+MAX_BOOT = 100_000   # the most bootstrap resamples
 
 def rouge_from_stats(stats:np.ndarray, # (n, 3) per-example rows (overlap, n_c, n_r) of one measure
                      n_boot:int=1000, # bootstrap resamples, 0 to `MAX_BOOT` (0: no interval; low = high = mean)
@@ -418,7 +412,7 @@ def _from_rows(stats:list[np.ndarray], n_boot:int, confidence:float, seed:int) -
     vs = [prf_arrays(s[np.lexsort(s.T[::-1])]) for s in stats]        # canonical order: shards merge exactly
     means = [RougeScore(*(math.fsum(v[:, k]) / n for k in range(3))) for v in vs]
     if n_boot == 0: return [(m, m, m) for m in means]
-    lo, hi = np.percentile(_boot_means(np.concatenate(vs, axis=1), n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
+    lo, hi = np.percentile(resampled_means(np.concatenate(vs, axis=1), n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
     return [(m, RougeScore(*map(float, lo[3 * i:3 * i + 3])), RougeScore(*map(float, hi[3 * i:3 * i + 3]))) for i, m in enumerate(means)]
 
 # %% ../nbs/01a_rouge.ipynb #54a53d2f
@@ -452,6 +446,14 @@ class ROUGE(Metric):
         if not isinstance(options, Mapping): raise TypeError(f"ROUGE.keys_for: options must be a mapping, got {type(options).__name__}")
         return _rouge_keys(_check_types(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL'))))
     signature_keys = ('types', 'tok', 'case', 'norm', 'stem', 'split', 'multi', 'agg', 'boot')
+    def resampling(self) -> Resampling:
+        "Each measure's mean F1, precision and recall, from the per-example values."
+        keys = tuple(f"{t}{s}" for t in self.rouge_types for s in ('', '_precision', '_recall'))
+        return Resampling(keys, self._resampling_plan, "the _low and _high keys are the bounds of ROUGE's own interval")
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        parts = ('_precision', '_recall', '')
+        measure, column = next((t, j) for t in self.rouge_types for j, s in enumerate(parts) if key == t + s)
+        return mean_plan(prf_arrays(items[measure])[:, column])
 
 # %% ../nbs/01a_rouge.ipynb #1df7a6a8
 @patch
@@ -476,7 +478,7 @@ def __init__(self:ROUGE, rouge_types:str|Sequence[str]=('rouge1', 'rouge2', 'rou
 
 # %% ../nbs/01a_rouge.ipynb #712842d3
 @patch
-def _options(self:ROUGE) -> dict:
+def options(self:ROUGE) -> dict:
     return {'types': self.rouge_types, **self.tokenizer.signature_options(), 'stem': 'porter' if self.stem else 'no',
             'split': self.split, 'multi': 'best-f', 'agg': 'mean', 'boot': f"{self.n_boot},{self.confidence:g},seed={self.seed}"}
 
@@ -486,7 +488,7 @@ def signature(self:ROUGE, rouge_type:str|None=None, # one of the measures, or No
     "The signature of all measures, or (given `rouge_type`) of that measure alone."
     if rouge_type is not None and check_str(rouge_type, 'rouge_type', 'ROUGE.signature') not in self.rouge_types:
         raise ValueError(f"ROUGE.signature: rouge_type must be one of {self.rouge_types} or None, got {rouge_type!r:.60}")
-    return Signature(self.name, {**self._options(), **({'types': [rouge_type]} if rouge_type else {})})
+    return Signature(self.name, {**self.options(), **({'types': [rouge_type]} if rouge_type else {})})
 
 @patch
 def signature_options(self:ROUGE) -> str:
@@ -494,7 +496,7 @@ def signature_options(self:ROUGE) -> str:
     return '|'.join(f"{k}:{v}" for k, v in self.signature().options.items() if k != 'types')
 
 @patch
-def _zero(self:ROUGE) -> dict: return {'n': 0, **{t: [] for t in self.rouge_types}}
+def empty_state(self:ROUGE) -> dict: return {'n': 0, **{t: [] for t in self.rouge_types}}
 
 @patch
 def _tokens(self:ROUGE, texts:list[str]) -> list[list[str]]:
@@ -647,12 +649,12 @@ def segment_stats(self:ROUGE, hypotheses:str|Sequence[str], # one candidate or a
     return self._best_stats(*_pairs(hypotheses, references, 'ROUGE'))
 
 @patch
-def _stats(self:ROUGE, predictions, references=None) -> dict:
+def item_statistics(self:ROUGE, predictions, references=None) -> dict:
     return self._best_stats(*_pairs(predictions, references, self.name, 'predictions'))
 
 # %% ../nbs/01a_rouge.ipynb #3b2c9b03
 @patch
-def _reduce(self:ROUGE, stats:dict) -> dict:
+def reduce_items(self:ROUGE, stats:dict) -> dict:
     n = len(next(iter(stats.values())))
     return {'n': n, **{t: [st] if n else [] for t, st in stats.items()}}
 
@@ -696,11 +698,11 @@ def _aggregates(self:ROUGE, state:dict) -> dict[str, RougeAggregate]:
             for t, r in zip(self.rouge_types, _from_rows(rows, self.n_boot, self.confidence, self.seed))}
 
 @patch
-def _score(self:ROUGE, state:dict) -> ROUGEScore:
+def score_state(self:ROUGE, state:dict) -> ROUGEScore:
     return ROUGEScore(self._aggregates(state), self.signature(), self.confidence if self.n_boot > 0 else None)
 
 @patch
-def _per_item(self:ROUGE, items:dict) -> dict: return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
+def item_values(self:ROUGE, items:dict) -> dict: return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
 
 # %% ../nbs/01a_rouge.ipynb #c8c552ec
 def score_together(metrics:Sequence[ROUGE], # fresh ROUGE metrics whose options differ at most in their measures
@@ -715,12 +717,12 @@ def score_together(metrics:Sequence[ROUGE], # fresh ROUGE metrics whose options 
         raise ValueError("score_together: the metrics must be fresh (nothing added) and differ only in their measures")
     both = ROUGE(list(dict.fromkeys(t for m in ms for t in m.rouge_types)), m0.tokenizer, stem=m0.stem, split=m0.split,
                  n_boot=m0.n_boot, confidence=m0.confidence, seed=m0.seed)
-    stats = both._stats(predictions, references)
+    stats = both.item_statistics(predictions, references)
     for m in ms:
         sub = {t: stats[t] for t in m.rouge_types}
-        m.state = m._reduce(sub)
+        m.state = m.reduce_items(sub)
         if m.keep_items: m._items.append(sub)
-    aggs = both._aggregates(both._reduce(stats))
+    aggs = both._aggregates(both.reduce_items(stats))
     return [ROUGEScore({t: aggs[t] for t in m.rouge_types}, m.signature(), m.confidence if m.n_boot > 0 else None) for m in ms]
 
 # %% ../nbs/01a_rouge.ipynb #810c8ed8
@@ -739,4 +741,4 @@ def corpus_rouge(hypotheses:str|Sequence[str], # candidates
                 ) -> dict[str, RougeAggregate]:
     "Corpus ROUGE: mean per-example P/R/F1 with a seeded bootstrap interval, per measure."
     m = ROUGE(**kwargs)
-    return m._aggregates(m._reduce(m.segment_stats(hypotheses, references)))
+    return m._aggregates(m.reduce_items(m.segment_stats(hypotheses, references)))

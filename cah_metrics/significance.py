@@ -16,224 +16,18 @@ from typing import NamedTuple
 import numpy as np
 
 from .core import Metric, Score, Signature, load, _plain
+from . import resample
+from .resample import (DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, draw_counts,
+                                  index_blocks, one_blas_thread, percentile_interval, plan_estimate,
+                                  resampled_sums, score_value, seeded_generator)
 from .text import as_array, check_float, check_int, check_str, _brief
 
 # %% auto #0
-__all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'MIN_ITEMS', 'resampled_sums', 'percentile_interval', 'bca_interval', 'resample_keys',
-           'BootstrapResult', 'bootstrap', 'holm', 'SystemResult', 'PairedResult', 'paired_bootstrap',
-           'paired_randomization']
+__all__ = ['MIN_ITEMS', 'resample_keys', 'BootstrapResult', 'plan_estimate', 'bootstrap', 'holm', 'SystemResult', 'PairedResult',
+           'paired_bootstrap', 'paired_randomization']
 
-# %% ../nbs/08_significance.ipynb #16a656dd
-DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: by default, the resamples are sacrebleu's
-MAX_RESAMPLES = 100_000     # the most resamples (or randomization trials) of one call
+# %% ../nbs/08_significance.ipynb #b7min0it
 MIN_ITEMS = 10              # the fewest items on which a paired test flags a difference
-_CHUNK_BYTES = 32 << 20     # the working set of one block of draws
-
-def _rng(seed, F:str) -> np.random.Generator:
-    "A fresh generator from a seed (an int in [0, 2**63 - 1]), or from the operating system's entropy for None."
-    return np.random.default_rng(None if seed is None else check_int(seed, 'seed', F, low=0, high=2**63 - 1))
-
-def _block_rows(n:int, multiple:int=1) -> int:
-    "Resamples per block: 32 bytes per drawn index (the index, its count, with room for a caller's float copy), a multiple of `multiple`."
-    k = max(1, _CHUNK_BYTES // (32 * max(n, 1)))
-    return max(multiple, k // multiple * multiple)
-
-# %% ../nbs/08_significance.ipynb #2ed84a86
-def _one_thread(cells:int):
-    "BLAS on one thread for a resampling of `cells` draws: its products are thin (many rows, a few columns), and on a busy machine threads only contend for them."
-    try: from threadpoolctl import threadpool_limits      # installed with scikit-learn
-    except ImportError: return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api='blas') if cells >= 1 << 20 else contextlib.nullcontext()
-
-def _index_blocks(rng:np.random.Generator, n:int, total:int):
-    "Bootstrap draws a block at a time; together they are the rows of one `rng.integers(0, n, (total, n))`."
-    k = _block_rows(n)
-    for s in range(0, total, k): yield rng.integers(0, n, (min(k, total - s), n))
-
-def _counts(idx:np.ndarray, n:int) -> np.ndarray:
-    "A block of draws (m, n) -> how often each item is in each resample, an (m, n) float64 matrix."
-    out = np.empty(idx.shape, np.float64)
-    for j, row in enumerate(idx): out[j] = np.bincount(row, minlength=n)
-    return out
-
-# %% ../nbs/08_significance.ipynb #abca49bf
-def resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array of numbers, one row per item
-                   n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
-                   seed:int|None=DEFAULT_SEED, # seed of the draws, 0 to 2**63 - 1 (None: fresh entropy)
-                  ) -> np.ndarray:
-    "Column sums of `n_resamples` bootstrap resamples of the rows, (n_resamples, d) (or (n_resamples,)): counts times rows, a block at a time."
-    F = 'resampled_sums'
-    R = as_array(rows, 'rows', F, finite=True)
-    if R.ndim not in (1, 2): raise ValueError(f"{F}: rows must be an (n,) or (n, d) array, got shape {R.shape}")
-    B, rng = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), _rng(seed, F)
-    R2 = (R if R.ndim == 2 else R[:, None]).astype(np.float64)
-    if B * R2.shape[1] > 1 << 27: raise ValueError(f"{F}: n_resamples x columns = {B * R2.shape[1]:,} sums, more than 2**27; use fewer resamples or columns")
-    out, s = np.zeros((B, R2.shape[1])), 0
-    with _one_thread(B * len(R2)):
-        for idx in (_index_blocks(rng, len(R2), B) if len(R2) else ()): out[s:s + len(idx)] = _counts(idx, len(R2)) @ R2; s += len(idx)
-    return out if R.ndim == 2 else out[:, 0]
-
-# %% ../nbs/08_significance.ipynb #31c342af
-def _boot_array(boot, F:str) -> np.ndarray:
-    b = as_array(boot, 'boot', F, finite=True).astype(np.float64)
-    if b.ndim != 1 or not len(b): raise ValueError(f"{F}: boot must be a non-empty 1-D array of resampled values, got shape {b.shape}")
-    return b
-
-def percentile_interval(boot, # the resampled values of the statistic, a non-empty 1-D array
-                        confidence:float=0.95, # the interval's level, in (0, 1)
-                       ) -> tuple[float, float]:
-    "The percentile interval: the (1 - c)/2 and (1 + c)/2 quantiles of the resampled values (linear interpolation)."
-    F = 'percentile_interval'
-    b, c = _boot_array(boot, F), check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    lo, hi = np.quantile(b, [(1 - c) / 2, (1 + c) / 2])
-    return float(lo), float(hi)
-
-# %% ../nbs/08_significance.ipynb #135ba9b7
-_N = NormalDist()
-
-def _bca_level(z0:float, a:float, z:float) -> float:
-    "One BCa quantile level, Phi(z0 + (z0 + z) / (1 - a (z0 + z))); the limit 0 or 1 where the denominator reaches 0."
-    w = z0 + z
-    d = 1 - a * w
-    return _N.cdf(z0 + w / d) if d > 0 else (0.0 if w < 0 else 1.0)
-
-def bca_interval(boot, # the resampled values of the statistic, a non-empty 1-D array
-                 estimate:float, # the statistic on all the items
-                 jackknife, # the statistic without each item in turn (n values; fewer than 2: no acceleration)
-                 confidence:float=0.95, # the interval's level, in (0, 1)
-                ) -> tuple[float, float]:
-    "The BCa interval (Efron 1987): quantiles of the resampled values at levels corrected for bias (z0) and skewness (a)."
-    F = 'bca_interval'
-    b, c = _boot_array(boot, F), check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    est, jk = check_float(estimate, 'estimate', F), as_array(jackknife, 'jackknife', F, finite=True).astype(np.float64).ravel()
-    p0 = (np.count_nonzero(b < est) + np.count_nonzero(b <= est)) / (2 * len(b))
-    if p0 in (0.0, 1.0):
-        raise ValueError(f"{F}: every resampled value is {'above' if p0 == 0 else 'below'} the estimate {est!r}, so BCa's bias correction is infinite; use the percentile interval")
-    u = jk.mean() - jk if len(jk) > 1 else np.zeros(1)
-    den = float(np.sum(u ** 2))
-    a = float(np.sum(u ** 3)) / (6 * den ** 1.5) if den > 0 else 0.0
-    z0, z = _N.inv_cdf(p0), _N.inv_cdf((1 - c) / 2)
-    lo, hi = np.quantile(b, [_bca_level(z0, a, z), _bca_level(z0, a, -z)])
-    return float(lo), float(hi)
-
-# %% ../nbs/08_significance.ipynb #f2300896
-class _Plan(NamedTuple):
-    "How a metric's value is resampled: per-item rows that add up, and the value of summed rows."
-    rows: np.ndarray                              # (n, d) float64, one row per item
-    score: Callable[[np.ndarray], np.ndarray]     # (m, d) summed rows -> (m,) values
-
-def _ratio(S:np.ndarray) -> np.ndarray:
-    "Column 0 over column 1 of summed rows (0 where column 1 is 0): a mean, or a mean over the items that count."
-    return np.divide(S[:, 0], S[:, 1], out=np.zeros(len(S)), where=S[:, 1] > 0)
-
-def _mean_plan(values, has=None) -> _Plan:
-    "The mean of per-item values (over the items with `has` = 1, when given)."
-    v = np.asarray(values, np.float64).reshape(-1)
-    return _Plan(np.column_stack([v, np.ones(len(v)) if has is None else np.asarray(has, np.float64)]), _ratio)
-
-# %% ../nbs/08_significance.ipynb #ae350495
-def _value(score:Score, key:str, name:str) -> float:
-    "The number under `key` of a Score."
-    v = score[key]
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}: its value {key!r} is not a number ({type(v).__name__}) and cannot be resampled")
-    return float(v)
-
-def _sum_plan(m:Metric, items:dict, key:str, names:Sequence[str]|Mapping, fixed:Mapping|None=None, fast=None) -> _Plan:
-    "A state that sums the per-item arrays `names` (a mapping: item key -> state key), `n` their count, `fixed` as is: scored by `fast` or the metric's `_score`."
-    names = dict(names) if isinstance(names, Mapping) else {k: k for k in names}
-    cols = [np.asarray(items[k]) for k in names]
-    n = len(cols[0])
-    flat = [c.reshape(n, -1) for c in cols]
-    rows = np.column_stack([*(f.astype(np.float64) for f in flat), np.ones(n)])
-    if fast is not None: return _Plan(rows, fast)
-    ends = np.cumsum([f.shape[1] for f in flat])
-    def state(s):
-        st = {'n': int(round(s[-1])), **(fixed or {})}
-        for k, c, a, b in zip(names.values(), cols, ends - [f.shape[1] for f in flat], ends):
-            v = s[a:b].reshape(c.shape[1:])
-            v = np.rint(v).astype(np.int64) if c.dtype.kind in 'biu' else v
-            st[k] = v.item() if v.ndim == 0 else v
-        return st
-    return _Plan(rows, lambda S: np.array([_value(m._score(state(s)), key, m.name) for s in S], np.float64))
-
-# %% ../nbs/08_significance.ipynb #bf23d687
-class _Way(NamedTuple):
-    keys: Callable[[Metric], tuple]                  # the keys that can be resampled, the default first
-    plan: Callable[[Metric, dict, str], _Plan]       # (metric, per-item statistics, key) -> plan
-    why: str = ''                                    # why the other keys cannot be resampled
-    main: bool = True                                # the first key is the score's main value (else no default)
-
-def _bleu_plan(m, items, key):
-    from cah_metrics.bleu import BLEUStats
-    k = (items['stats'].shape[1] - 2) // 2
-    def fast(S):
-        I = np.rint(S[:, :-1]).astype(np.int64).tolist()
-        return np.array([m._bleu(BLEUStats(r[0], r[1], tuple(r[2:2 + k]), tuple(r[2 + k:])))[0] for r in I], np.float64)
-    return _sum_plan(m, items, key, ['stats'], {'nrefs': m.state['nrefs']}, fast if key == 'bleu' else None)
-
-def _chrf_plan(m, items, key):
-    from cah_metrics.chrf import chrf_from_rows
-    fast = lambda S: chrf_from_rows(np.rint(S[:, :-1]).astype(np.int64), m.beta, m.eps_smoothing)
-    return _sum_plan(m, items, key, ['stats'], {'nrefs': m.state['nrefs']}, fast)
-
-def _ppl_plan(m, items, key):
-    if key != 'perplexity': return _sum_plan(m, items, key, ['tokens', 'nll'])
-    from cah_metrics.perplexity import _perplexity_from_sums
-    return _sum_plan(m, items, key, ['tokens', 'nll'], fast=lambda S: np.array([_perplexity_from_sums(float(s[1]), int(round(s[0])), m.base) for s in S]))
-
-def _lm_plan(m, items, key):
-    if key != 'perplexity': return _sum_plan(m, items, key, ['nll', 'tokens'])
-    from cah_metrics.lm import _ppl
-    return _sum_plan(m, items, key, ['nll', 'tokens'], fast=lambda S: np.array([_ppl(float(s[0]), int(round(s[1]))) for s in S]))
-
-def _rouge_keys(m): return tuple(f"{t}{s}" for t in m.rouge_types for s in ('', '_precision', '_recall'))
-def _rouge_plan(m, items, key):
-    from cah_metrics.rouge import prf_arrays
-    t, j = next((t, j) for t in m.rouge_types for j, s in enumerate(('_precision', '_recall', '')) if key == t + s)
-    return _mean_plan(prf_arrays(items[t])[:, j])
-
-def _distinct_plan(m, items, key):
-    c = items['ngrams']
-    return _mean_plan([len(x) / sum(x.values()) if x else 0.0 for x in c], [1.0 if x else 0.0 for x in c])
-
-def _humor_keys(m):
-    from cah_metrics.humor import ITEM_FIELDS
-    return ITEM_FIELDS
-
-# %% ../nbs/08_significance.ipynb #64a886b8
-_DIVERSITY = ("a bootstrap resample repeats texts (about 37% of each resample are copies), and a diversity score reads a copy as "
-              "repetition, so every resample looks less diverse than the data and the quantiles are no interval for it")
-_WAYS = {
-    'bleu': _Way(lambda m: ('bleu', 'brevity_penalty', 'length_ratio', 'translation_length', 'reference_length'), _bleu_plan),
-    'sentence_bleu': _Way(lambda m: ('sentence_bleu',), lambda m, it, k: _mean_plan(it['score'])),
-    'top_k_accuracy': _Way(lambda m: ('accuracy', 'hits'), lambda m, it, k: _sum_plan(m, it, k, {'hit': 'hits'}, fast=_ratio if k == 'accuracy' else None)),
-    'code_mixing_coverage': _Way(lambda m: ('code_mixing_coverage',), lambda m, it, k: _mean_plan(it['cmc'])),
-    'chrf': _Way(lambda m: ('chrf' + '+' * m.word_order,), _chrf_plan),
-    'perplexity': _Way(lambda m: ('perplexity', 'nll', 'tokens'), _ppl_plan),
-    'lm_perplexity': _Way(lambda m: ('perplexity', 'surprisal', 'tokens'), _lm_plan),
-    'rouge': _Way(_rouge_keys, _rouge_plan, "the _low and _high keys are the bounds of ROUGE's own interval"),
-    'bertscore': _Way(lambda m: ('f1', 'precision', 'recall'), lambda m, it, k: _mean_plan(m._per_item(it)[f'bertscore_{k}'])),
-    'humor': _Way(_humor_keys, lambda m, it, k: _mean_plan(it[k]),
-                  "overall_humor_score and the batch keys hold the batch's diversity (its creativity term): " + _DIVERSITY, False),
-    'distinct_n': _Way(lambda m: ('per_text_mean',), _distinct_plan, "the corpus ratio counts n-grams seen before: " + _DIVERSITY, False),
-    'self_bleu': _Way(lambda m: (), None, "it compares each text with the others: " + _DIVERSITY),
-    'semantic_diversity': _Way(lambda m: (), None, "it is a spread of the texts' embeddings: " + _DIVERSITY),
-    'vocabulary_richness': _Way(lambda m: (), None, "it is computed on the texts' words together: " + _DIVERSITY),
-    'mauve': _Way(lambda m: (), None, "it compares the two sets of texts as distributions: " + _DIVERSITY),
-}
-
-# %% ../nbs/08_significance.ipynb #393cd855
-def _generic_plan(m, items, key):
-    bad = [k for k, v in items.items() if not (isinstance(v, np.ndarray) and v.dtype.kind in 'biuf' and v.ndim >= 1)]
-    if bad: raise ValueError(f"{m.name}: cannot be resampled: its per-item statistic {bad[0]!r} is not a numeric array, so its state is not a sum of rows")
-    return _sum_plan(m, items, key, list(items))
-
-def _way(m:Metric) -> _Way:
-    "How metric `m` is resampled."
-    if m.name in _WAYS: return _WAYS[m.name]
-    if type(m)._reduce is Metric._reduce: return _Way(lambda m: tuple(m.keys), _generic_plan)
-    return _Way(lambda m: (), None, "its state is not the sum of its per-item rows (it has its own _reduce) and no resampling plan is defined for it")
 
 # %% ../nbs/08_significance.ipynb #597fa420
 def _metric(metric, F:str) -> Metric:
@@ -248,11 +42,12 @@ def resample_keys(metric:str|Metric, # a registry name or a metric
                  ) -> tuple[str, ...]:
     "The keys of the metric's score that `bootstrap` and the paired tests can resample (empty: none); the first is the default when it is the main value."
     m = _metric(metric, 'resample_keys')
-    return tuple(_way(m).keys(m))
+    return tuple(m.resampling().keys)
 
 def _check_key(m:Metric, key, F:str) -> str:
     "The key to resample: `key`, or the default; a ValueError naming the metric when it cannot be resampled."
-    w = _way(m); keys = tuple(w.keys(m))
+    w = m.resampling()
+    keys = tuple(w.keys)
     if not keys: raise ValueError(f"{F}: {m.name} has no bootstrap: {w.why}")
     if key is None:
         if w.main: return keys[0]
@@ -315,28 +110,28 @@ def _signature(score:Score, extra:dict) -> str:
     return str(Signature(s.metric, {**s.options, **extra}, s.version))
 
 # %% ../nbs/08_significance.ipynb #1dc9189e
-def _boot_scores(plans:Sequence[_Plan], rng:np.random.Generator, B:int) -> np.ndarray:
+def _boot_scores(plans:Sequence[Plan], rng:np.random.Generator, B:int) -> np.ndarray:
     "Resampled values (len(plans), B) of plans over the same items, all drawn from one stream of resamples."
     R = np.hstack([p.rows for p in plans])
     ends = np.cumsum([p.rows.shape[1] for p in plans])
     out, s = np.empty((len(plans), B)), 0
-    with _one_thread(B * len(R)):
-        for idx in _index_blocks(rng, len(R), B):
-            S = _counts(idx, len(R)) @ R
+    with one_blas_thread(B * len(R)):
+        for idx in index_blocks(rng, len(R), B):
+            S = draw_counts(idx, len(R)) @ R
             for j, (p, a, b) in enumerate(zip(plans, ends - [p.rows.shape[1] for p in plans], ends)): out[j, s:s + len(idx)] = p.score(S[:, a:b])
             s += len(idx)
     return out
 
-def _estimate(p:_Plan) -> float: return float(p.score(p.rows.sum(axis=0)[None])[0])
+def plan_estimate(p:Plan) -> float: return float(p.score(p.rows.sum(axis=0)[None])[0])
 
-def _interval(p:_Plan, boot:np.ndarray, method:str, confidence:float, name:str, F:str) -> tuple[float, float]:
+def _interval(p:Plan, boot:np.ndarray, method:str, confidence:float, name:str, F:str) -> tuple[float, float]:
     "The interval of the resampled values of plan `p`; BCa's jackknife is the total minus each row."
     if not np.isfinite(boot).all():
         raise ValueError(f"{F}: {name}'s value is not finite on {np.count_nonzero(~np.isfinite(boot))} of {len(boot)} resamples "
                          "(a resample with nothing to score, such as no tokens), so it has no interval")
     if method == 'percentile': return percentile_interval(boot, confidence)
     jk = p.score(p.rows.sum(axis=0) - p.rows) if len(p.rows) > 1 else []
-    return bca_interval(boot, _estimate(p), jk, confidence)
+    return bca_interval(boot, plan_estimate(p), jk, confidence)
 
 # %% ../nbs/08_significance.ipynb #b4bfc4f5
 def bootstrap(metric:str|Metric, # a registry name (see `list_metrics()`) or a metric with its options (left alone)
@@ -360,12 +155,12 @@ def bootstrap(metric:str|Metric, # a registry name (see `list_metrics()`) or a m
     sig = _signature(full, {'key': key, 'test': 'bs' + ('(sacrebleu)' if compat else ''), 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
     if compat:
         c = _sacre(m, items)
-        score, boot = float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())), _sacre_boot(c, [c.rows], _rng(seed, F), B)[0]
+        score, boot = float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())), _sacre_boot(c, [c.rows], seeded_generator(seed, F), B)[0]
         return BootstrapResult(m.name, key, score, *_sacre_ci(boot, corpus=True), conf, method, n, B, seed, sig)
-    plan = _way(m).plan(m, items, key)
-    boot = _boot_scores([plan], _rng(seed, F), B)[0]
+    plan = m.resampling().plan(items, key)
+    boot = _boot_scores([plan], seeded_generator(seed, F), B)[0]
     lo, hi = _interval(plan, boot, method, conf, m.name, F)
-    return BootstrapResult(m.name, key, _value(full, key, m.name), float(boot.mean()), lo, hi, 0.5 * (hi - lo), conf, method, n, B, seed, sig)
+    return BootstrapResult(m.name, key, score_value(full, key, m.name), float(boot.mean()), lo, hi, 0.5 * (hi - lo), conf, method, n, B, seed, sig)
 
 # %% ../nbs/08_significance.ipynb #b944e177
 def holm(p_values, # raw p-values, each in [0, 1]
@@ -529,24 +324,24 @@ def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its o
     full = [m.compute() for m in ms]
     sig = _signature(full[0], {'key': key, 'test': 'paired-bs' + ('(sacrebleu)' if compat else ''), 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
     if compat: return _sacre_paired_bs(names, ms, its, key, B, seed, sig)
-    plans = [_way(m).plan(m, it, key) for m, it in zip(ms, its)]
-    boots = _boot_scores(plans, _rng(seed, F), B)
-    est = [_estimate(p) for p in plans]
+    plans = [m.resampling().plan(it, key) for m, it in zip(ms, its)]
+    boots = _boot_scores(plans, seeded_generator(seed, F), B)
+    est = [plan_estimate(p) for p in plans]
     ps = [(1 + np.count_nonzero(_at_least(np.abs((b - boots[0]) - (e - est[0])), abs(e - est[0])))) / (B + 1) for b, e in zip(boots[1:], est[1:])]
-    base, rest = _results(names, [_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, ps, ms[0].name, F)
+    base, rest = _results(names, [score_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, ps, ms[0].name, F)
     return PairedResult('paired bootstrap', ms[0].name, key, base, rest, ms[0].state['n'], B, B, conf, method, seed, None, sig)
 
 # %% ../nbs/08_significance.ipynb #335d24a4
 def _mask_blocks(rng:np.random.Generator, n:int, total:int):
     "Randomization masks a block at a time; together they are the rows of one `rng.integers(2, size=(total, n), dtype=bool)`."
-    k = _block_rows(n, 32 // math.gcd(n, 32))        # NumPy draws 32 Booleans per 32-bit word and drops a block's leftover bits
+    k = block_rows(n, 32 // math.gcd(n, 32))        # NumPy draws 32 Booleans per 32-bit word and drops a block's leftover bits
     for s in range(0, total, k): yield rng.integers(2, size=(min(k, total - s), n), dtype=bool)
 
 def _ar_counts(rows:Sequence[np.ndarray], score:Callable, obs:Sequence[float], rng, T:int, strict:bool) -> list[int]:
     "For each system (rows[1:]) against rows[0]: in how many of T trials the swapped pseudo-systems differ at least (strict: more) than `obs`."
     tot = [R.sum(axis=0) for R in rows]
     D, c = [rows[0] - R for R in rows[1:]], [0] * (len(rows) - 1)
-    with _one_thread(T * len(rows[0])):
+    with one_blas_thread(T * len(rows[0])):
         for M in _mask_blocks(rng, len(rows[0]), T):
             M = M.astype(np.float64)
             for j, (d, t) in enumerate(zip(D, tot[1:])):
@@ -580,11 +375,11 @@ def paired_randomization(metric:str|Metric, # a registry name or a metric with i
     full = [m.compute() for m in ms]
     sig = _signature(full[0], {'key': key, 'test': 'paired-ar' + ('(sacrebleu)' if compat else ''), 'ar': T, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
     if compat: return _sacre_paired_ar(names, ms, its, key, T, B, seed, sig)
-    plans = [_way(m).plan(m, it, key) for m, it in zip(ms, its)]
-    est = [_estimate(p) for p in plans]
-    counts = _ar_counts([p.rows for p in plans], plans[0].score, [abs(e - est[0]) for e in est[1:]], _rng(seed, F), T, strict=False)
-    boots = _boot_scores(plans, _rng(seed, F), B) if B else None
-    base, rest = _results(names, [_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, [(1 + c) / (T + 1) for c in counts], ms[0].name, F)
+    plans = [m.resampling().plan(it, key) for m, it in zip(ms, its)]
+    est = [plan_estimate(p) for p in plans]
+    counts = _ar_counts([p.rows for p in plans], plans[0].score, [abs(e - est[0]) for e in est[1:]], seeded_generator(seed, F), T, strict=False)
+    boots = _boot_scores(plans, seeded_generator(seed, F), B) if B else None
+    base, rest = _results(names, [score_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, [(1 + c) / (T + 1) for c in counts], ms[0].name, F)
     return PairedResult('approximate randomization', ms[0].name, key, base, rest, ms[0].state['n'], T, B, conf, method, seed, None, sig)
 
 # %% ../nbs/08_significance.ipynb #f5d029da
@@ -652,7 +447,7 @@ def _check_compat(m:Metric, key:str, confidence:float, method:str, seed, F:str):
     if m.name not in _SACRE: raise ValueError(f"{F}: compat='sacrebleu' is defined for {', '.join(_SACRE)}, not {m.name}")
     bad = _SACRE[m.name][0](m)
     if bad: raise ValueError(f"{F}: compat='sacrebleu' needs options sacrebleu has, got {bad}")
-    if key != _way(m).keys(m)[0]: raise ValueError(f"{F}: compat='sacrebleu' resamples {m.name}'s score, not {key!r}")
+    if key != m.resampling().keys[0]: raise ValueError(f"{F}: compat='sacrebleu' resamples {m.name}'s score, not {key!r}")
     if confidence != 0.95 or method != 'percentile': raise ValueError(f"{F}: compat='sacrebleu' gives sacrebleu's 95% interval: confidence must be 0.95 and method 'percentile', got {confidence:g} and {method!r}")
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed == 0):
         raise ValueError(f"{F}: compat='sacrebleu' needs a seed other than 0 and None (sacrebleu draws unseeded resamples for both, which no run can reproduce), got {seed!r}")
@@ -662,18 +457,18 @@ def _sacre(m:Metric, items:dict) -> _Sacre: return _SACRE[m.name][1](m, items)
 # %% ../nbs/08_significance.ipynb #db3851d4
 def _f32_sums(R:np.ndarray, idx:np.ndarray, S:np.ndarray|None=None) -> np.ndarray:
     "sacrebleu's float32 sums of a block of resamples: the exact sums `S` where all stay below 2**24 (float32 holds them, and every partial sum), else its own float32 gather and sum."
-    if S is None: S = _counts(idx, len(R)) @ R.astype(np.float64)
+    if S is None: S = draw_counts(idx, len(R)) @ R.astype(np.float64)
     if R.min(initial=0) >= 0 and S.max(initial=0) < 2 ** 24: return S.astype(np.float32)
-    R32, k = R.astype(np.float32), max(1, _CHUNK_BYTES // (4 * R.size or 1))
+    R32, k = R.astype(np.float32), max(1, resample.BLOCK_BYTES // (4 * R.size or 1))
     return np.concatenate([R32[idx[s:s + k]].sum(axis=1) for s in range(0, len(idx), k)])
 
 def _sacre_boot(c:_Sacre, rows:Sequence[np.ndarray], rng:np.random.Generator, B:int) -> list[list]:
     "Each row set's resampled scores as sacrebleu's formula returns them (Python or NumPy floats), all with the same draws."
     out, R = [[] for _ in rows], np.hstack(rows).astype(np.float64)
     ends = np.cumsum([r.shape[1] for r in rows])
-    with _one_thread(B * len(R)):
-        for idx in _index_blocks(rng, len(R), B):
-            S = _counts(idx, len(R)) @ R
+    with one_blas_thread(B * len(R)):
+        for idx in index_blocks(rng, len(R), B):
+            S = draw_counts(idx, len(R)) @ R
             for o, Rj, a, b in zip(out, rows, ends - [r.shape[1] for r in rows], ends): o += [c.exact(row) for row in _f32_sums(Rj, idx, S[:, a:b])]
     return out
 
@@ -689,7 +484,7 @@ def _sacre_paired_bs(names, ms, its, key, B, seed, sig) -> PairedResult:
     "sacrebleu's `--paired-bs`: one stream of resamples for all; p from |delta*| minus its mean, counted strictly."
     cs = [_sacre(m, it) for m, it in zip(ms, its)]
     scores = [float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())) for c in cs]
-    boots = _sacre_boot(cs[0], [c.rows for c in cs], _rng(seed, 'paired_bootstrap'), B)
+    boots = _sacre_boot(cs[0], [c.rows for c in cs], seeded_generator(seed, 'paired_bootstrap'), B)
     ps, b0 = [], np.array(boots[0])
     for b, s in zip(boots[1:], scores[1:]):
         d = np.abs(np.array(b) - b0)
@@ -703,11 +498,11 @@ def _sacre_paired_ar(names, ms, its, key, T, B, seed, sig) -> PairedResult:
     cs = [_sacre(m, it) for m, it in zip(ms, its)]
     scores = [float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())) for c in cs]
     ex = lambda S: np.array([cs[0].exact(np.rint(s).astype(np.int64)) for s in S])      # sacrebleu scores an int64 row here
-    rng = _rng(seed, 'paired_randomization')
+    rng = seeded_generator(seed, 'paired_randomization')
     counts = _ar_counts([c.rows.astype(np.float64) for c in cs], ex, [abs(scores[0] - s) for s in scores[1:]], rng, T, strict=True)
     ivs = [(None,) * 4] * len(cs)
     if B:
-        ivs = [_sacre_ci(_sacre_boot(cs[0], [cs[0].rows], _rng(seed, 'paired_randomization'), B)[0])]
+        ivs = [_sacre_ci(_sacre_boot(cs[0], [cs[0].rows], seeded_generator(seed, 'paired_randomization'), B)[0])]
         ivs += [_sacre_ci(b) for b in _sacre_boot(cs[0], [c.rows for c in cs[1:]], rng, B)]
     base, rest = _system_results(names, scores, ivs, [(c + 1) / (T + 1) for c in counts])
     return PairedResult('approximate randomization', ms[0].name, key, base, rest, ms[0].state['n'], T, B, 0.95, 'percentile', seed, 'sacrebleu', sig)

@@ -11,6 +11,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
+from .resample import Resampling, ratio_of_sums, sum_plan
 from .text import as_array, check_int, _brief
 
 # %% auto #0
@@ -97,12 +98,18 @@ class TopKAccuracy(Metric):
         self.k, self.labels = int(k), None if labels is None else _as_labels(labels, self.name).tolist()
         if self.labels is not None and len(set(self.labels)) != len(self.labels): raise ValueError(f"{self.name}: labels must be distinct")
         super().__init__(keep_items)
-    def _options(self) -> dict: return {'k': self.k, 'labels': 'index' if self.labels is None else self.labels}
-    def _zero(self) -> dict: return {'n': 0, 'hits': 0}
+    def options(self) -> dict: return {'k': self.k, 'labels': 'index' if self.labels is None else self.labels}
+    def empty_state(self) -> dict: return {'n': 0, 'hits': 0}
+    def resampling(self) -> Resampling:
+        "The hits and their share, from the per-example hits."
+        def plan(items, key):
+            fast = ratio_of_sums if key == 'accuracy' else None
+            return sum_plan(self, items, key, {'hit': 'hits'}, fast=fast)
+        return Resampling(('accuracy', 'hits'), plan)
 
 # %% ../nbs/02_topk.ipynb #e18600af
 @patch
-def _stats(self:TopKAccuracy, predictions, # scores, (n, C) or (n,) binary
+def item_statistics(self:TopKAccuracy, predictions, # scores, (n, C) or (n,) binary
            references=None, # the true class of each example
           ) -> dict:
     if references is None: raise TypeError(f"{self.name}: references (the true class of each example) are required")
@@ -112,12 +119,12 @@ def _stats(self:TopKAccuracy, predictions, # scores, (n, C) or (n,) binary
     return {'hit': _hits(y, s, k)}
 
 @patch
-def _reduce(self:TopKAccuracy, stats:dict) -> dict: return {'n': len(stats['hit']), 'hits': int(stats['hit'].sum())}
+def reduce_items(self:TopKAccuracy, stats:dict) -> dict: return {'n': len(stats['hit']), 'hits': int(stats['hit'].sum())}
 
 @patch
-def _per_item(self:TopKAccuracy, items:dict) -> dict: return {'top_k_hit': items['hit'].tolist()}
+def item_values(self:TopKAccuracy, items:dict) -> dict: return {'top_k_hit': items['hit'].tolist()}
 
 # %% ../nbs/02_topk.ipynb #be8a5cb0
 @patch
-def _score(self:TopKAccuracy, state:dict) -> Score:
+def score_state(self:TopKAccuracy, state:dict) -> Score:
     return Score({'accuracy': _accuracy(state['hits'], state['n']), 'hits': state['hits']}, self.signature(), n=state['n'])

@@ -23,6 +23,7 @@ import pytest
 import cah_metrics
 import cah_metrics.chrf  # noqa: F401  (registers chrf and chrf++)
 from cah_metrics import significance as sig
+from cah_metrics import resample
 from cah_metrics.bleu import BLEU
 from cah_metrics.chrf import CHRF
 from cah_metrics.core import list_metrics, load
@@ -57,7 +58,7 @@ def acc(hit):
 @pytest.mark.parametrize('n,d,B', [(1, 1, 5), (7, 3, 50), (1000, 10, 333), (4099, 2, 64)])
 @pytest.mark.parametrize('budget', [1, 4096, None])
 def test_resampled_sums_equal_indexing(monkeypatch, n, d, B, budget):
-    if budget: monkeypatch.setattr(sig, '_CHUNK_BYTES', budget)
+    if budget: monkeypatch.setattr(resample, 'BLOCK_BYTES', budget)
     rows = np.random.default_rng(n).integers(0, 100, (n, d))
     idx = np.random.default_rng(11).choice(n, size=(B, n), replace=True)          # sacrebleu's draw
     np.testing.assert_array_equal(resampled_sums(rows, B, seed=11), rows[idx].sum(axis=1))
@@ -67,11 +68,11 @@ def test_resampled_sums_equal_indexing(monkeypatch, n, d, B, budget):
 def test_blocks_are_one_draw(monkeypatch):
     "Index blocks and mask blocks continue one stream exactly as a single draw does, and leave the generator where it would."
     for budget in (1, 977, None):
-        if budget: monkeypatch.setattr(sig, '_CHUNK_BYTES', budget)
+        if budget: monkeypatch.setattr(resample, 'BLOCK_BYTES', budget)
         for n in (1, 31, 33, 600):
             g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
             np.testing.assert_array_equal(np.concatenate(list(sig._mask_blocks(g1, n, 97))), g2.integers(2, size=(97, n), dtype=bool))
-            np.testing.assert_array_equal(np.concatenate(list(sig._index_blocks(g1, n, 41))), g2.choice(n, size=(41, n)))
+            np.testing.assert_array_equal(np.concatenate(list(resample.index_blocks(g1, n, 41))), g2.choice(n, size=(41, n)))
             assert g1.integers(0, 10**9) == g2.integers(0, 10**9)
 
 
@@ -145,15 +146,15 @@ def test_plan_is_the_metric(name):
     for key in resample_keys(name):
         m = sig._metric(name, 't')
         n, items = sig._run(m, P, R, X, 't')
-        plan = sig._way(m).plan(m, items, key)
-        want = sig._value(m.compute(), key, name)
-        assert sig._estimate(plan) == pytest.approx(want, rel=1e-12, abs=1e-12)
+        plan = m.resampling().plan(items, key)
+        want = resample.score_value(m.compute(), key, name)
+        assert resample.plan_estimate(plan) == pytest.approx(want, rel=1e-12, abs=1e-12)
         if name == 'bertscore' and key != 'f1': continue        # one key is enough for the model-backed metric
         w = np.random.default_rng(3).integers(0, 3, n); w[0] = 1
         pick = np.repeat(np.arange(n), w)
         take = lambda v: None if v is None else (np.asarray(v)[pick] if isinstance(v, np.ndarray) else [v[i] for i in pick])
         again = load(name).compute(predictions=take(P), references=take(R), **{k: take(v) for k, v in X.items()})
-        assert plan.score((w @ plan.rows)[None])[0] == pytest.approx(sig._value(again, key, name), rel=1e-9, abs=1e-12), key
+        assert plan.score((w @ plan.rows)[None])[0] == pytest.approx(resample.score_value(again, key, name), rel=1e-9, abs=1e-12), key
         if name in HEAVY: break
 
 
@@ -163,26 +164,26 @@ def test_bertscore_idf_held_fixed():
     m = sig._metric(load('bertscore', idf=True), 't')
     n, items = sig._run(m, base[:10], refs[:10], None, 't')
     per = m.per_item()['bertscore_f1']
-    plan = sig._way(m).plan(m, items, 'f1')
+    plan = m.resampling().plan(items, 'f1')
     w = np.array([3, 0, 1, 1, 0, 2, 1, 0, 1, 1])
     assert plan.score((w @ plan.rows)[None])[0] == pytest.approx(np.dot(w, per) / w.sum(), rel=1e-12)
 
 
 def test_generic_metric():
-    "A metric outside the table whose state is the plain sum of numeric rows is resampled through its own _score."
-    from cah_metrics.core import Metric, Score, register, _REGISTRY
+    "A metric outside the table whose state is the plain sum of numeric rows is resampled through its own score_state."
+    from cah_metrics.core import Metric, Score, register, _REGISTERED
     class Hits(Metric):
         name, inputs, keys = 'test_hits', ('predictions',), ('rate',)
-        def _zero(self): return {'n': 0, 'hit': 0}
-        def _stats(self, predictions, references=None): return {'hit': np.asarray(predictions, np.int64)}
-        def _score(self, s): return Score({'rate': s['hit'] / s['n'] if s['n'] else 0.0}, self.signature(), n=s['n'])
+        def empty_state(self): return {'n': 0, 'hit': 0}
+        def item_statistics(self, predictions, references=None): return {'hit': np.asarray(predictions, np.int64)}
+        def score_state(self, s): return Score({'rate': s['hit'] / s['n'] if s['n'] else 0.0}, self.signature(), n=s['n'])
     register()(Hits)
     try:
         x = [1, 0, 1, 1, 0, 1, 1, 1]
         r = bootstrap('test_hits', x)
         ref = bootstrap('top_k_accuracy', acc(x), [0] * 8)
         assert (r.score, r.low, r.high, r.mean) == pytest.approx((ref.score, ref.low, ref.high, ref.mean), abs=1e-15)
-    finally: del _REGISTRY['test_hits']
+    finally: del _REGISTERED['test_hits']
 
 
 # ---- sacrebleu parity -------------------------------------------------------------------------------------------
