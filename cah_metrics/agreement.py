@@ -14,7 +14,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Signature, _plain
-from .significance import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, resampled_sums
+from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, resampled_sums
 from .text import as_array, check_float, check_int, _brief
 
 # %% auto #0

@@ -128,7 +128,7 @@ def _bootstrap_ci(y, pred, score, A, folds:int, names, C:int, confidence:float, 
             b = min(step, n_resamples - b0)
             idx = np.concatenate([rng.choice(t, (b, len(t))) for t in strata], axis=1)
             for s in names: reps[s][b0:b0 + b] += _SCORERS[s][0](y[idx], pred[r, idx], None if score is None else score[r, idx], C)
-    from cah_metrics.significance import percentile_interval
+    from cah_metrics.resample import percentile_interval
     return {s: percentile_interval(v / (A.shape[0] * folds), confidence) for s, v in reps.items()}
 
 # %% ../nbs/09_crossval.ipynb #934dd1af

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .io import InputError, read_json_lines
-from .significance import DEFAULT_SEED, MAX_RESAMPLES, bca_interval, percentile_interval
+from .resample import DEFAULT_SEED, MAX_RESAMPLES, bca_interval, percentile_interval
 from .text import _brief, as_array, check_bool, check_float, check_int
 from fastcore.basics import patch
 

@@ -125,7 +125,7 @@ def weighted_auc(y:np.ndarray, s:np.ndarray, W:np.ndarray) -> np.ndarray:
 
 def auc_intervals(y:np.ndarray, scores:dict) -> dict:
     "{name: (AUC, low, high)}: every score on the same resamples of the items."
-    from cah_metrics.significance import percentile_interval
+    from cah_metrics.resample import percentile_interval
     n, boot = len(y), {k: [] for k in scores}
     for idx in resamples(n):
         W = np.bincount((idx + n * np.arange(len(idx))[:, None]).ravel(), minlength=idx.size).reshape(idx.shape)   # how often each item is drawn
@@ -143,7 +143,7 @@ def spearman_rows(a:np.ndarray, b:np.ndarray) -> np.ndarray:
 
 def spearman_intervals(m:np.ndarray, scores:dict) -> dict:
     "{name: (Spearman with m, low, high)}: every score on the same resamples of the items."
-    from cah_metrics.significance import percentile_interval
+    from cah_metrics.resample import percentile_interval
     boot = {k: [] for k in scores}
     for idx in resamples(len(m)):
         for k, s in scores.items(): boot[k].append(spearman_rows(s[idx], m[idx]))
@@ -165,7 +165,7 @@ def spearman_brown(r): return 2 * r / (1 + r)
 
 def ceiling(R:np.ndarray) -> tuple[float, float, float]:
     "The raters' split-half agreement: Spearman-Brown-corrected Spearman of the halves' means, averaged over random splits, with its bootstrap interval over puns."
-    from cah_metrics.significance import percentile_interval
+    from cah_metrics.resample import percentile_interval
     halves = split_halves(R)
     A, B = np.stack([a for a, _ in halves]), np.stack([b for _, b in halves])       # splits x puns
     boot = [np.mean([spearman_brown(spearman_rows(a[idx], b[idx])) for a, b in halves], axis=0) for idx in resamples(A.shape[1])]
