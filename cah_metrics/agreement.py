@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Signature, _plain
+from .core import Signature, json_ready
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, resampled_sums
 from .text import as_array, check_float, check_int, _brief
 
@@ -281,7 +281,7 @@ class AlphaResult:
     seed: int|None = None      # the seed of the resamples
     signature: str = ''        # the options that change the numbers, and the library version
     def __float__(self) -> float: return float(self.alpha)
-    def to_dict(self) -> dict: return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+    def to_dict(self) -> dict: return {f.name: json_ready(getattr(self, f.name)) for f in fields(self)}
 
 # %% ../nbs/08a_agreement.ipynb #4fb19f5b
 @patch
@@ -444,7 +444,7 @@ class ICCForm:
     high: float      # its upper end
     @property
     def CI95(self) -> tuple[float, float]: return (self.low, self.high)   # the interval under pingouin's (and the issue's) name; its level is the result's `confidence`
-    def to_dict(self) -> dict: return {**{f.name: _plain(getattr(self, f.name)) for f in fields(self)}, 'CI95': [_plain(self.low), _plain(self.high)]}
+    def to_dict(self) -> dict: return {**{f.name: json_ready(getattr(self, f.name)) for f in fields(self)}, 'CI95': [json_ready(self.low), json_ready(self.high)]}
 
 # %% ../nbs/08a_agreement.ipynb #0c51c312
 @dataclass(frozen=True)
@@ -465,7 +465,7 @@ class ICCResult:
             if f.form == form or f.label == form: return f
         raise KeyError(f"ICCResult: no form {_brief(form)}; the forms are {', '.join(f.form for f in self.forms)}")
     def to_dict(self) -> dict:
-        return {f.name: [x.to_dict() for x in self.forms] if f.name == 'forms' else _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: [x.to_dict() for x in self.forms] if f.name == 'forms' else json_ready(getattr(self, f.name)) for f in fields(self)}
 
 # %% ../nbs/08a_agreement.ipynb #4136e698
 @patch

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 
 # %% ../nbs/00b_core.ipynb #42ffe5ec
 from __future__ import annotations
-import copy, importlib, inspect, json, math, sys
+import copy, dataclasses, importlib, inspect, json, math, sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -19,9 +19,9 @@ from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
 from .text import _brief, check_bool
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'METRICS', 'Signature', 'Score', 'add_states', 'count_items', 'encode_state', 'decode_state',
-           'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered', 'import_all_metrics', 'load',
-           'metric_class', 'MetricInfo', 'list_metrics']
+__all__ = ['STATE_FORMAT', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items', 'encode_state',
+           'decode_state', 'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered', 'import_all_metrics',
+           'load', 'metric_class', 'MetricInfo', 'list_metrics']
 
 # %% ../nbs/00b_core.ipynb #b05ef074
 def _sig_value(v) -> str:
@@ -72,13 +72,19 @@ def diff(self:Signature, other:Signature, # another signature (or its text)
     return out + (['version'] if self.version != other.version else [])
 
 # %% ../nbs/00b_core.ipynb #f31ff743
-def _plain(v):
-    "JSON-ready: arrays and tuples to lists, NumPy scalars to Python numbers."
+def json_ready(v):
+    "JSON-ready: arrays and tuples to lists, NumPy scalars to Python numbers, results by their `to_dict`."
+    if hasattr(v, 'to_dict') and not isinstance(v, Mapping): return v.to_dict()
     if isinstance(v, np.ndarray): return v.tolist()
     if isinstance(v, np.generic): return v.item()
-    if isinstance(v, (list, tuple)): return [_plain(x) for x in v]
-    if isinstance(v, Mapping): return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)): return [json_ready(x) for x in v]
+    if isinstance(v, Mapping): return {str(k): json_ready(x) for k, x in v.items()}
     return v
+
+class Record:
+    "A result dataclass: `to_dict()` gives every field as plain JSON types, nested results by their own `to_dict`."
+    def to_dict(self) -> dict:
+        return {f.name: json_ready(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 class Score(dict):
     "A metric's result: a dict of named values, the headline `value`, its `signature`, an optional interval."
@@ -110,7 +116,7 @@ def __float__(self:Score) -> float: return self.value
 @patch
 def to_dict(self:Score) -> dict:
     "The values, signature, count and interval as plain JSON types."
-    d = {k: _plain(v) for k, v in self.items()}
+    d = {k: json_ready(v) for k, v in self.items()}
     d['signature'] = str(self.signature)
     if self.n is not None: d['n'] = self.n
     if self.ci is not None: d.update(ci=[float(x) for x in self.ci], confidence=self.confidence)

@@ -14,7 +14,7 @@ from itertools import product
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Signature, _plain
+from .core import Signature, json_ready
 from .text import _brief, as_array, check_bool, check_float, check_int, check_sequence
 
 # %% auto #0
@@ -176,7 +176,7 @@ def signature(self:CVResult) -> Signature:
 def to_dict(self:CVResult) -> dict:
     "Scores, means, sds, intervals and settings as plain JSON types (no per-item arrays)."
     keep = ('model', 'splitter', 'folds', 'repeats', 'n', 'seed', 'interval', 'confidence', 'n_resamples')
-    return {**{k: getattr(self, k) for k in keep}, 'classes': _plain(self.classes), 'scores': _plain(self.scores),
+    return {**{k: getattr(self, k) for k in keep}, 'classes': json_ready(self.classes), 'scores': json_ready(self.scores),
             'mean': dict(self.mean), 'sd': dict(self.sd), 'ci': {k: list(v) for k, v in self.ci.items()}, 'signature': str(self.signature)}
 
 # %% ../nbs/09_crossval.ipynb #ff624fc9

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Metric, _plain, load
+from .core import Metric, json_ready, load
 from .diversity import _mean_pair_sim, _unit
 from .embeddings import DEFAULT_MODEL, get_encoder
 from .humor import HumorEvaluator
@@ -121,7 +121,7 @@ class Disagreement:
 @patch
 def to_dict(self:Disagreement) -> dict:
     "Every field as plain JSON types."
-    return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+    return {f.name: json_ready(getattr(self, f.name)) for f in fields(self)}
 
 @patch
 def __repr__(self:Disagreement) -> str:
@@ -185,7 +185,7 @@ class Flag:
 @patch
 def to_dict(self:Flag) -> dict:
     "The flag as plain JSON types."
-    return {'name': self.name, 'severity': self.severity, 'message': self.message, 'details': _plain(self.details)}
+    return {'name': self.name, 'severity': self.severity, 'message': self.message, 'details': json_ready(self.details)}
 
 @patch
 def __repr__(self:Flag) -> str: return f"Flag({self.name}, {self.severity}: {self.message})"
@@ -512,7 +512,7 @@ class StrategyRun:
 @patch
 def to_dict(self:StrategyRun) -> dict:
     "Every field as plain JSON types."
-    return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+    return {f.name: json_ready(getattr(self, f.name)) for f in fields(self)}
 
 @patch
 def __repr__(self:StrategyRun) -> str:
@@ -621,7 +621,7 @@ class ItemResult:
 @patch
 def to_dict(self:ItemResult) -> dict:
     "The item's result as plain JSON types."
-    return {'index': self.index, 'scores': dict(self.scores), 'dimensions': _plain(self.dimensions), 'ensemble_score': self.ensemble_score,
+    return {'index': self.index, 'scores': dict(self.scores), 'dimensions': json_ready(self.dimensions), 'ensemble_score': self.ensemble_score,
             'disagreement': self.disagreement.to_dict(), 'flags': [f.to_dict() for f in self.flags]}
 
 @patch
@@ -656,7 +656,7 @@ def summary(self:EnsembleResult) -> dict:
 @patch
 def to_dict(self:EnsembleResult) -> dict:
     "The whole result as plain JSON types: settings, corpus level, summary and every item."
-    return {'strategies': _plain(self.strategies), 'thresholds': dict(self.thresholds), 'corpus_scores': dict(self.corpus_scores),
+    return {'strategies': json_ready(self.strategies), 'thresholds': dict(self.thresholds), 'corpus_scores': dict(self.corpus_scores),
             'corpus': self.corpus.to_dict(), 'ensemble_score': self.ensemble_score, 'flags': [f.to_dict() for f in self.flags],
             'diversity': None if self.diversity is None else self.diversity.to_dict(), 'summary': self.summary(), 'items': [it.to_dict() for it in self.items]}
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import Metric, Score, Signature, load, _plain
+from .core import Metric, Record, Score, Signature, load, json_ready
 from . import resample
 from .resample import (DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, draw_counts,
                                   index_blocks, one_blas_thread, percentile_interval, plan_estimate,
@@ -59,7 +59,7 @@ def _check_key(m:Metric, key, F:str) -> str:
 
 # %% ../nbs/08_significance.ipynb #cd352723
 @dataclass(frozen=True)
-class BootstrapResult:
+class BootstrapResult(Record):
     "A bootstrap confidence interval of one value of a metric's score."
     metric: str           # the metric's registry name
     key: str              # the value resampled (a key of its Score)
@@ -74,7 +74,6 @@ class BootstrapResult:
     n_resamples: int      # the number of resamples
     seed: int|None        # the seed of the draws (None: fresh entropy)
     signature: str        # the metric's signature and the test's options
-    def to_dict(self) -> dict: return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
     def __repr__(self):
         return (f"{self.key} = {self.score:.4f} [{self.low:.4f}, {self.high:.4f}] ({self.confidence:.0%} {self.method}, "
                 f"mean {self.mean:.4f}, {self.n_resamples} resamples, n = {self.n}) | {self.signature}")
@@ -177,7 +176,7 @@ def holm(p_values, # raw p-values, each in [0, 1]
 
 # %% ../nbs/08_significance.ipynb #61b0d461
 @dataclass(frozen=True)
-class SystemResult:
+class SystemResult(Record):
     "One system of a paired test: score, bootstrap mean and interval, and (not for the baseline) its difference to the baseline with p-values."
     name: str                   # the system's name
     score: float                # its value on all the items
@@ -189,7 +188,6 @@ class SystemResult:
     p_value: float|None = None  # the test's p-value for the difference
     p_holm: float|None = None   # Holm-adjusted over the systems of the test
     significant: bool|None = None   # p_holm < 0.05 (the table's *); None: baseline or n < MIN_ITEMS
-    def to_dict(self) -> dict: return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
     def row(self, width:int=10, # the width of the name column
            ) -> str:
         "The system's line of the table."
@@ -200,7 +198,7 @@ class SystemResult:
 
 # %% ../nbs/08_significance.ipynb #b78d188d
 @dataclass(frozen=True)
-class PairedResult:
+class PairedResult(Record):
     "A paired test of systems against a baseline on the same items: `baseline` and `systems` are `SystemResult`s."
     test: str                          # 'paired bootstrap' or 'approximate randomization'
     metric: str                        # the metric's registry name
@@ -233,9 +231,6 @@ class PairedResult:
         if not isinstance(adjusted, (bool, np.bool_)): raise TypeError(f"PairedResult.significant: adjusted must be True or False, got {type(adjusted).__name__}")
         if self.too_few: return []
         return [s.name for s in self.systems if (s.p_holm if adjusted else s.p_value) < a]
-    def to_dict(self) -> dict:
-        return {f.name: (getattr(self, f.name).to_dict() if f.name == 'baseline' else [s.to_dict() for s in self.systems] if f.name == 'systems'
-                         else _plain(getattr(self, f.name))) for f in fields(self)}
     def __repr__(self):
         w = max(10, *(len(s.name) for s in (self.baseline, *self.systems)))
         what = f"{self.samples} {'resamples' if self.test == 'paired bootstrap' else 'trials'}"
