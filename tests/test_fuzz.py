@@ -463,7 +463,7 @@ def test_score_command_contract(lines, cmc, debug):
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()) as out:
             rc = main(['score', '--predictions', str(p), '--references', str(r), '--metrics', 'bleu', *(['code_mixing_coverage'] if cmc else []),
-                       *(['--debug'] if debug else [])])
+                       '--json', *(['--debug'] if debug else [])])
     if not lines or cmc:
         assert rc == 2 and err.getvalue().splitlines()[-1].startswith('cah-metrics: error: '), (rc, err.getvalue())
         assert ('has no predictions' if not lines else 'code_mixing_coverage cannot be computed') in err.getvalue()
