@@ -443,7 +443,7 @@ class ICCForm:
     low: float       # the F-based interval's lower end
     high: float      # its upper end
     @property
-    def CI95(self) -> tuple[float, float]: return (self.low, self.high)   # the interval under pingouin's (and the issue's) name; its level is the result's `confidence`
+    def CI95(self) -> tuple[float, float]: return (self.low, self.high)   # the interval under pingouin's name; its level is the result's `confidence`
     def to_dict(self) -> dict: return {**{f.name: json_ready(getattr(self, f.name)) for f in fields(self)}, 'CI95': [json_ready(self.low), json_ready(self.high)]}
 
 # %% ../nbs/08a_agreement.ipynb #0c51c312

@@ -1,4 +1,4 @@
-"""How well a summary keeps the language mix of the conversation it summarises: the design's Code-Mixing Coverage, with pluggable word-level language identification.
+"""How well a summary keeps the language mix of the conversation it summarises: Code-Mixing Coverage (CMC), with pluggable word-level language identification.
 
 Docs: https://cah-metrics.github.io/cah_metrics/cmc.html.md"""
 
@@ -25,7 +25,7 @@ __all__ = ['NEUTRAL', 'DETECTORS', 'LangdetectDetector', 'ScriptDetector', 'Hing
 
 # %% ../nbs/07a_cmc.ipynb #2c35c017
 class LangdetectDetector:
-    "The design's word-level detector: langdetect's most likely language, seeded and cached."
+    "A word-level detector: langdetect's most likely language, seeded and cached."
     name = 'langdetect'
     def __init__(self, seed:int=0): self.seed = check_int(seed, 'seed', 'LangdetectDetector', low=0)   # langdetect's seed (it is random otherwise), >= 0
     def __repr__(self): return f"LangdetectDetector(seed={self.seed})"
@@ -94,7 +94,7 @@ class HinglishDetector:
         return 'hi' if self.score(word) > self.threshold else 'en'
 
 # %% ../nbs/07a_cmc.ipynb #9f22e95b
-NEUTRAL = 0.5    # the CMC of a pair with an empty text, or a text with no identifiable word (the design's)
+NEUTRAL = 0.5    # the CMC of a pair with an empty text, or a text with no identifiable word
 
 def _detector(detector, fn:str) -> Callable[[str], str|None]:
     if detector is None: return HinglishDetector()
@@ -104,7 +104,7 @@ def _detector(detector, fn:str) -> Callable[[str], str|None]:
 
 def language_ratios(text:str, # one text
                     detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language (default: `HinglishDetector()`)
-                    min_len:int=3, # shorter words are skipped (the design's rule); an int >= 0
+                    min_len:int=3, # shorter words are skipped; an int >= 0
                    ) -> dict[str, float]:
     "Share of each language among the text's identifiable words (whitespace-split, at least `min_len` characters)."
     text, detector, min_len = check_str(text, 'text', 'language_ratios'), _detector(detector, 'language_ratios'), check_int(min_len, 'min_len', 'language_ratios', low=0)
@@ -127,7 +127,7 @@ def code_mixing_coverage(summary:str, # the summary
                          detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language
                          min_len:int=3, # shorter words are skipped; an int >= 0
                         ) -> float:
-    "The design's CMC: 1 - total variation between the language ratios of thread and summary; `NEUTRAL` when undefined."
+    "CMC: 1 - total variation between the language ratios of thread and summary; `NEUTRAL` when undefined."
     summary, thread = check_str(summary, 'summary', 'code_mixing_coverage'), check_str(thread, 'thread', 'code_mixing_coverage')
     detector, min_len = _detector(detector, 'code_mixing_coverage'), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
     if not summary.strip() or not thread.strip(): return NEUTRAL
@@ -194,7 +194,7 @@ class CodeMixingCoverage(Metric):
 # %% ../nbs/07a_cmc.ipynb #4fa7d1d5
 @patch
 def __init__(self:CodeMixingCoverage, detector:str|Callable[[str], str|None]='hinglish', # 'hinglish', 'langdetect', 'script', or a detector with a `name`
-             min_len:int=3, # shorter words are skipped (the design's rule); an int >= 0
+             min_len:int=3, # shorter words are skipped; an int >= 0
              keep_items:bool=False, # also keep each item's CMC (`item_stats`, `per_item`)
             ):
     self.detector, self.min_len = get_detector(detector), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)

@@ -70,7 +70,7 @@ def _distinct(state:dict) -> Distinct:
 # %% ../nbs/05a_diversity.ipynb #54b981c4
 def distinct_n(texts:str|Sequence[str], # the texts; a lone str is one text
                n:int=1, # n-gram order, 1 to `MAX_N` (20)
-               tokenizer:str|Tokenizer='unicode', # a name (lowercased first; 'treebank' for nltk's, as the design) or a Tokenizer
+               tokenizer:str|Tokenizer='unicode', # a name (lowercased first; 'treebank' for nltk's, as the humor evaluator) or a Tokenizer
               ) -> Distinct:
     "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
     n, tok = check_int(n, 'n', 'distinct_n', high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
@@ -206,8 +206,8 @@ def _self_bleu_options(max_n, smooth, tok:Tokenizer, metric:str='self_bleu') -> 
 
 def self_bleu(texts:Sequence[str], # the texts (fewer than two: 0.0; a lone str is one text)
               max_n:int=4, # BLEU-n, uniform weights; 1 to `MAX_N` (20)
-              smooth:str='method0', # 'method0' (the design's nltk call, no smoothing), 'method1' (Texygen) or any BLEU smoothing
-              tokenizer:str|Tokenizer='treebank', # a name (lowercased first; 'treebank': nltk's, as the design) or a Tokenizer
+              smooth:str='method0', # 'method0' (nltk's default, no smoothing), 'method1' (Texygen) or any BLEU smoothing
+              tokenizer:str|Tokenizer='treebank', # a name (lowercased first; 'treebank': nltk's, as the humor evaluator) or a Tokenizer
              ) -> SelfBLEU:
     "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
     tok = get_tokenizer(tokenizer, lowercase=True, metric='self_bleu')
@@ -224,7 +224,7 @@ class SelfBLEUMetric(Metric):
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), False
     keys, signature_keys = ('self_bleu', 'n_texts'), ('n', 'smooth', 'tok', 'case', 'norm', 'N')
     def __init__(self, max_n:int=4, # BLEU-n, uniform weights; 1 to `MAX_N` (20)
-                 smooth:str='method0', # 'method0' (the design's, no smoothing), 'method1' (Texygen) or any BLEU smoothing
+                 smooth:str='method0', # 'method0' (nltk's default, no smoothing), 'method1' (Texygen) or any BLEU smoothing
                  tokenizer:str|Tokenizer='treebank', # a name (lowercased first) or a Tokenizer instance (used as it is)
                  keep_items:bool=False, # also keep each batch's tokens as per-item statistics
                 ):
@@ -334,7 +334,7 @@ def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens (a list 
                         threshold:float=0.72, # MTLD threshold, in (0, 1)
                         draws:int=42, # HD-D sample size, an int >= 1
                        ) -> Richness:
-    "TTR, root and corrected TTR, the design's combined score, MATTR, MTLD and HD-D of one text."
+    "TTR, root and corrected TTR, the humor evaluator's combined score, MATTR, MTLD and HD-D of one text."
     window, threshold, draws = _richness_options(window, threshold, draws, 'vocabulary_richness')
     if isinstance(text, str): w = _richness_tokenizer(tokenizer)(text)
     else: w = check_tokens(text, 'text', 'vocabulary_richness')
@@ -344,7 +344,7 @@ def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens (a list 
 @register()
 class VocabularyRichness(Metric):
     "Vocabulary richness of the tokens of all texts added, in order."
-    name, summary = 'vocabulary_richness', "TTR, RTTR, CTTR, the design's combined score, MATTR, MTLD and HD-D of all texts' tokens together"
+    name, summary = 'vocabulary_richness', "TTR, RTTR, CTTR, the humor evaluator's combined score, MATTR, MTLD and HD-D of all texts' tokens together"
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
     keys, signature_keys = Richness._fields, ('tok', 'case', 'norm', 'window', 'threshold', 'draws')
     def __init__(self, tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name (lowercased first) or a Tokenizer (used as it is)
@@ -409,7 +409,7 @@ def _unit(E, metric:str='semantic_diversity') -> np.ndarray:
 
 # %% ../nbs/05a_diversity.ipynb #04483864
 class SemanticDiversity(NamedTuple):
-    "Semantic diversity of a set of texts: the design's fields, the exact mean similarity and the Vendi score."
+    "Semantic diversity of a set of texts: the humor evaluator's fields, the exact mean similarity and the Vendi score."
     n: int
     mean_similarity: float
     overall_diversity: float
@@ -436,7 +436,7 @@ def _mean_pair_sim(E:np.ndarray) -> float:
 MIN_DISTINCT = 10   # fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
 
 def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.ndarray]]:
-    "The design's KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
+    "KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
     from concurrent.futures import ThreadPoolExecutor
     from threadpoolctl import threadpool_limits
     ks = list(range(2, min(5, len(X) // 2) + 1))
@@ -492,7 +492,7 @@ def _repeated_sums(X:np.ndarray, H:np.ndarray, keep:np.ndarray, which:np.ndarray
     return _distance_sums(X[keep], G)[which]
 
 def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray|None, float]:
-    "The design's best clustering (k, silhouette, labels; the first best) and its semantic spread, from one blockwise distance pass."
+    "The best clustering (k, silhouette, labels; the first best) and its semantic spread, from one blockwise distance pass."
     N, d = X.shape
     rows = _distinct_rows(X)                                      # repeated vectors: clustered and measured once each
     fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1)) for k, lab in _kmeans_labels(X, seed, rows)]
@@ -553,9 +553,9 @@ def _kmeans_repeated(R:_Repeats, k:int, seed:int, n_init:int=10) -> np.ndarray:
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
 def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite numbers
                        q:float=1.0, # Vendi order, >= 0 or math.inf
-                       seed:int=42, # the design's random_state, an int in [0, 2**32 - 1]
+                       seed:int=42, # KMeans's random_state (the humor evaluator's 42), an int in [0, 2**32 - 1]
                       ) -> SemanticDiversity:
-    "The design's semantic diversity measures, the exact mean similarity and Vendi, without an N x N similarity matrix."
+    "The humor evaluator's semantic diversity measures, the exact mean similarity and Vendi, without an N x N similarity matrix."
     q, seed = _check_q(q, 'semantic_diversity'), check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
     E = as_array(E, 'E', 'semantic_diversity', finite=True)
     if E.ndim != 2: raise ValueError(f"semantic_diversity: E must be a 2-D array of embeddings (texts x dimensions), got shape {E.shape}")
@@ -563,7 +563,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
     U = _unit(X).astype(X.dtype); N = len(U)
     if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 0.0, 0.0, float(N), np.zeros(N, np.int64))
     total = _pair_sum(U)
-    overall = max(0.0, min(1.0, 1 - total / N ** 2))           # the design's mean over all N^2 entries, diagonal zeroed
+    overall = max(0.0, min(1.0, 1 - total / N ** 2))           # the humor evaluator's mean over all N^2 entries, diagonal zeroed
     k, sil, lab, spread = _clusters_and_spread(X, seed)
     intra = inter = coher = 0.0
     if lab is not None:
@@ -581,7 +581,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
 class SemanticDiversityMetric(Metric):
     "Semantic diversity of every text added: the texts are kept and embedded together on compute."
     name = 'semantic_diversity'
-    summary = "semantic diversity of sentence embeddings: the design's overall and cluster measures, the mean similarity and the Vendi score"
+    summary = "semantic diversity of sentence embeddings: the humor evaluator's overall and cluster measures, the mean similarity and the Vendi score"
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
     keys = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity', 'inter_cluster_diversity', 'semantic_spread',
             'cluster_coherence', 'vendi', 'k', 'silhouette')
@@ -589,7 +589,7 @@ class SemanticDiversityMetric(Metric):
     def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
                  backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts added
                  q:float=1.0, # Vendi order (>= 0; math.inf allowed)
-                 seed:int=42, # the design's random_state (KMeans, and the samples of large inputs), in [0, 2**32 - 1]
+                 seed:int=42, # the random_state (KMeans, and the samples of large inputs), in [0, 2**32 - 1]
                  keep_items:bool=False, # also keep the texts of each batch as per-item statistics
                 ):
         if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):

@@ -1,4 +1,4 @@
-"""Several evaluators ("strategies") on the same texts: the design's weighted aggregation, disagreement, consensus and reliability, its validation flags, semantic diversity with a fallback chain, and, on 1,899 rated puns, where those numbers mislead.
+"""Several evaluators ("strategies") on the same texts: a weighted aggregation, their disagreement, consensus and reliability, validation flags, semantic diversity with a fallback chain, and, on 1,899 rated puns, where those numbers mislead.
 
 Docs: https://cah-metrics.github.io/cah_metrics/ensemble.html.md"""
 
@@ -64,7 +64,7 @@ def weighted_score(scores, # each dimension's score s_i: a sequence of numbers, 
                    confidence, # each score's confidence c_i >= 0: one number for all, a sequence as long as scores, or a mapping with its keys
                    relevance, # each score's cultural relevance r_i >= 0, in the same forms
                   ) -> float:
-    "The design's aggregate E = sum(w_i s_i) / sum(w_i), w_i = confidence_i x relevance_i; 0.0 when the weights sum to 0."
+    "The ensemble's aggregate E = sum(w_i s_i) / sum(w_i), w_i = confidence_i x relevance_i; 0.0 when the weights sum to 0."
     M = 'weighted_score'
     keys = list(scores) if isinstance(scores, Mapping) else None
     s = _finite_vector([scores[k] for k in keys] if keys is not None else scores, 'scores', M)
@@ -81,7 +81,7 @@ def _moments(x:np.ndarray, M:str, name:str) -> tuple[float, float, float]:
     return m * mean_y, var, math.sqrt(var)
 
 def _cv(sd:float, mean:float) -> float:
-    "The coefficient of variation sd / mean; 0.0 when mean <= 0 (the design's rule)."
+    "The coefficient of variation sd / mean; 0.0 when mean <= 0 (the ensemble's rule)."
     return sd / mean if mean > 0 else 0.0
 
 # %% ../nbs/10_ensemble.ipynb #8e198b61
@@ -90,7 +90,7 @@ def _reliability(consensus:float, variance:float) -> float:
     return min(1.0, max(0.0, consensus * (1 - min(1.0, 5 * variance)) + (0.1 if consensus > 0.8 else 0.0)))
 
 def _notes(x:np.ndarray, mean:float, sd:float, z_threshold:float) -> list[str]:
-    "Where the design's rules say less than they seem to, for these scores."
+    "Where the ensemble's rules say less than they seem to, for these scores."
     n, out = len(x), []
     if mean <= 0 and sd > 0: out.append(f"mean {mean:.4g} <= 0: the CV is set to 0, so consensus is 1 whatever the spread (sd {sd:.4g})")
     if (n - 1) / math.sqrt(n) <= z_threshold:
@@ -101,13 +101,13 @@ def _notes(x:np.ndarray, mean:float, sd:float, z_threshold:float) -> list[str]:
 # %% ../nbs/10_ensemble.ipynb #8cee489e
 @dataclass
 class Disagreement:
-    "How far the strategies' overall scores disagree: the design's spread, CV, consensus, outliers, reliability and dimension CVs."
+    "How far the strategies' overall scores disagree: spread, CV, consensus, outliers, reliability and dimension CVs."
     n: int                                  # the number of strategies
     mean: float                             # the mean overall score
     range: tuple[float, float]              # (lowest, highest) overall score
     variance: float                         # sample variance (n - 1)
     stdev: float                            # its square root
-    cv: float                               # stdev / mean; 0.0 when mean <= 0 (the design's rule)
+    cv: float                               # stdev / mean; 0.0 when mean <= 0 (the ensemble's rule)
     consensus: float                        # max(0, 1 - 2 cv)
     outliers: list[str]                     # strategies with |s - mean| / stdev > z_threshold (none when stdev = 0)
     outlier_z: dict[str, float]             # every strategy's |s - mean| / stdev (0.0 each when stdev = 0)
@@ -115,7 +115,7 @@ class Disagreement:
     dimension_cv: dict[str, float]          # each dimension scored by two or more strategies: the CV of its scores
     consensus_dimensions: dict[str, float]  # each dimension: its mean score across the strategies that score it
     z_threshold: float = 1.5                # the outlier threshold used
-    notes: list[str] = field(default_factory=list)   # where the design's rules say less than they seem to, for these scores
+    notes: list[str] = field(default_factory=list)   # where the ensemble's rules say less than they seem to, for these scores
 
 # %% ../nbs/10_ensemble.ipynb #1c0c78fa
 @patch
@@ -158,7 +158,7 @@ def disagreement(scores_by_strategy:dict[str, float], # strategy name -> its ove
                  dimension_scores:dict[str, list]|None=None, # dimension -> the scores it got from the strategies that score it
                  z_threshold:float=1.5, # a strategy is an outlier when |s - mean| / sd exceeds this (a finite number >= 0)
                 ) -> Disagreement:
-    "The design's disagreement of several strategies' scores: spread, CV, consensus, outliers, reliability and dimension CVs."
+    "The ensemble disagreement of several strategies' scores: spread, CV, consensus, outliers, reliability and dimension CVs."
     M = 'disagreement'
     names, x = _strategy_scores(scores_by_strategy, M)
     dims, z_threshold = _dimension_scores(dimension_scores, M), check_float(z_threshold, 'z_threshold', M, low=0)
@@ -202,7 +202,7 @@ def validation_flags(result:Disagreement, # what `disagreement` returned
                      consensus_threshold:float=0.7, # flag high_ensemble_disagreement below this consensus
                      high_threshold:float=0.3, # ... with severity 'high' below this one (else 'medium')
                     ) -> list[Flag]:
-    "The design's flags of a disagreement: high_ensemble_disagreement and strategy_outliers."
+    "The ensemble's flags of a disagreement: high_ensemble_disagreement and strategy_outliers."
     M = 'validation_flags'
     if not isinstance(result, Disagreement): raise TypeError(f"{M}: result must be a Disagreement (what `disagreement` returns), got {type(result).__name__}")
     c, h, _ = _check_thresholds(consensus_threshold, high_threshold, 0.0, M)
@@ -216,7 +216,7 @@ def validation_flags(result:Disagreement, # what `disagreement` returned
 # %% ../nbs/10_ensemble.ipynb #36877ba8
 def text_flags(text:str, # one response
               ) -> list[Flag]:
-    "The design's text checks of a response: repetitive_patterns and local_entropy_drops (the information module's checks)."
+    "The ensemble's text checks of a response: repetitive_patterns and local_entropy_drops (the information module's checks)."
     check_str(text, 'text', 'text_flags')
     r, (H, drops) = repetition(text), local_entropy_drops(text)
     out = []
@@ -294,7 +294,7 @@ def diversity_with_fallback(texts:str|Sequence[str], # the responses (a lone str
                             start:str='sentence-transformers', # the first step of the chain to try: 'sentence-transformers', 'tfidf' or 'word-overlap'
                             model:str=DEFAULT_MODEL, # the sentence-transformers model (the bundled default, or a local folder)
                            ) -> DiversityResult:
-    "1 - the mean pairwise similarity of the texts, from the first step of the design's chain that works, with the reasons earlier steps fell through."
+    "1 - the mean pairwise similarity of the texts, from the first step of the fallback chain that works, with the reasons earlier steps fell through."
     M = 'diversity_with_fallback'
     texts, model = as_texts(texts, 'texts', M), check_str(model, 'model', M)
     if not isinstance(start, str) or start not in DIVERSITY_CHAIN: raise ValueError(f"{M}: start must be one of {', '.join(DIVERSITY_CHAIN)}; got {_brief(start)}")
@@ -401,8 +401,8 @@ class Strategy:
                  scale='auto', # to [0, 1]: 'auto' (a finite value range), None (raw), (low, high); for a set, or a dict member -> one of these
                  flip='auto', # report 1 - scaled score: 'auto' (when higher is not better), True or False; or a dict member -> one of these
                  dimensions=None, # None (all), a list of dimension names, or a dict own name -> reported name
-                 confidence:float=1.0, # the design's confidence in this strategy, >= 0 (its weight in the ensemble score, with relevance)
-                 relevance:float=1.0, # the design's cultural relevance of this strategy, >= 0
+                 confidence:float=1.0, # the confidence in this strategy, >= 0 (its weight in the ensemble score, with relevance)
+                 relevance:float=1.0, # the cultural relevance of this strategy, >= 0
                 ):
         M = 'Strategy'
         if not isinstance(name, str) or not name: raise TypeError(f"{M}: name must be a non-empty str, got {_brief(name)}")
@@ -580,12 +580,12 @@ def _strategies(strategies, M:str) -> list[Strategy]:
 
 # %% ../nbs/10_ensemble.ipynb #82d96ab3
 class EnsembleEvaluator:
-    "Run several strategies on the same items: per-item and corpus disagreement, the design's flags, ensemble scores, semantic diversity."
+    "Run several strategies on the same items: per-item and corpus disagreement, flags, ensemble scores, semantic diversity."
     def __init__(self, strategies, # a dict name -> spec (see `Strategy`) or Strategy, or a list of Strategy; at least two
                  consensus_threshold:float=0.7, # flag high_ensemble_disagreement below this consensus
                  high_threshold:float=0.3, # ... with severity 'high' below this one
                  z_threshold:float=1.5, # flag strategies more than this many standard deviations from the mean
-                 text_checks:bool=True, # also run the design's text checks (repetition, local-entropy drops) on each response
+                 text_checks:bool=True, # also run the text checks (repetition, local-entropy drops) on each response
                  diversity:str|None='sentence-transformers', # where the diversity chain starts (see `DIVERSITY_CHAIN`); None: skip it
                  model:str=DEFAULT_MODEL, # the sentence-transformers model of the diversity chain
                 ):
@@ -615,7 +615,7 @@ class ItemResult:
     dimensions: dict[str, dict[str, float]]   # strategy -> dimension -> score (scaled)
     ensemble_score: float                     # weighted_score of the scores, weights confidence x relevance
     disagreement: Disagreement                # of the scores, with the dimensions grouped by name across strategies
-    flags: list[Flag]                         # the design's flags: disagreement, outliers, and the text checks
+    flags: list[Flag]                         # the flags: disagreement, outliers, and the text checks
 
 # %% ../nbs/10_ensemble.ipynb #dbc2b8d4
 @patch

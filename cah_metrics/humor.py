@@ -1,4 +1,4 @@
-"""The design's statistical humor metrics for Cards Against Humanity answers, trained on real cards: surprisal, perplexity, ambiguity, distinctiveness, coherence, entropy, an F1 of relevance and surprise, persona-card similarity and the overall score; `HumorScores` is their mergeable corpus-level metric.
+"""Statistical humor metrics for Cards Against Humanity answers, trained on real cards: surprisal, perplexity, ambiguity, distinctiveness, coherence, entropy, an F1 of relevance and surprise, persona-card similarity and the overall score; `HumorScores` is their mergeable corpus-level metric.
 
 Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
@@ -52,7 +52,7 @@ _SLACK = 1e-6      # rounding allowed beyond a cosine's or a proportion's range
 def f1_score(coherence:float, # the coherence score, in [0, 10]
              surprisal_score:float, # the surprisal score, >= 0 (capped at 10 in the recall)
             ) -> float:
-    "The design's F1 (0-10) of relevance (coherence / 10) and surprise (min(surprisal score / 10, 1))."
+    "The F1 (0-10) of relevance (coherence / 10) and surprise (min(surprisal score / 10, 1))."
     P = check_float(coherence, 'coherence', 'f1_score', 0, 10) / 10
     R = min(check_float(surprisal_score, 'surprisal_score', 'f1_score', 0) / 10, 1.0)
     return 0.0 if P + R == 0 else 2 * P * R / (P + R) * 10
@@ -60,7 +60,7 @@ def f1_score(coherence:float, # the coherence score, in [0, 10]
 def pacs_boost(raw:float, # the cosine of the card and the profile's mean embedding, in [-1, 1]
                profile_size:int, # the number of cards in the profile, >= 0
               ) -> tuple[float, float]:
-    "The design's boosted PaCS in [-1, 1] and its 0-10 score."
+    "The boosted PaCS in [-1, 1] and its 0-10 score."
     raw, profile_size = check_float(raw, 'raw', 'pacs_boost', -1 - _SLACK, 1 + _SLACK), check_int(profile_size, 'profile_size', 'pacs_boost', low=0)
     if profile_size == 0: return 0.0, 5.0
     b = max(-1.0, min(1.0, 0.7 * raw + 0.2 + min(0.1 * profile_size, 0.5)))
@@ -73,7 +73,7 @@ def creativity_component(d1:float, # Distinct-1 of the batch, in [0, 1]
                          vocab:float, # the combined vocabulary richness score of the batch, in [0, 1]
                          sem_div:float, # the overall semantic diversity of the batch (1 - a mean cosine), in [0, 2]
                         ) -> float:
-    "The design's creativity term (0-10 scale), 0 unless Distinct-1, Distinct-2 or vocabulary richness is positive."
+    "The creativity term (0-10 scale), 0 unless Distinct-1, Distinct-2 or vocabulary richness is positive."
     d1, d2, self_bleu, vocab = (check_float(x, k, 'creativity_component', 0, 1 + _SLACK) for x, k in
                                 ((d1, 'd1'), (d2, 'd2'), (self_bleu, 'self_bleu'), (vocab, 'vocab')))
     sem_div = check_float(sem_div, 'sem_div', 'creativity_component', -_SLACK, 2 + _SLACK)
@@ -89,7 +89,7 @@ def overall_score(surprisal:float, # surprisal score, in [0, 10]
                   coherence:float, # semantic coherence, in [0, 10]
                   creativity:float, # `creativity_component` of the batch: any finite number (the sum is clipped)
                  ) -> float:
-    "The design's overall humor score, clipped to [0, 10]."
+    "The humor metrics' overall score, clipped to [0, 10]."
     surprisal, ambiguity, distinctiveness, entropy, perplexity, coherence = (check_float(v, k, 'overall_score', 0, 10) for k, v in (
         ('surprisal', surprisal), ('ambiguity', ambiguity), ('distinctiveness', distinctiveness), ('entropy', entropy),
         ('perplexity', perplexity), ('coherence', coherence)))
@@ -105,7 +105,7 @@ OVERALL_WEIGHTS = {'surprisal_score': 0.2, 'ambiguity_score': 0.2 * 0.6, 'distin
 # %% ../nbs/06_humor.ipynb #29359625
 @dataclass
 class StatisticalHumorScores:
-    "Every score of the design's evaluator for one text in its context (0-10 unless noted)."
+    "Every score of the statistical humor evaluator for one text in its context (0-10 unless noted)."
     surprisal_score: float
     ambiguity_score: float
     distinctiveness_ratio: float
@@ -114,18 +114,18 @@ class StatisticalHumorScores:
     semantic_coherence: float
     distinct_1: float                 # of the batch, 0-1
     distinct_2: float                 # of the batch, 0-1
-    self_bleu: float                  # Self-BLEU-1 of the batch (the design's), 0-1
-    vocabulary_richness: float        # the design's combined TTR score of the batch, 0-1
-    overall_semantic_diversity: float # the design's 1 - mean of the zero-diagonal cosine matrix
+    self_bleu: float                  # Self-BLEU-1 of the batch (smoothing method 1), 0-1
+    vocabulary_richness: float        # the combined TTR score of the batch, 0-1
+    overall_semantic_diversity: float # 1 - mean of the zero-diagonal cosine matrix
     intra_cluster_diversity: float
     inter_cluster_diversity: float
-    semantic_spread: float            # the design's mean pairwise distance / sqrt(d) / 2
+    semantic_spread: float            # the mean pairwise distance / sqrt(d) / 2
     cluster_coherence: float
-    overall_humor_score: float        # the ranking score: the evaluator's scorer's 0-10 score (the design's overall score with scorer='design')
+    overall_humor_score: float        # the ranking score: the evaluator's scorer's 0-10 score (the overall score with scorer='design')
     pacs_score: float                 # 0-10
     f1_score: float
     pacs_raw: float = 0.0             # raw cosine in [-1, 1]
-    design_humor_score: float|None = None   # the design's overall score when another scorer ranks; None (absent) with scorer='design'
+    design_humor_score: float|None = None   # the humor metrics' overall score when another scorer ranks; None (absent) with scorer='design'
     mauve_score: float|None = None    # MAUVE (0-1) of the batch against human reference texts; None (absent) when none were given
 
 # %% ../nbs/06_humor.ipynb #b91375cd
@@ -133,7 +133,7 @@ ITEM_FIELDS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'e
                'semantic_coherence', 'pacs_score', 'f1_score', 'pacs_raw')   # the fields of one (text, context) pair
 BATCH_FIELDS = ('distinct_1', 'distinct_2', 'self_bleu', 'vocabulary_richness', 'overall_semantic_diversity', 'intra_cluster_diversity',
                 'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence')       # the same for every item of a batch
-OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')      # present only when a scorer other than the design's ranks / reference texts are given
+OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')      # present only when a scorer other than 'design' ranks / reference texts are given
 SCORE_FIELDS = tuple(f.name for f in fields(StatisticalHumorScores) if f.name not in OPTIONAL_FIELDS)   # always present
 
 # %% ../nbs/06_humor.ipynb #6327892d
@@ -194,9 +194,9 @@ def resolve_scorer(scorer, # a name in `SCORERS`, a taste file's path, or None f
 
 # %% ../nbs/06_humor.ipynb #2e698ea1
 class HumorEvaluator:
-    "The design's statistical humor evaluator, trained on a card corpus."
+    "The statistical humor evaluator, trained on a card corpus."
     def __init__(self, corpus:Sequence[str]|None=None, # training texts; default: every card of the embedded main game
-                 encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence' for the design's fallback
+                 encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence' for the model-free fallback
                  scorer:str|Path|None=None, # a name in `SCORERS`, a taste file `fit_preferences` saved, or None: `DEFAULT_SCORER` (`NO_MODEL_SCORER` under 'cooccurrence')
                 ):
         if isinstance(encoder, str) and encoder != 'cooccurrence':
@@ -238,13 +238,13 @@ class HumorEvaluator:
 # %% ../nbs/06_humor.ipynb #c8bb8f93
 @patch
 def training_summary(self:HumorEvaluator) -> str:
-    "The design's training summary."
+    "The evaluator's training summary."
     return (f"trained on {self.n_texts} texts: vocabulary {self.lm.V:,} words, {self.lm.total:,} tokens, "
             f"{len(self.lm.bi.keys):,} bigram and {len(self.lm.tri.keys):,} trigram patterns, "
             f"{int(self.sem.has_vec.sum()):,} context vectors")
 
 # %% ../nbs/06_humor.ipynb #3cbdaaca
-BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the design's Self-BLEU of a batch
+BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the Self-BLEU of a batch
 
 @patch
 def signature_options(self:HumorEvaluator) -> dict[str, str]:
@@ -274,7 +274,7 @@ def embed(self:HumorEvaluator, texts:Sequence[str], # texts to embed
 def coherence(self:HumorEvaluator, texts:Sequence[str], # the answers
               contexts:Sequence[str], # the prompt of each answer (as many as texts)
              ) -> np.ndarray:
-    "The design's semantic coherence (0-10) of each text with its context."
+    "The semantic coherence (0-10) of each text with its context."
     texts, contexts = as_texts(texts, 'texts', 'HumorEvaluator.coherence'), as_texts(contexts, 'contexts', 'HumorEvaluator.coherence')
     if len(texts) != len(contexts): raise ValueError(f"HumorEvaluator.coherence: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
     blank = np.array([not t.strip() or not c.strip() for t, c in zip(texts, contexts)], bool)
@@ -304,7 +304,7 @@ def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
                 contexts:Sequence[str], # the prompt of each answer
                 user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
                ) -> dict[str, np.ndarray]:
-    "The `ITEM_FIELDS` of every (text, context) pair, one float array each, and `scorer_score` (0-10) unless the scorer is the design's."
+    "The `ITEM_FIELDS` of every (text, context) pair, one float array each, and `scorer_score` (0-10) unless the scorer is 'design'."
     texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
     if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
     uniq = list(dict.fromkeys(texts))
@@ -356,7 +356,7 @@ def _mauve(self:HumorEvaluator, texts:list[str], refs:list[str]) -> float:
 def batch_diversity(self:HumorEvaluator, texts:Sequence[str], # the texts of the batch
                     reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (MAUVE); None: no MAUVE
                    ) -> dict:
-    "The design's creativity and semantic-diversity fields for a batch of texts (computed once per distinct batch), and its MAUVE given reference texts."
+    "The creativity and semantic-diversity fields for a batch of texts (computed once per distinct batch), and its MAUVE given reference texts."
     key = tuple(as_texts(texts, 'texts', 'HumorEvaluator.batch_diversity'))
     refs = () if reference_texts is None else tuple(as_texts(reference_texts, 'reference_texts', 'HumorEvaluator.batch_diversity'))
     if (key, refs) not in self._div: self._div[key, refs] = self._batch_diversity(list(key), list(refs))
@@ -378,9 +378,9 @@ def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (a
         raise ValueError(f"HumorEvaluator.combine: items[{bad[0]!r}] has shape {it[bad[0]].shape}, but there are {len(texts)} texts")
     div, n = self.batch_diversity(texts, reference_texts), len(texts)
     creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'], div['vocabulary_richness'], div['overall_semantic_diversity'])
-    design = np.array([overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)], float)
-    cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': design}
-    if self.scorer != 'design': cols.update(overall_humor_score=it['scorer_score'], design_humor_score=design)
+    overall = np.array([overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)], float)
+    cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': overall}
+    if self.scorer != 'design': cols.update(overall_humor_score=it['scorer_score'], design_humor_score=overall)
     return {f.name: cols[f.name] for f in fields(StatisticalHumorScores) if f.name in cols}
 
 # %% ../nbs/06_humor.ipynb #5bc7dc70
@@ -401,7 +401,7 @@ def evaluate_humor_statistically(self:HumorEvaluator, text:str, # the answer
                                  context:str, # its prompt
                                  user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
                                 ) -> StatisticalHumorScores:
-    "The design's evaluation of one text in its context (its batch diversity is that of a batch of one)."
+    "The statistical humor evaluation of one text in its context (its batch diversity is that of a batch of one)."
     text, context = check_str(text, 'text', 'evaluate_humor_statistically'), check_str(context, 'context', 'evaluate_humor_statistically')
     return StatisticalHumorScores(**self.evaluate_batch([text], [context], user_profile).iloc[0].to_dict())
 
@@ -591,8 +591,8 @@ def default_evaluator() -> HumorEvaluator:
 # %% ../nbs/06_humor.ipynb #473aff39
 @register()
 class HumorScores(Metric):
-    "The design's humor scores of answers in their prompts: the mean of every field, batch fields over all the texts."
-    name, summary, inputs = 'humor', "the design's statistical humor scores of answers in their prompts (means over items)", ('predictions', 'contexts')
+    "The statistical humor scores of answers in their prompts: the mean of every field, batch fields over all the texts."
+    name, summary, inputs = 'humor', "statistical humor scores of answers in their prompts (means over items)", ('predictions', 'contexts')
     value_range, higher_is_better = (0.0, 10.0), True
     keys = SCORE_FIELDS
     signature_keys = ('corpus', 'encoder', 'scorer', 'lm', 'tok', 'case', 'norm', 'div_tok', 'self_bleu', 'richness_tok', 'profile')
@@ -629,7 +629,7 @@ def empty_state(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: []
 
 @patch
 def _fields(self:HumorScores) -> tuple[str, ...]:
-    "The per-item fields the state keeps: `ITEM_FIELDS`, and the scorer's score unless the scorer is the design's."
+    "The per-item fields the state keeps: `ITEM_FIELDS`, and the scorer's score unless the scorer is 'design'."
     scorer = DEFAULT_SCORER if self._evaluator is None else self._evaluator.scorer
     return ITEM_FIELDS + (() if scorer == 'design' else ('scorer_score',))
 

@@ -1,4 +1,4 @@
-"""Shannon entropy of a text's characters, words, n-grams and model tokens, a bias-corrected estimate beside the plug-in one, and the design's repetition and local-entropy checks.
+"""Shannon entropy of a text's characters, words, n-grams and model tokens, a bias-corrected estimate beside the plug-in one, and the ensemble evaluation's repetition and local-entropy checks.
 
 Docs: https://cah-metrics.github.io/cah_metrics/information.html.md"""
 
@@ -51,9 +51,9 @@ def entropy(symbols:Iterable, # any hashable symbols (characters, words, n-gram 
 # %% ../nbs/04a_information.ipynb #79c92a9f
 def char_entropy(text:str, # the text
                  base:float=2, # logarithm base, a finite number > 1: 2 for bits, math.e for nats
-                 whitespace:bool=True, # count whitespace characters (the design does)
+                 whitespace:bool=True, # count whitespace characters (the humor evaluator does)
                 ) -> float:
-    "Entropy of the lowercased text's characters (whitespace counted, as the design does, unless whitespace=False)."
+    "Entropy of the lowercased text's characters (whitespace counted, as the humor evaluator does, unless whitespace=False)."
     base, text = check_base(base, 'char_entropy'), check_str(text, 'text', 'char_entropy')
     if not isinstance(whitespace, bool): raise TypeError(f"char_entropy: whitespace must be a bool, got {type(whitespace).__name__}")
     counts = Counter(text.lower())                    # counted in one pass: no list of characters
@@ -61,16 +61,16 @@ def char_entropy(text:str, # the text
 
 def word_entropy(text:str, # the text
                  base:float=2, # logarithm base, a finite number > 1
-                 tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased): the design splits on whitespace
+                 tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased): the humor evaluator splits on whitespace
                 ) -> float:
-    "Entropy of the text's words: lowercased, split on whitespace (the design's) or by `tokenizer`."
+    "Entropy of the text's words: lowercased, split on whitespace (the humor evaluator's) or by `tokenizer`."
     base, tok = check_base(base, 'word_entropy'), get_tokenizer(tokenizer, lowercase=True, metric='word_entropy')
     return _entropy_of_counts(Counter(tok(check_str(text, 'text', 'word_entropy'))).values(), base)
 
 def entropy_score(text:str, # the text
-                  base:float=math.e, # logarithm base, a finite number > 1: natural, as the design's humor evaluator
+                  base:float=math.e, # logarithm base, a finite number > 1: natural, as the humor evaluator
                  ) -> float:
-    "The design's combined score: min(2 (0.3 char entropy + 0.7 word entropy), 10), natural logs by default."
+    "The humor evaluator's entropy score: min(2 (0.3 char entropy + 0.7 word entropy), 10), natural logs by default."
     check_str(text, 'text', 'entropy_score'); check_base(base, 'entropy_score')
     return min(2 * (0.3 * char_entropy(text, base) + 0.7 * word_entropy(text, base)), 10.0)
 
@@ -116,7 +116,7 @@ def miller_madow_entropy(symbols:Iterable, # the symbols (hashable; not a str)
 
 # %% ../nbs/04a_information.ipynb #0daa1fcb
 class Repetition(NamedTuple):
-    "The design's repetition check: the flag and the evidence for it."
+    "The repetition check: the flag and the evidence for it."
     repetitive: bool
     top_word_share: float
     repeated_bigrams: int

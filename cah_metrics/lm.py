@@ -1,4 +1,4 @@
-"""Trigram language models trained on a corpus: the design's add-0.1 backoff model exactly, an nltk-compatible Lidstone/Laplace model, and interpolated modified Kneser-Ney; surprisal and perplexity from each.
+"""Trigram language models trained on a corpus: the humor evaluator's add-0.1 backoff model exactly, an nltk-compatible Lidstone/Laplace model, and interpolated modified Kneser-Ney; surprisal and perplexity from each.
 
 Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 
@@ -127,7 +127,7 @@ def _union(a:np.ndarray, # distinct int64 keys, sorted
 
 # %% ../nbs/04_lm.ipynb #e20d5f82
 class LMScore(NamedTuple):
-    "A value as computed (`raw`) and on the design's 0-10 scale (`score`)."
+    "A value as computed (`raw`) and on the humor metrics' 0-10 scale (`score`)."
     raw: float
     score: float
 
@@ -218,7 +218,7 @@ def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
 def surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
               context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
              ) -> LMScore:
-    "The design's surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
+    "The humor metrics' surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
     self._check()                                   # as token_surprisal, without its list of (token, value) pairs
     toks, ctx = self._tokens(text), self._tokens(context, 'context') if context is not None else []
     s = -self._logp(*self._uvw([toks], [ctx])[:3]) if toks else []
@@ -229,7 +229,7 @@ def surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
 def perplexity(self:_LM, text:str|Sequence[str], # the text (or its tokens)
                context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
               ) -> LMScore:
-    "The design's perplexity: exp(mean -ln P) (raw), and min(ln PPL, 10)."
+    "The humor metrics' perplexity: exp(mean -ln P) (raw), and min(ln PPL, 10)."
     raw = self.surprisal(text, context).raw
     return LMScore(math.exp(raw), min(raw, 10.0))
 
@@ -255,10 +255,10 @@ def _got(x) -> str:
     return repr(x)[:60] if isinstance(x, (str, int, float)) else type(x).__name__
 
 class NGramLM(_LM):
-    "The design's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
+    "The humor evaluator's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
     kind = 'design'
-    def __init__(self, alpha:float=0.1, # the design's smoothing constant, a finite number in (0, 1e9]
-                 tokenizer:str|Tokenizer='design', # how texts become tokens; the design's own by default
+    def __init__(self, alpha:float=0.1, # the smoothing constant, a finite number in (0, 1e9]
+                 tokenizer:str|Tokenizer='design', # how texts become tokens; the evaluator's own by default
                  bigram_rule:str='bigram-count', # back off to the bigram when c(v w) > 0 ('bigram-count') or c(v) > 0 ('context-count')
                 ):
         super().__init__(tokenizer)

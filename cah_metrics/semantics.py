@@ -1,4 +1,4 @@
-"""The design's word model behind the humor evaluator: co-occurrence context vectors, word similarity, and the ambiguity and distinctiveness scores built on them.
+"""The word model behind the humor evaluator: co-occurrence context vectors, word similarity, and the ambiguity and distinctiveness scores built on them.
 
 Docs: https://cah-metrics.github.io/cah_metrics/semantics.html.md"""
 
@@ -19,7 +19,7 @@ __all__ = ['Semantics']
 
 # %% ../nbs/04b_semantics.ipynb #37a9a410
 class Semantics:
-    "The design's distributional model: co-occurrence context vectors (window 3) and document frequencies."
+    "The humor evaluator's distributional model: co-occurrence context vectors (window 3) and document frequencies."
     window = 3
     def __repr__(self): return f"Semantics({len(getattr(self, 'index', {}))} words, window {self.window})"
     def _fitted(self, metric:str) -> Semantics:
@@ -61,7 +61,7 @@ _MAX_CELLS = 1 << 25          # the largest similarity block `similarity_matrix`
 def similarity_matrix(self:Semantics, a:Sequence[str], # words (as in the model: lowercased)
                       b:Sequence[str], # more words; len(a) x len(b) at most 2**25
                      ) -> np.ndarray:
-    "The design's word similarity for every pair (a_i, b_j): cosine of context vectors, 1 if equal, 0 if a vector is missing."
+    "Word similarity for every pair (a_i, b_j): cosine of context vectors, 1 if equal, 0 if a vector is missing."
     self._fitted('Semantics.similarity_matrix')
     a, b = check_tokens(a, 'a', 'Semantics.similarity_matrix'), check_tokens(b, 'b', 'Semantics.similarity_matrix')
     if len(a) * len(b) > _MAX_CELLS:
@@ -80,7 +80,7 @@ def similarity_matrix(self:Semantics, a:Sequence[str], # words (as in the model:
 def similarity(self:Semantics, w1:str, # a word
                w2:str, # another word
               ) -> float:
-    "The design's similarity of two words."
+    "The similarity of two words."
     w1, w2 = check_str(w1, 'w1', 'Semantics.similarity'), check_str(w2, 'w2', 'Semantics.similarity')
     return float(self.similarity_matrix([w1.lower()], [w2.lower()])[0, 0])
 
@@ -126,7 +126,7 @@ def _word_entropy(self:Semantics) -> np.ndarray:
 @patch
 def ambiguity(self:Semantics, text:str, # the text to score
              ) -> float:
-    "The design's ambiguity score: min(2 x mean context entropy of the words, 10)."
+    "The ambiguity score: min(2 x mean context entropy of the words, 10)."
     words, H = check_str(text, 'text', 'Semantics.ambiguity').lower().split(), self._fitted('Semantics.ambiguity')._word_entropy()
     total = sum(H[self.index[w]] for w in words if w in self.index)
     return min(total / max(len(words), 1) * 2, 10.0)
@@ -136,7 +136,7 @@ def ambiguity(self:Semantics, text:str, # the text to score
 def distinctiveness(self:Semantics, text:str, # the text to score
                     context:str, # its context (the prompt)
                    ) -> float:
-    "The design's distinctiveness ratio: min(20 x std of each text word's mean similarity to the context, 10); 5.0 if either is empty."
+    "The distinctiveness ratio: min(20 x std of each text word's mean similarity to the context, 10); 5.0 if either is empty."
     self._fitted('Semantics.distinctiveness'); check_str(text, 'text', 'Semantics.distinctiveness'); check_str(context, 'context', 'Semantics.distinctiveness')
     tw, cw = list(dict.fromkeys(text.lower().split())), list(dict.fromkeys(context.lower().split()))
     if not tw or not cw: return 5.0

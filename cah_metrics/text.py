@@ -312,7 +312,7 @@ class RougeScoreTokenizer(Tokenizer):
 _NOT_WORD_OR_SPACE = re.compile(r'[^\w\s]')
 
 class DesignTokenizer(Tokenizer):
-    "The design's tokenizer: lowercase, delete characters that are neither word characters nor whitespace, split."
+    "The statistical humor evaluator's tokenizer: lowercase, delete characters that are neither word characters nor whitespace, split."
     name, version = 'design', '1'
     def __init__(self, lowercase:bool=True): # ignored: it always lowercases
         check_bool(lowercase, 'lowercase', 'DesignTokenizer'); super().__init__(lowercase=True)
@@ -325,7 +325,7 @@ def _treebank():
     return TreebankWordTokenizer()
 
 class TreebankTokenizer(Tokenizer):
-    "nltk's Penn Treebank word tokenizer (the design's diversity metrics use it, lowercased)."
+    "nltk's Penn Treebank word tokenizer (the humor evaluator's diversity metrics use it, lowercased)."
     name, version = 'treebank', '1'
     def tokenize(self, text:str) -> list[str]: return _treebank().tokenize(check_str(text, 'text', 'TreebankTokenizer'))
 
