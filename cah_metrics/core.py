@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 
 # %% ../nbs/00b_core.ipynb #42ffe5ec
 from __future__ import annotations
-import copy, dataclasses, importlib, inspect, json, math, sys
+import copy, dataclasses, importlib, inspect, json, math, sys, warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -19,9 +19,9 @@ from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
 from .text import _brief, check_bool
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items', 'encode_state',
-           'decode_state', 'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered', 'import_all_metrics',
-           'load', 'metric_class', 'MetricInfo', 'list_metrics']
+__all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items',
+           'encode_state', 'decode_state', 'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered',
+           'import_all_metrics', 'load', 'metric_class', 'MetricInfo', 'list_metrics']
 
 # %% ../nbs/00b_core.ipynb #b05ef074
 def _sig_value(v) -> str:
@@ -206,6 +206,9 @@ class StateReduction:
     def __repr__(self): return type(self).__name__
 
 # %% ../nbs/00b_core.ipynb #de230163
+RENAMED_HOOKS = {'_stats': 'item_statistics', '_reduce': 'reduce_items', '_score': 'score_state',
+                 '_options': 'options', '_zero': 'empty_state', '_per_item': 'item_values'}   # 0.1's names
+
 class Metric:
     """Base class: a metric with fixed options over mergeable sufficient statistics.
 
@@ -222,6 +225,15 @@ class Metric:
     signature_keys: tuple[str, ...] = ()          # the option names of its signature, in order
     loads_model: bool = False                     # it loads a model (on every worker of a distributed run)
     device_option: str|None = None                # the option that puts its model on a GPU (e.g. 'use_gpu')
+
+    def __init_subclass__(cls, **kwargs):
+        "A subclass written for 0.1's underscore hooks (`_stats`, `_score`, ...) keeps working, with a warning."
+        super().__init_subclass__(**kwargs)
+        for old, new in RENAMED_HOOKS.items():
+            if old in vars(cls) and new not in vars(cls):
+                warnings.warn(f"{cls.__name__}.{old} is deprecated: name it {new} (0.2 drops the old name)",
+                              DeprecationWarning, stacklevel=2)
+                setattr(cls, new, vars(cls)[old])
 
     def __init__(self, keep_items:bool=False): # also keep the per-item statistics (bootstrap, paired tests)
         self.keep_items = check_bool(keep_items, 'keep_items', self.name)
