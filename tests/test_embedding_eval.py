@@ -1,8 +1,10 @@
-"""cah_metrics.embedding_eval (issue 18, design 003): the five design scores on hand-worked vectors, ranks with ties
-by hand and by definition (and against PyKEEN where it is installed), clustering metrics against scikit-learn,
-correlations against SciPy, bad input, the once-per-string cache, the shipped benchmark data's integrity, and
-link prediction on CoDEx-S against a direct computation. The notebook nbs/11_embedding_eval.ipynb has the prose,
-the model comparison and the longer checks."""
+"""cah_metrics.embedding_eval and the modules it is built on (issue 18; knowledge-graph embedding
+evaluation, design 003): the five scores on hand-worked vectors, ranks with ties by hand and by
+definition (and against PyKEEN where it is installed), clustering metrics against scikit-learn,
+correlations against SciPy, bad input, the once-per-string cache, the shipped benchmark data's
+integrity, and link prediction on CoDEx-S against a direct computation. The notebooks
+nbs/11a_encoders.ipynb to nbs/11e_embedding_eval.ipynb have the prose, the model comparison and the
+longer checks."""
 import hashlib, json, math, re, subprocess, sys
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from cah_metrics.embedding_eval import (CachedEncoder, PrecomputedEncoder, Rando
                                         evaluate_encoder, knowledge_graph_score, link_prediction, load_codex, load_sts, load_test_set,
                                         plot_comparison, rank_metrics, rank_vectors, score_band, semantic_similarity_score, silhouette,
                                         similarity_correlation, sts_correlation, subgraph_score, triple_classification)
+from cah_metrics.kg_scores import auc
 
 DATA = Path(__file__).resolve().parent / 'data'
 X4 = np.array([[1, 0], [0.6, 0.8], [-1, 0], [-0.6, -0.8]])
@@ -149,7 +152,8 @@ def test_clustering_metrics_equal_sklearn():
         want = (*skm.homogeneity_completeness_v_measure(t, p), skm.normalized_mutual_info_score(t, p), skm.adjusted_rand_score(t, p))
         np.testing.assert_allclose([a.homogeneity, a.completeness, a.v_measure, a.nmi, a.ari], want, rtol=0, atol=1e-10)
     P, N = rng.integers(0, 5, 60) / 4, rng.integers(0, 5, 50) / 4
-    assert math.isclose(ee._auc(P, N), skm.roc_auc_score([1] * 60 + [0] * 50, np.concatenate([P, N])), abs_tol=1e-12)
+    want = skm.roc_auc_score([1] * 60 + [0] * 50, np.concatenate([P, N]))
+    assert math.isclose(auc(P, N), want, abs_tol=1e-12)
 
 
 # ---- ranks -------------------------------------------------------------------------------------------------------------
@@ -357,6 +361,19 @@ def test_triple_classification_and_subgraph(kg):
     assert (tc.n_positive, tc.n_negative, tc.n_skipped) == (1828, 1828, 8) and tc.auc_ci[0] < 0.5 < tc.auc_ci[1]
     g = subgraph_score('random', kg, n_triples=200)
     assert g.n_edges == 200 and g.density < 0.01
+
+
+def test_names_importable_from_embedding_eval():
+    "Every public name of embedding_eval from before its split into layers is still public there."
+    import cah_metrics.embedding_benchmarks as bench, cah_metrics.embedding_stats as stats_
+    import cah_metrics.encoders as enc, cah_metrics.kg_scores as kg
+    layers = (enc, stats_, kg, bench)
+    below = {n for m in layers for n in m.__all__}
+    own = {'USE_CASES', 'BENCHMARKS', 'EvaluationResult', 'evaluate_encoder', 'recommend',
+           'Comparison', 'compare_encoders', 'plot_comparison'}
+    assert len(below) == 44 and set(ee.__all__) == below | own
+    for m in layers:
+        for n in m.__all__: assert getattr(ee, n) is getattr(m, n), (m.__name__, n)
 
 
 def test_import_is_light():
