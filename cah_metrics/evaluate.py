@@ -1,4 +1,4 @@
-"""Scoring predictions with any registered metrics (what `cah-metrics score` and `evaluate_datasets` do), and the humor main job (what `cah-metrics humor` does).
+"""Scoring predictions with any registered metrics, one dataset or several: what `cah-metrics score` and `evaluate_datasets` do.
 
 Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 
@@ -6,113 +6,164 @@ Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 
 # %% ../nbs/85_evaluate.ipynb #79a0aae3
 from __future__ import annotations
-import inspect, io, json, math, os, random
-from dataclasses import dataclass, field
+import inspect, json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .core import load, metric_class
-from .io import AtomicWriteSet, InputError, _as_path, read_dataset
-from .text import _brief, as_texts, check_int, check_sequence
+from .core import Metric, load, metric_class
+from .io import AtomicWriteSet, _as_path
+from .text import as_texts, check_sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'HUMOR_SCHEMA', 'HUMOR_FILES', 'metric_options', 'score_dataset',
-           'per_example_jsonl', 'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets',
-           'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data', 'embed_eval_outputs',
-           'HumorRanking', 'rank_answers', 'humor_omitted', 'humor_table', 'humor_validity', 'trust_line',
-           'humor_summary', 'humor_schema', 'ranking_chart', 'correlation_chart', 'humor_outputs',
-           'write_humor_outputs']
+__all__ = ['DEFAULT_METRICS', 'metric_options', 'report_key', 'metric_inputs', 'score_dataset', 'per_example_jsonl',
+           'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets', 'DEFAULT_ENSEMBLE',
+           'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data',
+           'embed_eval_outputs', 'HUMOR_SCHEMA', 'HUMOR_FILES', 'HumorRanking', 'rank_answers', 'humor_omitted',
+           'humor_table', 'humor_validity', 'trust_line', 'humor_summary', 'humor_schema', 'ranking_chart',
+           'correlation_chart', 'humor_outputs', 'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
     return set(inspect.signature(cls.__init__).parameters) - {'self'}
 
 def metric_options(name:str, # a registry name
-                   options:Mapping|None=None, # shared options, and per-metric dicts under registry names
+                   options:Mapping|None=None, # shared options; per-metric dicts by registry name
                   ) -> dict:
     "The options of `options` that metric `name` takes (None values dropped; its own dict wins)."
-    if not isinstance(name, str): raise TypeError(f"metric_options: name must be a metric's registry name (str), got {type(name).__name__}")
-    if options is not None and not isinstance(options, Mapping): raise TypeError(f"metric_options: options must be a dict or None, got {type(options).__name__}")
+    if not isinstance(name, str):
+        raise TypeError("metric_options: name must be a metric's registry name (str), "
+                        f"got {type(name).__name__}")
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"metric_options: options must be a dict or None, "
+                        f"got {type(options).__name__}")
     try: cls, fixed = metric_class(name)
     except ValueError as e: raise ValueError(f"metric_options: {e}") from None
     takes, options = _parameters(cls), dict(options or {})
     own = options.pop(name, None) or {}
-    if not isinstance(own, Mapping): raise TypeError(f"metric_options: options[{name!r}] must be a dict of {name}'s options, got {type(own).__name__}")
+    if not isinstance(own, Mapping):
+        raise TypeError(f"metric_options: options[{name!r}] must be a dict of {name}'s options, "
+                        f"got {type(own).__name__}")
     shared = {k: v for k, v in options.items() if k in takes and not isinstance(v, Mapping)}
     return {k: v for k, v in {**shared, **own}.items() if v is not None and k not in fixed}
 
 # %% ../nbs/85_evaluate.ipynb #3ad772bc
-DEFAULT_METRICS = ('rougeL', 'bertscore', 'code_mixing_coverage')   # the design's summary-scoring command
+DEFAULT_METRICS = ('rougeL', 'bertscore', 'code_mixing_coverage')   # `cah-metrics score`'s default
 
-def _report_key(metric:str, key:str) -> str:
+def report_key(metric:str, # a registry name
+               key:str, # a key of the metric's `Score`
+              ) -> str:
+    "A `Score` value's name in a report: `key` if it starts with the metric, else `metric_key`."
+    if not isinstance(metric, str) or not isinstance(key, str):
+        raise TypeError(f"report_key: metric and key must be str, got {type(metric).__name__} "
+                        f"and {type(key).__name__}")
     return key if key.startswith(metric) else f"{metric}_{key}"
 
-def _inputs(m, name, references, sources, notes) -> dict|None:
-    "The inputs of metric `m` beyond the predictions, or None (with a note) when the dataset has no sources at all."
-    extra = [k for k in m.inputs if k not in ('predictions', 'references', 'sources')]
-    if extra: raise ValueError(f"{name}: needs {', '.join(extra)}, which a predictions/references dataset does not have")
-    if 'references' in m.inputs and references is None: raise ValueError(f"score_dataset: metric {name} needs references=")
-    if 'sources' in m.inputs and (sources is None or (not isinstance(sources, str) and all(s is None for s in sources))):
-        notes.append(f"{name}: no source conversations (give --sources, or thread/messages/source fields in the references file)")
+_report_key = report_key   # its former name, which `cah_metrics.distributed` still imports
+
+# %% ../nbs/85_evaluate.ipynb #c9761a4b
+def metric_inputs(metric:Metric, # a metric, as `load` returns it
+                  name:str, # its registry name, for the messages
+                  references:Sequence|None, # the dataset's references, or None
+                  sources:Sequence|None, # the dataset's source conversations, or None
+                  notes:list, # where the note goes when the metric is left out
+                 ) -> dict|None:
+    "The metric's inputs beyond the predictions; None, with a note, if the dataset has no sources."
+    fn = 'metric_inputs'
+    if not isinstance(metric, Metric):
+        raise TypeError(f"{fn}: metric must be a Metric (as `load` returns it), "
+                        f"got {type(metric).__name__}")
+    if not isinstance(name, str):
+        raise TypeError(f"{fn}: name must be a str, got {type(name).__name__}")
+    if not isinstance(notes, list):
+        raise TypeError(f"{fn}: notes must be a list, got {type(notes).__name__}")
+    extra = [k for k in metric.inputs if k not in ('predictions', 'references', 'sources')]
+    if extra:
+        raise ValueError(f"{name}: needs {', '.join(extra)}, "
+                         "which a predictions/references dataset does not have")
+    if 'references' in metric.inputs and references is None:
+        raise ValueError(f"score_dataset: metric {name} needs references=")
+    if 'sources' in metric.inputs and (sources is None or (not isinstance(sources, str)
+                                                           and all(s is None for s in sources))):
+        notes.append(f"{name}: no source conversations "
+                     "(give --sources, or thread/messages/source fields in the references file)")
         return None
-    return {**({'references': references} if 'references' in m.inputs else {}), **({'sources': sources} if 'sources' in m.inputs else {})}
+    return {**({'references': references} if 'references' in metric.inputs else {}),
+            **({'sources': sources} if 'sources' in metric.inputs else {})}
 
 # %% ../nbs/85_evaluate.ipynb #7ee48744
 def _together(ms:dict, predictions, references) -> dict:
-    "Scores of the ROUGE metrics of `ms` that differ only in their measures, each such group scored in one pass (`score_together`)."
+    "Scores of the ROUGE metrics of `ms` that differ only in their measures, a group in one pass."
     from cah_metrics.rouge import ROUGE, score_together
     groups = {}
     for name, m in ms.items():
-        if type(m) is ROUGE and references is not None: groups.setdefault((type(m.tokenizer), m.signature_options()), []).append(name)
-    return {k: s for g in groups.values() if len(g) > 1 for k, s in zip(g, score_together([ms[k] for k in g], predictions, references))}
+        if type(m) is ROUGE and references is not None:
+            groups.setdefault((type(m.tokenizer), m.signature_options()), []).append(name)
+    return {k: s for g in groups.values() if len(g) > 1
+            for k, s in zip(g, score_together([ms[k] for k in g], predictions, references))}
 
 def score_dataset(predictions:str|Sequence[str], # one prediction per example
                   references:Sequence|None=None, # per example: a reference or a list of references
-                  sources:Sequence[str|None]|None=None, # per example: its source conversation (for code-mixing coverage)
+                  sources:Sequence[str|None]|None=None, # per example: its source conversation
                   metrics:str|Sequence[str]=DEFAULT_METRICS, # registry names (at least one)
                   options:Mapping|None=None, # options, as `metric_options` reads them
                   per_example:bool=False, # also return each example's values
                  ) -> tuple[dict, dict]:
     "The report of `metrics` on one dataset, and (with `per_example`) each example's values by key."
-    preds, metrics = as_texts(predictions, 'predictions', 'score_dataset'), as_texts(metrics, 'metrics', 'score_dataset')
+    preds = as_texts(predictions, 'predictions', 'score_dataset')
+    metrics = as_texts(metrics, 'metrics', 'score_dataset')
     if not metrics: raise ValueError("score_dataset: metrics is empty; name at least one metric")
     for i, name in enumerate(metrics):
         try: metric_class(name)
         except ValueError as e: raise ValueError(f"score_dataset: metrics[{i}]: {e}") from None
-    if not isinstance(per_example, bool): raise TypeError(f"score_dataset: per_example must be True or False, got {type(per_example).__name__}")
+    if not isinstance(per_example, bool):
+        raise TypeError("score_dataset: per_example must be True or False, "
+                        f"got {type(per_example).__name__}")
     if not preds: raise ValueError("score_dataset: no items to report on: predictions is empty")
-    ms = {name: load(name, **metric_options(name, options), **({'keep_items': True} if per_example else {})) for name in metrics}
-    report, sigs, details, per, notes, done = {}, {}, {}, {}, [], _together(ms, predictions, references)
+    keep = {'keep_items': True} if per_example else {}
+    ms = {name: load(name, **metric_options(name, options), **keep) for name in metrics}
+    report, sigs, details, per, notes = {}, {}, {}, {}, []
+    done = _together(ms, predictions, references)
     for name, m in ms.items():
-        if (inputs := _inputs(m, name, references, sources, notes)) is None: continue
+        if (inputs := metric_inputs(m, name, references, sources, notes)) is None: continue
         d = (done[name] if name in done else m.compute(predictions, **inputs)).to_dict()
-        sigs[name] = d.pop('signature'); d.pop('n', None); details[name] = d
-        report.update({_report_key(name, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
+        sigs[name] = d.pop('signature')
+        d.pop('n', None)
+        details[name] = d
+        report.update({report_key(name, k): v for k, v in d.items()
+                       if isinstance(v, (int, float)) and k not in ('confidence',)})
         if per_example: per.update(m.per_item())
-    return {**report, 'n_examples': len(preds), 'signatures': sigs, 'details': details, **({'notes': notes} if notes else {})}, per
+    return ({**report, 'n_examples': len(preds), 'signatures': sigs, 'details': details,
+             **({'notes': notes} if notes else {})}, per)
 
 # %% ../nbs/85_evaluate.ipynb #5e8244a1
-def per_example_jsonl(per:Mapping[str, Sequence], # key -> one value per example (what `score_dataset(..., per_example=True)` returns)
-                      ids:Sequence|None=None, # each example's id (None entries, or no ids: the example's position)
+def per_example_jsonl(per:Mapping[str, Sequence], # key -> one value per example (`score_dataset`'s)
+                      ids:Sequence|None=None, # each example's id (None, or no ids: its position)
                      ) -> str:
     "Each example's values as one JSON object per line (the text of the per-example file)."
     return _per_example_jsonl(per, ids, 'per_example_jsonl')
 
 def _per_example_jsonl(per, ids, fn:str) -> str:
-    if not isinstance(per, Mapping): raise TypeError(f"{fn}: per must be a dict of key -> values, got {type(per).__name__}")
-    cols = {k: check_sequence(v, f"per[{k!r:.60}]" if isinstance(k, str) else f"a value of per (key of type {type(k).__name__})", fn) for k, v in per.items()}
+    if not isinstance(per, Mapping):
+        raise TypeError(f"{fn}: per must be a dict of key -> values, got {type(per).__name__}")
+    name = lambda k: (f"per[{k!r:.60}]" if isinstance(k, str) else
+                      f"a value of per (key of type {type(k).__name__})")
+    cols = {k: check_sequence(v, name(k), fn) for k, v in per.items()}
     ids = None if ids is None else check_sequence(ids, 'ids', fn)
     lens = {len(v) for v in cols.values()} | ({len(ids)} if ids is not None else set())
-    if len(lens) > 1: raise ValueError(f"{fn}: per's lists and ids must be as long as each other (one entry per example), got lengths {sorted(lens)}")
+    if len(lens) > 1:
+        raise ValueError(f"{fn}: per's lists and ids must be as long as each other "
+                         f"(one entry per example), got lengths {sorted(lens)}")
     n, ids = next(iter(lens), 0), ids or [None] * next(iter(lens), 0)
-    rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in cols.items()}} for i in range(n)]
+    rows = [{'id': ids[i] if ids[i] is not None else i, **{k: v[i] for k, v in cols.items()}}
+            for i in range(n)]
     try: return ''.join(json.dumps(r, ensure_ascii=False, allow_nan=False) + '\n' for r in rows)
-    except (TypeError, ValueError, RecursionError) as e: raise ValueError(f"{fn}: per or ids holds a value JSON cannot write ({e})") from None
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ValueError(f"{fn}: per or ids holds a value JSON cannot write ({e})") from None
 
 # %% ../nbs/85_evaluate.ipynb #fd2225b4
 def write_per_example(path:str|Path, # the JSON Lines file to write
-                      per:Mapping[str, Sequence], # key -> one value per example (what `score_dataset(..., per_example=True)` returns)
-                      ids:Sequence|None=None, # each example's id (None entries, or no ids: the example's position)
+                      per:Mapping[str, Sequence], # key -> one value per example (`score_dataset`'s)
+                      ids:Sequence|None=None, # each example's id (None, or no ids: its position)
                      ) -> Path:
     "Each example's values as one JSON object per line, written atomically."
     text = _per_example_jsonl(per, ids, 'write_per_example')
@@ -120,523 +171,77 @@ def write_per_example(path:str|Path, # the JSON Lines file to write
 
 # %% ../nbs/85_evaluate.ipynb #02c3dc5c
 def _dataset(name, d) -> tuple[list, list|None, list|None]:
-    "(predictions, references, sources) of one dataset of `evaluate_datasets`, checked: one entry of each per prediction."
-    if not isinstance(name, str): raise TypeError(f"evaluate_datasets: dataset names must be str, got {type(name).__name__}")
-    if not isinstance(d, Mapping) or 'predictions' not in d: raise ValueError(f"evaluate_datasets: dataset {name!r:.60} needs a 'predictions' list")
-    preds, out = as_texts(d['predictions'], f"datasets[{name!r:.60}]['predictions']", 'evaluate_datasets'), []
+    "(predictions, references, sources) of one dataset, checked: one of each per prediction."
+    fn = 'evaluate_datasets'
+    if not isinstance(name, str):
+        raise TypeError(f"{fn}: dataset names must be str, got {type(name).__name__}")
+    if not isinstance(d, Mapping) or 'predictions' not in d:
+        raise ValueError(f"{fn}: dataset {name!r:.60} needs a 'predictions' list")
+    preds, out = as_texts(d['predictions'], f"datasets[{name!r:.60}]['predictions']", fn), []
     for k in ('references', 'sources'):
         v = d.get(k)
         if v is not None:
-            v = check_sequence([v] if isinstance(d['predictions'], str) else v, f"datasets[{name!r:.60}][{k!r}]", 'evaluate_datasets')
-            if len(v) != len(preds): raise ValueError(f"evaluate_datasets: dataset {name!r:.60} has {len(preds)} predictions but {len(v)} {k}")
+            v = check_sequence([v] if isinstance(d['predictions'], str) else v,
+                               f"datasets[{name!r:.60}][{k!r}]", fn)
+            if len(v) != len(preds):
+                raise ValueError(f"{fn}: dataset {name!r:.60} has {len(preds)} predictions "
+                                 f"but {len(v)} {k}")
         out.append(v)
     return preds, *out
 
 # %% ../nbs/85_evaluate.ipynb #1142b090
-def evaluate_datasets(datasets:Mapping[str, Mapping], # name -> {'predictions': [...], 'references': [...], 'sources': [...] (optional)}
+def evaluate_datasets(datasets:Mapping[str, Mapping], # name -> {'predictions': [...], ...}
                       metrics:str|Sequence[str]=DEFAULT_METRICS, # registry names
-                      output_dir:str|Path|None=None, # if given: write multi_dataset_results.json and detailed_results.json here
-                      **options, # options, as `metric_options` reads them (tokenizer, stem, idf, detector, bertscore={...}, ...)
+                      output_dir:str|Path|None=None, # if given: write the two files here
+                      **options, # options, as `metric_options` reads them
                      ) -> tuple[dict, dict]:
-    "Score several datasets; returns (summary, details), the two files the design saves."
-    if not isinstance(datasets, Mapping): raise TypeError(f"evaluate_datasets: datasets must be a dict of name -> dataset, got {type(datasets).__name__}")
+    "Score several datasets; returns (summary, details), what the two files hold."
+    if not isinstance(datasets, Mapping):
+        raise TypeError("evaluate_datasets: datasets must be a dict of name -> dataset, "
+                        f"got {type(datasets).__name__}")
     out = None if output_dir is None else _as_path(output_dir, 'evaluate_datasets', 'output_dir')
     summary, details = {}, {}
     for name, d in datasets.items():
         preds, refs, srcs = _dataset(name, d)
         rep, per = score_dataset(preds, refs, srcs, metrics, options, per_example=True)
-        summary[name] = {k: v for k, v in rep.items() if k not in ('signatures', 'details', 'notes')}
-        details[name] = {'signatures': rep['signatures'], 'examples': [{'prediction': p, 'references': r, **{k: v[i] for k, v in per.items()}}
-                                                                      for i, (p, r) in enumerate(zip(preds, refs or [None] * len(preds)))]}   # lengths checked
+        summary[name] = {k: v for k, v in rep.items()
+                         if k not in ('signatures', 'details', 'notes')}
+        paired = zip(preds, refs or [None] * len(preds))                       # lengths checked
+        examples = [{'prediction': p, 'references': r, **{k: v[i] for k, v in per.items()}}
+                    for i, (p, r) in enumerate(paired)]
+        details[name] = {'signatures': rep['signatures'], 'examples': examples}
     if out is not None:
         with AtomicWriteSet('evaluate_datasets') as ws:
-            ws.write_text(out / 'multi_dataset_results.json', json.dumps(summary, indent=2, ensure_ascii=False) + '\n')
-            ws.write_text(out / 'detailed_results.json', json.dumps(details, indent=1, ensure_ascii=False) + '\n')
+            ws.write_text(out / 'multi_dataset_results.json',
+                          json.dumps(summary, indent=2, ensure_ascii=False) + '\n')
+            ws.write_text(out / 'detailed_results.json',
+                          json.dumps(details, indent=1, ensure_ascii=False) + '\n')
     return summary, details
 
-# %% ../nbs/85_evaluate.ipynb #07a0f2ef
-def _system_files(baseline, systems, fn:str) -> list[tuple[str, Path]]:
-    "[(name, path)] of the baseline, then each system: a dict's keys, else the files' stems; no two names alike."
-    if isinstance(systems, (str, os.PathLike)): systems = [systems]
-    if isinstance(systems, Mapping): given = [(k, systems[k], f'systems[{k!r:.40}]') for k in systems]
-    elif isinstance(systems, Sequence): given = [(None, s, f'systems[{i}]') for i, s in enumerate(systems)]
-    else: raise TypeError(f"{fn}: systems must be a path, a list of paths or a dict name -> path, got {type(systems).__name__}")
-    if not given: raise ValueError(f"{fn}: systems is empty; give at least one system's predictions file")
-    files = []
-    for name, f, arg in [(None, baseline, 'baseline'), *given]:
-        if name is not None and (not isinstance(name, str) or not name.strip()): raise TypeError(f"{fn}: a system's name must be a non-empty str, got {name!r:.40}")
-        path = _as_path(f, fn, arg); files.append((path.stem if name is None else name, path))
-    names = [n for n, _ in files]
-    if dup := next((n for n in names if names.count(n) > 1), None):
-        raise ValueError(f"{fn}: two inputs are named {dup!r}; name the systems with a dict (name -> file) or rename the files")
-    return files
+# %% ../nbs/85_evaluate.ipynb #0cbd5586
+_all_ = ['read_systems', 'compare_datasets',                 # importable from here, as before
+         'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text',
+         'find_benchmark_data', 'embed_eval_outputs',
+         'HUMOR_SCHEMA', 'HUMOR_FILES', 'HumorRanking', 'rank_answers', 'humor_omitted',
+         'humor_table', 'humor_validity', 'trust_line', 'humor_summary', 'humor_schema',
+         'ranking_chart', 'correlation_chart', 'humor_outputs', 'write_humor_outputs']
+_MOVED = {**dict.fromkeys(('read_systems', 'compare_datasets'), 'comparison'),
+          **dict.fromkeys(('DEFAULT_ENSEMBLE', 'EMBED_FILES', 'parse_strategies', 'ensemble_file',
+                           'ensemble_text', 'find_benchmark_data', 'embed_eval_outputs'),
+                          'ensemble_report'),
+          **dict.fromkeys(('HUMOR_SCHEMA', 'HUMOR_FILES', 'HumorRanking', 'rank_answers',
+                           'humor_omitted', 'humor_table', 'humor_validity', 'trust_line',
+                           'humor_summary', 'humor_schema', 'ranking_chart', 'correlation_chart',
+                           'humor_outputs', 'write_humor_outputs'),
+                          'humor_report')}                          # name -> the module it moved to
 
-# %% ../nbs/85_evaluate.ipynb #525e18ae
-def read_systems(baseline:str|Path, # the baseline's predictions file
-                 systems:str|Path|Sequence|Mapping, # the systems' predictions files (a dict: name -> file)
-                 references:str|Path|Sequence[str|Path], # one or more references files
-                 fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
-                ) -> tuple[dict[str, list[str]], list[list[str]], list|None]:
-    "({name: predictions}, references, sources or None): the baseline first, every system in the baseline's item order."
-    files = _system_files(baseline, systems, 'read_systems')
-    base, refs, sources, order = read_dataset(files[0][1], references, fmt=fmt)
-    out = {files[0][0]: base}
-    for name, path in files[1:]:
-        preds, _, _, ids = read_dataset(path, references, fmt=fmt)      # each file's ids checked against the references
-        at = {k: j for j, k in enumerate(ids)}
-        out[name] = preds if any(k is None for k in order) else [preds[at[k]] for k in order]
-    return out, refs, sources
+def __getattr__(name:str):
+    "A name that moved to its own module, imported from there on first use and kept here."
+    if name not in _MOVED:
+        raise AttributeError(f"module 'cah_metrics.evaluate' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"cah_metrics.{_MOVED[name]}"), name)
+    globals()[name] = value
+    return value
 
-# %% ../nbs/85_evaluate.ipynb #2c580fb2
-def compare_datasets(baseline:str|Path, # the baseline's predictions file
-                     systems:str|Path|Sequence|Mapping, # the systems' predictions files (a dict: name -> file)
-                     references:str|Path|Sequence[str|Path], # one or more references files
-                     metrics:str|Sequence[str]=('bleu',), # registry names (at least one)
-                     paired:str='bs', # 'bs': paired bootstrap; 'ar': approximate randomization
-                     options:Mapping|None=None, # metric options, as `metric_options` reads them
-                     fmt:str='auto', # input format, as for `read_items`
-                     key:str|Mapping|None=None, # the value tested: a key, or {metric: key}
-                     **test, # the test's settings: n_resamples, trials, confidence, seed, method, compat
-                    ) -> dict[str, PairedResult]:
-    "Each metric's paired test of every system against the baseline, read from files: {metric: PairedResult}."
-    from cah_metrics.significance import paired_bootstrap, paired_randomization
-    F = 'compare_datasets'
-    metrics = as_texts(metrics, 'metrics', F)
-    if not metrics: raise ValueError(f"{F}: metrics is empty; name at least one metric")
-    if not isinstance(paired, str) or paired not in ('bs', 'ar'):
-        raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' (approximate randomization), got {_brief(paired)}")
-    if 'trials' in test and paired == 'bs': raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
-    if isinstance(key, Mapping) and (bad := [k for k in key if k not in metrics]):
-        raise ValueError(f"{F}: key names {_brief(bad[0])}, which is not among metrics "
-                         f"({', '.join(metrics)})")
-    preds, refs, sources = read_systems(baseline, systems, references, fmt)
-    (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])
-    run = paired_bootstrap if paired == 'bs' else paired_randomization
-    out = {}
-    for name in metrics:
-        m, notes = load(name, **metric_options(name, options)), []
-        if (inputs := _inputs(m, name, refs, sources, notes)) is None: raise ValueError(f"{F}: {notes[0]}")
-        k = key.get(name) if isinstance(key, Mapping) else key
-        out[name] = run(m, base, rest, inputs.pop("references", None), inputs=inputs or None,
-                        baseline_name=base_name, key=k, **test)
-    return out
-
-# %% ../nbs/85_evaluate.ipynb #3a6105b1
-DEFAULT_ENSEMBLE = {True: ('sentence_bleu', 'rougeL', 'chrf'), False: ('humor', 'distinct_n', 'vocabulary_richness')}   # with / without references
-
-def _strategy_spec(word:str, fn:str, where:str):
-    "The spec of one command-line strategy: a registry name, 'humor' (the evaluator), or a set 'a+b'."
-    from cah_metrics.humor import default_evaluator
-    if word == 'humor': return default_evaluator()
-    names = word.split('+')
-    for n in names:
-        try: rng = metric_class(n)[0].value_range
-        except ValueError as e: raise ValueError(f"{fn}: {where}: {e}") from None
-        if not all(math.isfinite(v) for v in rng): raise ValueError(f"{fn}: strategy {n!r} has no finite value range {rng}, so its scores cannot be put on [0, 1]")
-    return names[0] if len(names) == 1 else names
-
-# %% ../nbs/85_evaluate.ipynb #ee64652b
-def parse_strategies(words:Sequence[str], # each 'name' (a registry name or 'humor') or 'label=name+name' (a set of metrics)
-                    ) -> dict:
-    "Strategy name -> spec for `EnsembleEvaluator`, from the command line's words."
-    fn = 'parse_strategies'
-    words = check_sequence(words, 'words', fn)
-    out = {}
-    for i, w in enumerate(words):
-        if not isinstance(w, str) or not w.strip('=+'): raise TypeError(f"{fn}: each strategy must be a non-empty str, got {_brief(w)}")
-        label, _, body = w.rpartition('=')
-        label = label or body
-        if label in out: raise ValueError(f"{fn}: two strategies are named {label!r}; name a set with label=a+b")
-        out[label] = _strategy_spec(body, fn, f"words[{i}]")
-    if len(out) < 2: raise ValueError(f"{fn}: an ensemble needs at least two strategies, got {len(out)}")
-    return out
-
-# %% ../nbs/85_evaluate.ipynb #d6b9d809
-def _spearman(x:list, y:list) -> float|None:
-    "Spearman's rho, None when either side is constant or there are fewer than 3 pairs."
-    from scipy.stats import spearmanr
-    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2: return None
-    return float(spearmanr(x, y).statistic)
-
-def _mean(c:list) -> float:
-    "The mean of finite numbers; when their sum overflows, the sum of each divided by their number."
-    try: return math.fsum(c) / len(c)
-    except OverflowError: return math.fsum(x / len(c) for x in c)
-
-def _check_span(ratings:list[list], level:str, path):
-    "An `InputError` when interval or ratio ratings differ by more than float64 can square."
-    vals = [v for row in ratings for v in row if v is not None]
-    if level not in ('interval', 'ratio') or not vals: return
-    lo, hi = min(vals), max(vals)
-    if not math.isfinite((hi - lo) * (hi - lo)):
-        why = (f"ratings run from {lo:g} to {hi:g}: their squared differences overflow float64, "
-               f"so Krippendorff's {level} alpha cannot be computed; rescale them")
-        raise InputError(path, None, why)
-
-def _human(ratings:list[list], raters:list[str], level:str, result) -> tuple[dict, list[dict]]:
-    "The human ratings' summary (alpha, correlations with the strategies) and each item's mean and count."
-    from cah_metrics.agreement import krippendorff_alpha
-    cols = [[r[i] for r in ratings if r[i] is not None] for i in range(len(ratings[0]))]
-    per = [{'mean': _mean(c) if c else None, 'n': len(c)} for c in cols]
-    try: a, why = krippendorff_alpha(ratings, level=level).alpha, None
-    except ValueError as e: a, why = None, str(e)
-    rated = [i for i, p in enumerate(per) if p['n']]
-    h = [per[i]['mean'] for i in rated]
-    corr = {'ensemble_score': _spearman([result.items[i].ensemble_score for i in rated], h),
-            **{s: _spearman([result.items[i].scores[s] for i in rated], h) for s in result.corpus_scores}}
-    return {'raters': list(raters), 'level': level, 'alpha': a, 'alpha_note': why, 'items_rated': len(rated), 'spearman_with_human_mean': corr}, per
-
-# %% ../nbs/85_evaluate.ipynb #6121b5d2
-def ensemble_file(path:str|Path, # JSON Lines responses (see `read_responses`)
-                  strategies:Sequence[str]|None=None, # command-line strategy words (see `parse_strategies`); default: `DEFAULT_ENSEMBLE`
-                  level:str='interval', # Krippendorff's alpha level of the human ratings: nominal, ordinal, interval or ratio
-                  **evaluator, # options of `EnsembleEvaluator`: consensus_threshold, high_threshold, z_threshold, text_checks, diversity
-                 ) -> tuple[dict, list[dict]]:
-    "The ensemble's report (settings, corpus level, summary, human agreement) and one row per response (scores, disagreement, flags)."
-    from cah_metrics.ensemble import EnsembleEvaluator
-    from cah_metrics.io import read_responses
-    if not isinstance(level, str) or level not in ('nominal', 'ordinal', 'interval', 'ratio'):
-        raise ValueError(f"ensemble_file: level must be nominal, ordinal, interval or ratio, got {_brief(level)}")
-    r = read_responses(path)
-    if not r.texts: raise InputError(path, None, "has no responses")
-    if r.ratings: _check_span(r.ratings, level, path)
-    words = DEFAULT_ENSEMBLE[r.references is not None] if strategies is None else strategies
-    res = EnsembleEvaluator(parse_strategies(words), **evaluator).evaluate(r.texts, r.references, r.contexts or [''] * len(r.texts))
-    report = {k: v for k, v in res.to_dict().items() if k != 'items'}
-    human, per = _human(r.ratings, r.raters, level, res) if r.ratings else (None, [None] * len(r.texts))
-    report['human'] = human
-    rows = [{'id': k, 'response': t, **{a: b for a, b in it.to_dict().items() if a != 'index'}, 'human': h} for k, t, it, h in zip(r.ids, r.texts, res.items, per)]
-    return report, rows
-
-# %% ../nbs/85_evaluate.ipynb #b885b1c2
-def ensemble_text(report:dict, # what `ensemble_file` returned first
-                 ) -> str:
-    "The report in a few lines: the corpus numbers, how many items raised each flag, and the human agreement."
-    if not isinstance(report, Mapping) or not {'strategies', 'corpus_scores', 'corpus', 'ensemble_score', 'summary'} <= set(report):
-        raise TypeError(f"ensemble_text: report must be the report dict `ensemble_file` returns, got {_brief(report)}")
-    s, c = report['summary'], report['corpus']
-    lines = [f"{len(report['strategies'])} strategies ({', '.join(report['corpus_scores'])}) on {s['n_items']} responses",
-             f"corpus: ensemble score {report['ensemble_score']:.4f}, consensus {c['consensus']:.4f}, reliability {c['reliability']:.4f}",
-             f"items: mean ensemble score {s['mean_ensemble_score']:.4f}, mean consensus {s['mean_consensus']:.4f}, mean reliability {s['mean_reliability']:.4f}",
-             "flags: " + (', '.join(f"{k} on {v} items" for k, v in s['flag_counts'].items()) or 'none')]
-    if report.get('diversity'): lines.append(f"semantic diversity {report['diversity']['value']:.4f} ({report['diversity']['method']})")
-    if (h := report.get('human')):
-        a = 'n/a (' + h['alpha_note'] + ')' if h['alpha'] is None else f"{h['alpha']:.4f}"
-        rho = h['spearman_with_human_mean']['ensemble_score']
-        lines.append(f"human ratings: {len(h['raters'])} raters, {h['items_rated']} items rated; Krippendorff's alpha ({h['level']}) {a}; "
-                     f"Spearman of the ensemble score with the mean rating {'n/a' if rho is None else f'{rho:.4f}'}")
-    return '\n'.join(lines)
-
-# %% ../nbs/85_evaluate.ipynb #9f9dbcec
-EMBED_FILES = ('embed_eval.json', 'embed_eval.png')
-
-def find_benchmark_data(data:str|Path|None=None, # a folder holding sts/ and codex_s/; None: ./tests/data when it holds them
-                       ) -> Path|None:
-    "The benchmark folder to use: `data` (checked), or the repository's tests/data under the current folder, or None."
-    fn = 'find_benchmark_data'
-    if data is not None:
-        d = _as_path(data, fn, 'data')
-        try: ok = (d / 'sts').is_dir() and (d / 'codex_s').is_dir()
-        except OSError as e: raise ValueError(f"{fn}: data {str(d)[:80]!r} cannot be read ({e.strerror or e})") from None
-        if not ok: raise ValueError(f"{fn}: {d} must hold the folders sts/ and codex_s/ (as the repository's tests/data does)")
-        return d
-    d = Path('tests') / 'data'
-    return d if (d / 'sts').is_dir() and (d / 'codex_s').is_dir() else None
-
-def embed_eval_outputs(comparison, # from `embedding_eval.compare_encoders`
-                       dpi:int=150, # the chart's resolution
-                      ) -> dict[str, bytes]:
-    "The content of each of `EMBED_FILES`, by name: the comparison as JSON and its chart as PNG."
-    from cah_metrics.embedding_eval import plot_comparison
-    fig = plot_comparison(comparison, dpi=dpi)                    # checks that it is a Comparison
-    buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=dpi)
-    return dict(zip(EMBED_FILES, ((json.dumps(comparison.to_dict(), indent=1, ensure_ascii=False) + '\n').encode('utf-8'), buf.getvalue())))
-
-# %% ../nbs/85_evaluate.ipynb #17a4e6cc
-@dataclass
-class HumorRanking:
-    "What the humor main job computed: every score of every (prompt, answer) pair, the answers' batch fields, the evaluator and the run's options."
-    scores: object                # a pandas DataFrame: prompt, answer and every field of `evaluate_batch`, one row per pair
-    batch: dict                   # the batch fields (diversity; MAUVE with reference texts), the same for every prompt
-    evaluator: object             # the trained `HumorEvaluator`
-    options: dict                 # answers, prompts, seed, encoder, scorer, profile and reference-text counts
-    _table: object = field(default=None, init=False, repr=False, compare=False)   # `humor_table`'s result, made on first use
-    def __repr__(self): return f"HumorRanking({self.options['answers']} answers x {self.options['prompts']} prompts, scorer={self.options['scorer']})"
-
-# %% ../nbs/85_evaluate.ipynb #c133fd47
-def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (default: the embedded main game's 500 answers)
-                 prompts:str|Sequence[str]|None=None, # prompts (default: the embedded main game's)
-                 n_prompts:int=5, # score against a seeded sample of this many prompts; 0 for all; an int >= 0
-                 seed:int=0, # seed of the prompt sample, an int
-                 profile:str|Sequence[str]|None=None, # cards the user liked, for persona-card similarity
-                 corpus:str|Sequence[str]|None=None, # training corpus (default: every card of the embedded main game)
-                 encoder:str='minilm', # 'minilm' (the bundled sentence model) or 'cooccurrence' (the design's fallback)
-                 progress:bool=False, # show a progress bar over the prompts
-                 scorer:str|Path|None=None, # a name in `humor.SCORERS`, a taste file, or None: the default scorer
-                 reference_texts:str|Sequence[str]|None=None, # human texts to compare the answers with (MAUVE); None: no MAUVE
-                ) -> HumorRanking:
-    "Score every answer against every sampled prompt with the humor evaluator."
-    F = 'rank_answers'
-    cards, prompts, profile, corpus, refs = (None if v is None else as_texts(v, k, F) for k, v in
-        (('cards', cards), ('prompts', prompts), ('profile', profile), ('corpus', corpus), ('reference_texts', reference_texts)))
-    n_prompts, seed = check_int(n_prompts, 'n_prompts', F, low=0), check_int(seed, 'seed', F, low=-2**63, high=2**63 - 1)
-    if not isinstance(encoder, str): raise TypeError(f"{F}: encoder must be a str, got {type(encoder).__name__}")
-    if encoder not in ('minilm', 'cooccurrence'):
-        raise ValueError(f"{F}: encoder must be 'minilm' or 'cooccurrence', got {encoder!r:.60}")
-    from cah_metrics.humor import resolve_scorer
-    try: resolve_scorer(scorer, encoder)                  # a bad scorer fails before anything is trained
-    except (TypeError, ValueError) as e: raise type(e)(str(e).replace('HumorEvaluator:', f'{F}:', 1)) from None
-    if refs is not None and len(refs) < 2: raise ValueError(f"{F}: reference_texts must hold at least 2 texts for MAUVE, got {len(refs)}")
-    if not isinstance(progress, bool): raise TypeError(f"{F}: progress must be True or False, got {type(progress).__name__}")
-    return _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, scorer, refs)
-
-# %% ../nbs/85_evaluate.ipynb #e5a193e0
-def _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, scorer, refs) -> HumorRanking:
-    import pandas as pd
-    from tqdm.auto import tqdm
-    from cah_metrics.corpora import default_pack
-    from cah_metrics.humor import BATCH_FIELDS, HumorEvaluator
-    cards = cards if cards is not None else [a['text'] for a in default_pack().answers]
-    prompts = prompts if prompts is not None else [p['text'] for p in default_pack().prompts]
-    if not cards or not prompts: raise ValueError("rank_answers: no answer cards or no prompts to score")
-    if n_prompts and n_prompts < len(prompts): prompts = random.Random(seed).sample(prompts, n_prompts)
-    ev = HumorEvaluator(corpus, encoder='cooccurrence' if encoder == 'cooccurrence' else None, scorer=scorer)
-    parts = [ev.evaluate_batch(cards, [p] * len(cards), profile, refs).assign(prompt=p, answer=cards)
-             for p in tqdm(prompts, desc='prompts', disable=not progress)]
-    df = pd.concat(parts, ignore_index=True)
-    batch = {k: float(df[k].iloc[0]) for k in (*BATCH_FIELDS, 'mauve_score') if k in df}
-    opts = {'answers': len(cards), 'prompts': len(prompts), 'seed': seed, 'encoder': encoder, 'scorer': ev.scorer,
-            'scorer_tag': ev.scorer_tag(), 'scorer_note': ev.scorer_note,
-            'profile': len(profile or []), 'reference_texts': len(refs or [])}
-    return HumorRanking(df[['prompt', 'answer'] + [c for c in df.columns if c not in ('prompt', 'answer')]], batch, ev, opts)
-
-# %% ../nbs/85_evaluate.ipynb #f9b3a0fa
-_FUN = "higher counts as funnier in the design's overall score"
-HUMOR_SCHEMA = {   # column: (JSON type, (minimum, maximum) or None, direction, what it is)
-    'prompt': ('string', None, None, "the prompt card the answer is scored against"),
-    'rank': ('integer', (1, None), "lower is better (1 = best)", "the answer's place among the answers to this prompt, by overall_humor_score"),
-    'answer': ('string', None, None, "the answer card"),
-    'overall_humor_score': ('number', (0, 10), "higher is funnier", "the score the ranking uses, the run's scorer's: 'preference' (the default) or a taste file, 10 x the modelled chance that the answer beats a typical one; 'learned', 10 x its P(humor) of the filled card; 'design', the design's overall score (the weighted sum of the components below and the batch's creativity term, clipped to 0-10); 'shorter', 10 / the answer's words"),
-    'drivers': ('string', None, None, "the components that raised this answer's overall score most above the average answer to the same prompt, in points of overall score"),
-    'design_humor_score': ('number', (0, 10), "higher is funnier", "when a scorer other than the design's ranks: the design's overall score, for comparison"),
-    'surprisal_score': ('number', (0, 10), _FUN, "how unpredictable the answer's words are after the prompt (the trigram model's mean surprisal in bits, halved, capped at 10)"),
-    'perplexity_score': ('number', (0, 10), _FUN, "how unpredictable the answer's words are on their own (mean surprisal in bits, capped at 10); rare wording scores high"),
-    'ambiguity_score': ('number', (0, 10), _FUN, "how many distinct co-occurrence neighbours the answer's words have; in practice it rises with common words"),
-    'distinctiveness_ratio': ('number', (0, 10), _FUN, "how differently the answer's words relate to the prompt than to each other (the co-occurrence model's ratio)"),
-    'entropy_score': ('number', (0, 10), _FUN, "Shannon entropy of the answer's words, scaled; it grows with the answer's length"),
-    'semantic_coherence': ('number', (0, 10), _FUN, "how close in meaning answer and prompt are: the cosine of their sentence vectors x 10, clipped at 0"),
-    'f1_score': ('number', (0, 10), "higher is better (relevant and surprising)", "the harmonic mean of coherence / 10 and min(surprisal / 10, 1), x 10; not part of the overall score"),
-    'pacs_score': ('number', (0, 10), "higher is closer to the profile", "persona-card similarity with the cards the user liked (--profile), the design's boosted 0-10 form; not part of the overall score"),
-    'pacs_raw': ('number', (-1, 1), "higher is closer to the profile", "the raw cosine of the answer's vector and the profile's mean vector"),
-}
-
-# %% ../nbs/85_evaluate.ipynb #638a7c9e
-def _short(c:str) -> str: return c.replace('_score', '').replace('_ratio', '').replace('semantic_', '')
-
-def _drivers(df, k:int=3, floor:float=0.01) -> list[str]:
-    "Each row's top components by weighted contribution above its prompt's mean, as 'surprisal +0.31, ambiguity +0.12'."
-    import numpy as np
-    from cah_metrics.humor import OVERALL_WEIGHTS
-    comps = [c for c in OVERALL_WEIGHTS if c in df]
-    contrib = df[comps].mul([OVERALL_WEIGHTS[c] for c in comps])
-    A = (contrib - contrib.groupby(df['prompt'], sort=False).transform('mean')).to_numpy()
-    top = np.argsort(-A, axis=1, kind='stable')[:, :k]
-    return [', '.join(f"{_short(comps[j])} +{a[j]:.2f}" for j in t if a[j] >= floor) for a, t in zip(A, top)]
-
-# %% ../nbs/85_evaluate.ipynb #34b0cbc9
-def _check_ranking(r, fn:str) -> HumorRanking:
-    if not isinstance(r, HumorRanking): raise TypeError(f"{fn}: ranking must be the HumorRanking from rank_answers, got {type(r).__name__}")
-    return r
-
-def humor_omitted(ranking:HumorRanking, # from `rank_answers`
-                 ) -> dict[str, str]:
-    "The report's columns left out of this run, each with the reason."
-    r, out = _check_ranking(ranking, 'humor_omitted'), {}
-    if r.options['scorer'] != 'design':
-        out['drivers'] = f"the {r.options['scorer']} scorer is not a sum of the design's components: it has none to name"
-    else: out['design_humor_score'] = "only when another scorer ranks (the overall score is the design's)"
-    for c in [c for c in HUMOR_SCHEMA if c in r.scores and HUMOR_SCHEMA[c][0] == 'number' and c != 'overall_humor_score']:   # the ranking's score always stays
-        if r.scores[c].nunique() <= 1:
-            v = r.scores[c].iloc[0]
-            out[c] = (f"no profile given: PaCS is the neutral {v:g} for every answer" if c.startswith('pacs') and not r.options['profile'] else
-                      f"the same value ({v:.4g}) for every row of this run")
-    return out
-
-# %% ../nbs/85_evaluate.ipynb #2a2266a9
-def humor_table(ranking:HumorRanking, # from `rank_answers`
-               ):
-    "The readable report: per prompt, its answers ranked best first, the overall score, the drivers and the components that vary (a copy; built once per ranking)."
-    r = _check_ranking(ranking, 'humor_table')
-    if r._table is None: r._table = _build_table(r)
-    return r._table.copy()
-
-def _build_table(r:HumorRanking):
-    df = r.scores.assign(rank=r.scores.groupby('prompt', sort=False)['overall_humor_score'].rank(ascending=False, method='first').astype(int))
-    if r.options['scorer'] == 'design': df['drivers'] = _drivers(df)
-    order = {p: i for i, p in enumerate(dict.fromkeys(df['prompt']))}
-    df = df.sort_values(['prompt', 'rank'], key=lambda s: s.map(order) if s.name == 'prompt' else s, kind='stable')
-    skip = humor_omitted(r)
-    return df[[c for c in HUMOR_SCHEMA if c in df and c not in skip]].reset_index(drop=True)
-
-# %% ../nbs/85_evaluate.ipynb #2fb37045
-def humor_validity() -> dict:
-    "The measured validity of the humor scores (`cah_metrics/data/humor_validity.json`): each number an [estimate, low, high] triple."
-    from importlib import resources
-    return json.loads((resources.files('cah_metrics') / 'data' / 'humor_validity.json').read_text(encoding='utf-8'))
-
-def _ci(t) -> str: return f"{t[0]:.2f} ({t[1]:.2f}-{t[2]:.2f})"
-
-_SETS = {'expunations': 'puns (ExPUNations)', 'humornorms': 'words (humor norms)', 'colbert': 'jokes vs headlines'}
-
-def trust_line(scorer:str|None=None, # the scorer the report used: a name in `humor.SCORERS` or 'taste' (None: the default)
-               taste=None, # the `PreferenceModel` of a taste file, for scorer 'taste'
-              ) -> str:
-    "How far to trust the ranking: every scorer's measured agreement with people, the one in use marked."
-    from cah_metrics.humor import DEFAULT_SCORER, SCORERS
-    scorer = DEFAULT_SCORER if scorer is None else scorer
-    if not isinstance(scorer, str): raise TypeError(f"trust_line: scorer must be a str, got {type(scorer).__name__}")
-    if scorer not in SCORERS + ('taste',):
-        raise ValueError(f"trust_line: scorer must be one of {', '.join(SCORERS)} or 'taste', got {scorer!r:.60}")
-    v = humor_validity()
-    a, ceiling = v['agreement'], v['expunations']['ceiling'][0]
-    lines = ["How far to trust this ranking: how often each scorer ranks higher the text people found funnier "
-             "(pairwise accuracy; 0.5 is chance; 95% intervals):",
-             (f"  {'scorer':12s}" + ''.join(f"{name:22s}" for name in _SETS.values())).rstrip()]
-    for k in SCORERS + ('longer',):
-        mark = '*' if k == scorer else ' '
-        lines.append((f"{mark} {k:12s}" + ''.join(f"{_ci(a[d][k]):22s}" for d in _SETS)).rstrip())
-    if scorer == 'taste' and taste is not None and 'cross_validated' in taste.training:
-        lines.append(f"* this run's taste file: {_ci(taste.training['cross_validated'])} on the "
-                     f"{taste.training.get('rounds', '?')} rounds it was learned from (cross-validated)")
-    return '\n'.join(lines + [
-        f"The default is the best on the sets that rank attempts at humor ({a['default']}; without a sentence "
-        f"model {a['no_model_default']}). The pun raters agree with each other at {ceiling:.2f} (split-half), which "
-        "caps any score's agreement with them. None of these sets is card answers judged against each other for "
-        "one prompt: read the ranking as a first sort, or learn your table's taste from its rounds "
-        "(cah-metrics humor --learn rounds.jsonl --save taste.json)."])
-
-# %% ../nbs/85_evaluate.ipynb #3daf4bea
-_HOW = {'preference': "the preference scorer (10 x the modelled chance of beating a typical answer)",
-        'learned': "the learned scorer (10 x P(humor))", 'design': "the design's overall score",
-        'shorter': "the length baseline (10 / words)", 'taste': "the taste file (10 x the modelled chance of beating a typical answer)"}
-_BATCH_NAMES = {'distinct_1': 'Distinct-1', 'distinct_2': 'Distinct-2', 'self_bleu': 'Self-BLEU-1', 'vocabulary_richness': 'vocabulary richness',
-                'overall_semantic_diversity': 'semantic diversity', 'mauve_score': 'MAUVE vs the reference texts'}
-
-def humor_summary(ranking:HumorRanking, # from `rank_answers`
-                  top:int=3, # answers shown per prompt, an int >= 1
-                 ) -> str:
-    "The best answers of each prompt with what drove their scores, the batch's fields, what was left out, and how far to trust it, as text."
-    r, top = _check_ranking(ranking, 'humor_summary'), check_int(top, 'top', 'humor_summary')
-    tab, o = humor_table(r), r.options
-    lines = [f"{o['answers']} answers x {o['prompts']} prompts, ranked by {_HOW[o['scorer']]}: 0-10, higher is funnier"]
-    lines += [f"({o['scorer_note']})"] if o.get('scorer_note') else []
-    for p, g in tab.groupby('prompt', sort=False):
-        lines += ['', str(p)] + [f"  {x.rank:2d}. {x.overall_humor_score:5.2f}  {x.answer}" + (f"   [{x.drivers}]" if 'drivers' in tab and x.drivers else '')
-                                 for x in g.head(top).itertuples()]
-    lines += ['', f"the {o['answers']} answers as a batch: " + ', '.join(f"{_BATCH_NAMES[k]} {v:.3f}" for k, v in r.batch.items() if k in _BATCH_NAMES)]
-    lines += [f"left out: {c} ({why})" for c, why in humor_omitted(r).items() if c != 'design_humor_score']
-    return '\n'.join(lines + ['', trust_line(o['scorer'], r.evaluator.taste)])
-
-# %% ../nbs/85_evaluate.ipynb #0ed74619
-def humor_schema(ranking:HumorRanking, # from `rank_answers`
-                ) -> dict:
-    "The JSON Schema (draft 2020-12) of a row of this run's table, with each column's scale and direction, and the columns left out."
-    r = _check_ranking(ranking, 'humor_schema')
-    cols, props = list(humor_table(r).columns), {}
-    for c in cols:
-        t, rng, direction, what = HUMOR_SCHEMA[c]
-        props[c] = {'type': t, 'description': what, **({'minimum': rng[0]} if rng else {}), **({'maximum': rng[1]} if rng and rng[1] is not None else {}),
-                    **({'x-direction': direction} if direction else {})}
-    return {'$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'a row of humor_scores.csv',
-            'description': f"one (prompt, answer) pair of a cah-metrics humor run ({r.options['scorer']} scorer); columns in this order: {', '.join(cols)}",
-            'type': 'object', 'properties': props, 'required': cols, 'additionalProperties': False,
-            'x-column-order': cols, 'x-omitted': humor_omitted(r)}
-
-# %% ../nbs/85_evaluate.ipynb #f89ce2da
-_COLORS = {'surprisal_score': 'C0', 'perplexity_score': 'C1', 'ambiguity_score': 'C2', 'distinctiveness_ratio': 'C3', 'entropy_score': 'C4',
-           'semantic_coherence': 'C5', 'creativity': '0.75'}
-
-def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
-    buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
-    return buf.getvalue()
-
-def ranking_chart(ranking:HumorRanking, # from `rank_answers`
-                  top:int=5, # answers per prompt, an int >= 1
-                  max_prompts:int=6, # prompts drawn (the first ones), an int >= 1
-                 ) -> bytes:
-    "A PNG: each prompt's top answers as bars of what each component contributed to the overall score (design), or the scorer's and the design's scores."
-    r, top, mp = _check_ranking(ranking, 'ranking_chart'), check_int(top, 'top', 'ranking_chart'), check_int(max_prompts, 'max_prompts', 'ranking_chart')
-    from cah_metrics.humor import OVERALL_WEIGHTS, creativity_component
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    tab, b = humor_table(r), r.batch
-    creat = creativity_component(b['distinct_1'], b['distinct_2'], b['self_bleu'], b['vocabulary_richness'], b['overall_semantic_diversity'])
-    prompts = list(dict.fromkeys(tab['prompt']))[:mp]
-    xmax = min(10.0, math.ceil(float(tab[[c for c in ('overall_humor_score', 'design_humor_score') if c in tab]].max().max()) + 0.5))   # the same scale on every panel
-    fig, axes = plt.subplots(len(prompts), 1, figsize=(9, 0.45 * top * len(prompts) + 0.9 * len(prompts)), squeeze=False)
-    for ax, p in zip(axes[:, 0], prompts):
-        g = r.scores[r.scores['prompt'] == p].nlargest(top, 'overall_humor_score')[::-1]
-        y, labels = range(len(g)), [a if len(a) <= 48 else a[:47] + '…' for a in g['answer']]
-        if r.options['scorer'] == 'design':
-            left = [0.0] * len(g)
-            for c, w in OVERALL_WEIGHTS.items():
-                v = [w * creat] * len(g) if c == 'creativity' else (w * g[c]).tolist()
-                ax.barh(y, v, left=left, color=_COLORS[c], label=_short(c) if ax is axes[0, 0] else None)
-                left = [a + x for a, x in zip(left, v)]
-        else:
-            ax.barh(y, g['overall_humor_score'], color='C0', label=f"{r.options['scorer']} score" if ax is axes[0, 0] else None)
-            ax.plot(g['design_humor_score'], y, 'k|', ms=14, mew=2, label="design's score" if ax is axes[0, 0] else None)
-        ax.set_yticks(list(y), labels, fontsize=8); ax.set_xlim(0, xmax)
-        ax.set_title(p if len(p) <= 90 else p[:89] + '…', fontsize=9, loc='left')
-    axes[-1, 0].set_xlabel('overall humor score (0-10): each bar split into what each term contributed' if r.options['scorer'] == 'design' else 'score (0-10)')
-    fig.legend(loc='upper right', fontsize=7, ncol=4); fig.tight_layout(rect=(0, 0, 1, 0.97))
-    return _png(fig)
-
-# %% ../nbs/85_evaluate.ipynb #4080f06a
-def correlation_chart(ranking:HumorRanking, # from `rank_answers`
-                     ) -> bytes:
-    "A PNG heat map of the Spearman correlations between the table's score columns over all pairs."
-    r = _check_ranking(ranking, 'correlation_chart')
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    tab = humor_table(r)
-    cols = [c for c in tab.columns if HUMOR_SCHEMA[c][0] == 'number' and tab[c].nunique() > 1]
-    if len(cols) < 2:                                 # one answer, or nothing else varies: no correlation to draw
-        fig, ax = plt.subplots(figsize=(5, 1.5)); ax.axis('off')
-        ax.text(0.5, 0.5, f"fewer than two scores vary over these {len(tab):,} pairs: no correlations to show", ha='center', va='center', fontsize=9)
-        return _png(fig)
-    C = tab[cols].rank().corr().to_numpy()
-    fig, ax = plt.subplots(figsize=(1 + 0.6 * len(cols), 0.8 + 0.5 * len(cols)))
-    im = ax.imshow(C, vmin=-1, vmax=1, cmap='RdBu_r')
-    names = [_short(c) for c in cols]
-    ax.set_xticks(range(len(cols)), names, rotation=35, ha='right', fontsize=8); ax.set_yticks(range(len(cols)), names, fontsize=8)
-    for i in range(len(cols)):
-        for j in range(len(cols)): ax.text(j, i, f"{C[i, j]:.2f}", ha='center', va='center', fontsize=7, color='white' if abs(C[i, j]) > 0.6 else 'black')
-    fig.colorbar(im, ax=ax, shrink=0.8, label='Spearman')
-    ax.set_title(f"How the metrics move together ({len(tab):,} pairs)", fontsize=9); fig.tight_layout()
-    return _png(fig)
-
-# %% ../nbs/85_evaluate.ipynb #0aec83a3
-HUMOR_FILES = ('humor_scores.csv', 'humor_scores.schema.json', 'humor_scores.json', 'humor_ranking.png', 'humor_correlations.png')
-
-def _report(r:HumorRanking, tab) -> dict:
-    from cah_metrics import __version__
-    return {'options': r.options, 'signature': {**r.evaluator.signature_options(), 'version': __version__}, 'validity': humor_validity(),
-            'batch': r.batch, 'omitted': humor_omitted(r), 'columns': list(tab.columns), 'rows': json.loads(tab.to_json(orient='records'))}
-
-def humor_outputs(ranking:HumorRanking, # from `rank_answers`
-                  top:int=5, # answers per prompt in the ranking chart
-                 ) -> dict[str, bytes]:
-    "The content of each of `HUMOR_FILES`, by name."
-    r = _check_ranking(ranking, 'humor_outputs'); tab = humor_table(r)
-    js = lambda d: (json.dumps(d, indent=1, ensure_ascii=False, allow_nan=False) + '\n').encode('utf-8')
-    return dict(zip(HUMOR_FILES, (tab.to_csv(index=False).encode('utf-8'), js(humor_schema(r)), js(_report(r, tab)),
-                                  ranking_chart(r, top), correlation_chart(r))))
-
-def write_humor_outputs(ranking:HumorRanking, # from `rank_answers`
-                        out:str|Path, # the folder (created when missing)
-                       ) -> list[Path]:
-    "Write the `HUMOR_FILES` into `out`, atomically as a set."
-    out, data = _as_path(out, 'write_humor_outputs', 'out'), humor_outputs(_check_ranking(ranking, 'write_humor_outputs'))
-    with AtomicWriteSet('write_humor_outputs') as ws: return [ws.write_bytes(out / name, b) for name, b in data.items()]
+def __dir__(): return sorted([*globals(), *_MOVED])
