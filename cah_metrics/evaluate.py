@@ -92,14 +92,18 @@ def metric_inputs(metric:Metric, # a metric, as `load` returns it
 
 # %% ../nbs/85_evaluate.ipynb #7ee48744
 def _together(ms:dict, predictions, references) -> dict:
-    "Scores of the ROUGE metrics of `ms` that differ only in their measures, a group in one pass."
-    from cah_metrics.rouge import ROUGE, score_together
+    "Scores of the metrics of `ms` that share a pass (equal `pass_key()`), each group in one pass."
     groups = {}
     for name, m in ms.items():
-        if type(m) is ROUGE and references is not None:
-            groups.setdefault((type(m.tokenizer), m.signature_options()), []).append(name)
-    return {k: s for g in groups.values() if len(g) > 1
-            for k, s in zip(g, score_together([ms[k] for k in g], predictions, references))}
+        key = m.pass_key()
+        if key is not None and (references is not None or 'references' not in m.inputs):
+            groups.setdefault((type(m), key), []).append(name)
+    scored = {}
+    for names in groups.values():
+        if len(names) < 2: continue
+        group = [ms[k] for k in names]
+        scored.update(zip(names, type(group[0]).score_in_one_pass(group, predictions, references)))
+    return scored
 
 def score_dataset(predictions:str|Sequence[str], # one prediction per example
                   references:Sequence|None=None, # per example: a reference or a list of references
