@@ -454,6 +454,13 @@ class ROUGE(Metric):
         parts = ('_precision', '_recall', '')
         measure, column = next((t, j) for t in self.rouge_types for j, s in enumerate(parts) if key == t + s)
         return mean_plan(prf_arrays(items[measure])[:, column])
+    def pass_key(self):
+        "ROUGE metrics with the same tokenizer and options, measures aside, share one pass (`score_together`)."
+        return (type(self.tokenizer), self.signature_options())
+    @classmethod
+    def score_in_one_pass(cls, metrics, predictions, references=None) -> list[ROUGEScore]:
+        "`score_together`: the texts tokenized, and the bootstrap drawn, once for all the metrics."
+        return score_together(metrics, predictions, references)
 
 # %% ../nbs/01a_rouge.ipynb #1df7a6a8
 @patch
