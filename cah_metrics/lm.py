@@ -146,8 +146,8 @@ class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
     order, pad, n_eos = 3, False, 0  # padded models: order-1 <s> before a text, n_eos </s> after it
     _checks_tokens = False  # True: `_fit` checks that tokens are str (once per distinct one)
-    # how texts become tokens (lowercased by name)
-    def __init__(self, tokenizer:str|Tokenizer='unicode'):
+    def __init__(self, tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased)
+                ):
         self.tokenizer = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__)
         self.vocab = None
 
@@ -195,8 +195,8 @@ class _LM:
         return out
 
     # --- training
-    # texts (a lone str is one), or token lists
-    def fit(self, texts:str|Sequence[str|Sequence[str]]):
+    def fit(self, texts:str|Sequence[str|Sequence[str]], # texts (a lone str is one), or token lists
+           ):
         "Train on `texts`; returns the model."
         sents = self._token_lists(texts, check_tokens=not self._checks_tokens)
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
