@@ -126,7 +126,7 @@ class TopKAccuracy(Metric):
         "Each example's hit (1) or miss (0)."
         if references is None:
             raise TypeError(f"{self.name}: references (the true class of each example) "
-                            f"are required")
+                            f"are required with the predictions")
         scores = as_array(predictions, 'predictions', self.name)
         classes = as_array(references, 'references', self.name, numeric=self.labels is None)
         if scores.size == 0 and classes.size == 0: return {'hit': np.zeros(0, np.int64)}
