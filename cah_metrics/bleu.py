@@ -14,26 +14,28 @@ from itertools import chain, count, repeat
 from threading import Lock
 
 import numpy as np
-from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
-from .text import (check_int, check_float, check_bool, check_sequence, check_tokens, as_array, Tokenizer, get_tokenizer,
-                              check_pairs, ngram_counts, ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, _brief)
+from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,
+                              as_array, Tokenizer, get_tokenizer, check_pairs, ngram_counts,
+                              ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, _brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
            'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
-           'BLEUScore', 'BLEU', 'stats_from_rows', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU']
+           'BLEUScore', 'stats_from_rows', 'BLEU', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
                        ref_lens:Sequence[int], # lengths of its references
                       ) -> int:
-    "The reference length nearest to `hyp_len`, the shorter on a tie (0 if there are no references)."
-    hyp_len = check_int(hyp_len, 'hyp_len', 'closest_ref_length', low=0)
-    ref_lens = [check_int(r, f'ref_lens[{i}]', 'closest_ref_length', low=0) for i, r in enumerate(check_sequence(ref_lens, 'ref_lens', 'closest_ref_length'))]
+    "The reference length nearest to `hyp_len`, the shorter on a tie (0 if there is no reference)."
+    caller = 'closest_ref_length'
+    hyp_len = check_int(hyp_len, 'hyp_len', caller, low=0)
+    ref_lens = [check_int(r, f'ref_lens[{i}]', caller, low=0)
+                for i, r in enumerate(check_sequence(ref_lens, 'ref_lens', caller))]
     return min(ref_lens, key=lambda r: (abs(r - hyp_len), r), default=0)
 
 def brevity_penalty(c:int, # hypothesis length (summed over a corpus)
@@ -48,8 +50,8 @@ def _clipped(candidate:list[str], references:list[list[str]], n:int) -> tuple[in
     "Clipped n-gram matches of `candidate` against `references`, and its number of n-grams."
     hyp = ngram_counts(candidate, n)
     max_ref = Counter()
-    for ref in references: max_ref |= ngram_counts(ref, n)   # `|` keeps the larger count of each n-gram
-    return sum((hyp & max_ref).values()), sum(hyp.values())  # `&` keeps the smaller: the clipped count
+    for ref in references: max_ref |= ngram_counts(ref, n)   # `|` keeps each n-gram's larger count
+    return sum((hyp & max_ref).values()), sum(hyp.values())  # `&` the smaller: the clipped count
 
 # %% ../nbs/01_bleu.ipynb #790db5a2
 def bleu(candidate:Sequence[str], # the candidate's tokens
@@ -61,19 +63,25 @@ def bleu(candidate:Sequence[str], # the candidate's tokens
     candidate = check_tokens(candidate, 'candidate', 'bleu')
     if isinstance(references, str) or not isinstance(references, Sequence) or \
        any(isinstance(r, str) for r in references):
-        raise TypeError("bleu: references must be a list of token lists, e.g. [['a', 'cat'], ['the', 'cat']]")
+        raise TypeError("bleu: references must be a list of token lists, "
+                        "e.g. [['a', 'cat'], ['the', 'cat']]")
     references = [check_tokens(r, f'references[{i}]', 'bleu') for i, r in enumerate(references)]
-    max_n, smooth = check_int(max_n, 'max_n', 'bleu', high=MAX_NGRAM_ORDER), check_bool(smooth, 'smooth', 'bleu')
+    max_n = check_int(max_n, 'max_n', 'bleu', high=MAX_NGRAM_ORDER)
+    smooth = check_bool(smooth, 'smooth', 'bleu')
     log_p = 0.0
     for n in range(1, max_n + 1):
         m, total = _clipped(candidate, references, n)
         if m == 0 and not smooth: return 0.0
-        total = max(1, total)                                  # the notebook counts at least one n-gram
+        total = max(1, total)                          # the notebook counts at least one n-gram
         log_p += math.log(m / total if m else 1 / (total + 1)) / max_n
     c = len(candidate)
     return brevity_penalty(c, closest_ref_length(c, [len(r) for r in references])) * math.exp(log_p)
 
 # %% ../nbs/01_bleu.ipynb #c8cd46b6
+def _is_count(value) -> bool:
+    "An int (Python's or NumPy's), not a bool."
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
 @dataclass(frozen=True)
 class BLEUStats:
     "BLEU's sufficient statistics: lengths, and per n-gram order the clipped matches and totals."
@@ -84,11 +92,17 @@ class BLEUStats:
 
     def __post_init__(self):
         m, t = self.matches, self.totals
-        if not (type(m) is tuple and type(t) is tuple and 1 <= len(m) == len(t) <= MAX_NGRAM_ORDER + 1
-                and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in (self.hyp_len, self.ref_len, *m, *t))):
-            raise TypeError(f"BLEUStats: hyp_len and ref_len must be ints >= 0, matches and totals tuples of as many ints >= 0 (1 to {MAX_NGRAM_ORDER + 1}); "
-                            f"got {_brief(self.hyp_len)}, {_brief(self.ref_len)}, {_brief(m)}, {_brief(t)}")
-        if any(a > b for a, b in zip(m, t)): raise ValueError(f"BLEUStats: matches {m} exceed totals {t} (a clipped count never does)")
+        tuples = type(m) is tuple and type(t) is tuple
+        counts = (self.hyp_len, self.ref_len, *m, *t) if tuples else ()
+        if not (counts and 1 <= len(m) == len(t) <= MAX_NGRAM_ORDER + 1
+                and all(_is_count(value) and value >= 0 for value in counts)):
+            raise TypeError(f"BLEUStats: hyp_len and ref_len must be ints >= 0, matches and totals "
+                            f"tuples of as many ints >= 0 (1 to {MAX_NGRAM_ORDER + 1}); "
+                            f"got {_brief(self.hyp_len)}, {_brief(self.ref_len)}, {_brief(m)}, "
+                            f"{_brief(t)}")
+        if any(m_n > t_n for m_n, t_n in zip(m, t)):
+            raise ValueError(f"BLEUStats: matches {m} exceed totals {t} "
+                             f"(a clipped count never does)")
 
     @classmethod
     def zero(cls, orders:int=4, # the number of n-gram orders
@@ -99,30 +113,37 @@ class BLEUStats:
     def __add__(self, other):
         if not isinstance(other, BLEUStats): return NotImplemented
         if other.orders != self.orders:
-            raise ValueError(f"BLEU: cannot add statistics of {self.orders} and {other.orders} n-gram orders")
+            raise ValueError(f"BLEU: cannot add statistics of {self.orders} and {other.orders} "
+                             f"n-gram orders")
         return BLEUStats(self.hyp_len + other.hyp_len, self.ref_len + other.ref_len,
                          tuple(map(int.__add__, self.matches, other.matches)),
                          tuple(map(int.__add__, self.totals, other.totals)))
-    def __radd__(self, other): return self if other == 0 else self.__add__(other)  # so `sum(stats)` works
+    def __radd__(self, other):                                # so that `sum(stats)` works
+        return self if other == 0 else self.__add__(other)
 
 # %% ../nbs/01_bleu.ipynb #d6f1aa9f
-def _closest_ref_lens(hyp_len:np.ndarray, ref_len:np.ndarray, ref_seg:np.ndarray, starts:np.ndarray) -> np.ndarray:
+def _closest_ref_lens(hyp_len:np.ndarray, ref_len:np.ndarray, ref_seg:np.ndarray,
+                      starts:np.ndarray) -> np.ndarray:
     "Vectorised `closest_ref_length` over segments whose references are contiguous in `ref_len`."
     big = int(ref_len.max(initial=0)) + 1
     key = np.abs(ref_len - hyp_len[ref_seg]) * big + ref_len  # nearest first, then the shorter
-    return np.minimum.reduceat(key, starts) % big if len(key) else np.zeros(len(hyp_len), np.int64)
+    if not len(key): return np.zeros(len(hyp_len), np.int64)
+    return np.minimum.reduceat(key, starts) % big
 
 def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
-                     ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its (>= 1) references
+                     ref_toks:list[list[list[str]]], # per hypothesis, its (>= 1) references' tokens
                      orders:int=4, # number of n-gram orders to count
                     ) -> np.ndarray:
     "Per-segment BLEU statistics as an int64 array of rows `[c, r, m_1..m_N, t_1..t_N]`."
-    M = 'bleu_stats_array'
-    hyp_toks, ref_toks = check_sequence(hyp_toks, 'hyp_toks', M), check_sequence(ref_toks, 'ref_toks', M)
-    if len(ref_toks) != len(hyp_toks): raise ValueError(f"{M}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; give one list of references per hypothesis")
-    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', M) for i, rs in enumerate(ref_toks)]
-    orders = check_int(orders, 'orders', M, high=MAX_NGRAM_ORDER + 1)
-    m, t = ngram_overlap(hyp_toks, ref_toks, orders)           # first: it checks that every item is a list of str tokens
+    caller = 'bleu_stats_array'
+    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
+    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
+    if len(ref_toks) != len(hyp_toks):
+        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
+                         f"give one list of references per hypothesis")
+    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', caller) for i, rs in enumerate(ref_toks)]
+    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    m, t = ngram_overlap(hyp_toks, ref_toks, orders)    # first: it checks that items are str tokens
     N = len(hyp_toks)
     hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
     nref = np.fromiter(map(len, ref_toks), np.int64, N)
@@ -133,77 +154,101 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
 # %% ../nbs/01_bleu.ipynb #ab03ad27
 def _sorted_codes(key:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "The distinct values of `key`, sorted, and the index of each element's value among them."
-    order = np.argsort(key, kind='stable')     # the keys come nearly sorted (segment by segment): far faster than quicksort here
-    sk = key[order]
-    new = np.empty(len(sk), bool); new[:1] = True
-    np.not_equal(sk[1:], sk[:-1], out=new[1:])
-    code = np.empty(len(key), np.int64); code[order] = np.cumsum(new) - 1
-    return sk[new], code
+    # keys come nearly sorted (segment by segment): fast here
+    order = np.argsort(key, kind='stable')
+    sorted_key = key[order]
+    new = np.empty(len(sorted_key), bool)
+    new[:1] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
+    code = np.empty(len(key), np.int64)
+    code[order] = np.cumsum(new) - 1
+    return sorted_key[new], code
 
+# %% ../nbs/01_bleu.ipynb #d89e2528
 class _RefTable:
-    "The references' half of `bleu_stats_array`, counted once: per order, each segment's distinct reference n-grams, sorted, with their largest count in one reference."
-    def __init__(self, ref_toks:list[list[list[str]]], # for each segment, the tokens of each of its (>= 1) references (str tokens: not checked)
+    """The references' half of `bleu_stats_array`, counted once: per order, each segment's distinct
+    reference n-grams, sorted, with their largest count in one reference."""
+    def __init__(self, ref_toks:list[list[list[str]]], # per segment, its references' tokens
                  orders:int, # number of n-gram orders to count
-                 nref:np.ndarray|None=None, # if given, `ref_toks` is flat (a list of token lists), segment i having nref[i] of them
+                 nref:np.ndarray|None=None, # if given, `ref_toks` is flat; segment i has nref[i]
                 ):
-        if nref is None: nref, ref_toks = np.fromiter(map(len, ref_toks), np.int64, len(ref_toks)), [r for rs in ref_toks for r in rs]
-        N, self.N, self.orders, self.nref, flat = len(nref), len(nref), orders, nref, ref_toks
+        if nref is None:
+            nref = np.fromiter(map(len, ref_toks), np.int64, len(ref_toks))
+            ref_toks = [r for rs in ref_toks for r in rs]
+        N = self.N = len(nref)
+        self.orders, self.nref, flat = orders, nref, ref_toks
         self.rlen = np.fromiter(map(len, flat), np.int64, len(flat))
-        ids = defaultdict(count().__next__)                          # token -> id, in order of first occurrence
-        tok = np.fromiter(map(ids.__getitem__, chain.from_iterable(flat)), np.int64, int(self.rlen.sum()))
-        self.vocab, self.V = dict(ids), len(ids) + 1                 # id V - 1: a hypothesis token that no reference has
-        self.starts, self.ref_seg = np.cumsum(self.nref) - self.nref, np.repeat(np.arange(N), self.nref)
-        row = np.repeat(np.arange(len(flat)), self.rlen)            # the reference of each position
-        left = np.cumsum(self.rlen)[row] - np.arange(len(tok))      # tokens from each position to its reference's end
-        seg, src = self.ref_seg[row], (np.arange(len(flat)) - self.starts[self.ref_seg])[row]   # its segment, its rank there
+        ids = defaultdict(count().__next__)  # token -> id, in order of first occurrence
+        tokens = map(ids.__getitem__, chain.from_iterable(flat))
+        tok = np.fromiter(tokens, np.int64, int(self.rlen.sum()))
+        # id V - 1: a hypothesis token no reference has
+        self.vocab, self.V = dict(ids), len(ids) + 1
+        self.starts = np.cumsum(self.nref) - self.nref
+        self.ref_seg = np.repeat(np.arange(N), self.nref)
+        row = np.repeat(np.arange(len(flat)), self.rlen)  # the reference of each position
+        left = np.cumsum(self.rlen)[row] - np.arange(len(tok))   # tokens to its reference's end
+        seg = self.ref_seg[row]                            # the segment of each position
+        src = (np.arange(len(flat)) - self.starts[self.ref_seg])[row]   # its reference's rank there
         R, V = int(self.nref.max(initial=0)), self.V
-        pos, code, self.tables = np.arange(len(tok)), seg, []       # order 1 extends the pair (segment, nothing) by a token
+        pos, code, self.tables = np.arange(len(tok)), seg, []   # order 1 extends (segment, nothing)
         for n in range(1, orders + 1):
-            if n > 1:                                                # the positions that still start an n-gram in their reference
+            if n > 1:  # the positions that still start an n-gram
                 keep = left >= n
                 pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
-            keys, code = _sorted_codes(code * V + tok[pos + n - 1])   # key of (segment, n-gram); code: its index in keys
+            # (segment, n-gram); code: index
+            keys, code = _sorted_codes(code * V + tok[pos + n - 1])
             U = len(keys)
-            c = np.bincount(code, minlength=U) if R == 1 else np.bincount(code[src == 0], minlength=U)
+            c = np.bincount(code if R == 1 else code[src == 0], minlength=U)
             for k in range(1, R): c = np.maximum(c, np.bincount(code[src == k], minlength=U))
-            kseg = np.empty(U, np.int64); kseg[code] = seg
-            self.tables.append((keys, c, kseg))                      # sorted keys, largest count in one reference, segment
+            kseg = np.empty(U, np.int64)
+            kseg[code] = seg
+            # sorted keys, largest count in a reference, segment
+            self.tables.append((keys, c, kseg))
 
     def stats(self, hyp_toks:list[list[str]], # tokens of each hypothesis, one per segment
              ) -> np.ndarray:
         "`bleu_stats_array(hyp_toks, ref_toks, orders)` for this table's `ref_toks` and `orders`."
         N, V = self.N, self.V
-        if len(hyp_toks) != N: raise ValueError(f"_RefTable: got {len(hyp_toks)} hypotheses for {N} segments")
+        if len(hyp_toks) != N:
+            raise ValueError(f"_RefTable: got {len(hyp_toks)} hypotheses for {N} segments")
         hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
-        tok = np.fromiter(map(self.vocab.get, chain.from_iterable(hyp_toks), repeat(V - 1)), np.int64, int(hlen.sum()))
+        ids = map(self.vocab.get, chain.from_iterable(hyp_toks), repeat(V - 1))
+        tok = np.fromiter(ids, np.int64, int(hlen.sum()))
         row = np.repeat(np.arange(N), hlen)
-        pos = np.flatnonzero(tok < V - 1)                            # a token that no reference has starts no match
+        pos = np.flatnonzero(tok < V - 1)  # a token no reference has starts no match
         code, left = row[pos], np.cumsum(hlen)[row[pos]] - pos
         m = np.zeros((N, self.orders), np.int64)
         for n, (keys, c, kseg) in enumerate(self.tables, 1):
             if n > 1:
                 keep = left >= n
                 pos, code, left = pos[keep], code[keep], left[keep]
-            if not (len(keys) and len(pos)): break                   # no match at this order: none at higher ones
-            key = code * V + tok[pos + n - 1]                        # code: the index of the (n-1)-gram's key, as the references'
+            if not (len(keys) and len(pos)): break  # no match at this order: none at higher ones
+            key = code * V + tok[pos + n - 1]  # code: the (n-1)-gram's key index, as the refs'
             idx = np.searchsorted(keys, key)
-            found = keys[np.minimum(idx, len(keys) - 1)] == key      # an n-gram the segment's references have
+            found = keys[np.minimum(idx, len(keys) - 1)] == key   # an n-gram the references have
             pos, code, left = pos[found], idx[found], left[found]
-            m[:, n - 1] = np.bincount(kseg, weights=np.minimum(np.bincount(code, minlength=len(keys)), c), minlength=N)   # clipped
-        t = np.maximum(hlen[:, None] - np.arange(self.orders), 0)   # an hypothesis of c tokens has c - n + 1 n-grams
+            clipped = np.minimum(np.bincount(code, minlength=len(keys)), c)
+            m[:, n - 1] = np.bincount(kseg, weights=clipped, minlength=N)
+        t = np.maximum(hlen[:, None] - np.arange(self.orders), 0)  # c tokens have c - n + 1 n-grams
         r = _closest_ref_lens(hlen, self.rlen, self.ref_seg, self.starts)
         return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * self.orders)
 
-_CACHED_TOKENIZERS = frozenset(TOKENIZERS.values())   # tokens a function of (class, lowercase) alone: safe to key on them
+# %% ../nbs/01_bleu.ipynb #8ec7a81d
+_CACHED_TOKENIZERS = frozenset(TOKENIZERS.values())   # tokens depend on (class, lowercase) alone
 
 class _RefCache:
-    "The `_RefTable`s of the last `maxsize` reference sets, keyed by the tokenizer's class, case and signature, the orders, and the reference strings."
-    def __init__(self, maxsize:int=1): self.maxsize, self._tables, self._lock, self.hits, self.misses = maxsize, OrderedDict(), Lock(), 0, 0
+    """The `_RefTable`s of the last `maxsize` reference sets, keyed by the tokenizer's class,
+    case and signature, the orders, and the reference strings."""
+    def __init__(self, maxsize:int=1):
+        self.maxsize, self._tables, self._lock = maxsize, OrderedDict(), Lock()
+        self.hits = self.misses = 0
     def __call__(self, tok:Tokenizer, refs:list[list[str]], orders:int) -> _RefTable:
-        key = (type(tok), tok.lowercase, tok.signature, orders, tuple(map(tuple, refs)))   # by value: equal strings hit, whatever the objects
+        # by value: equal strings hit, whatever the objects
+        key = (type(tok), tok.lowercase, tok.signature, orders, tuple(map(tuple, refs)))
         with self._lock:
             if (table := self._tables.get(key)) is not None:
-                self._tables.move_to_end(key); self.hits += 1
+                self._tables.move_to_end(key)
+                self.hits += 1
                 return table
             self.misses += 1
         table = self.build(tok, refs, orders)
@@ -214,11 +259,16 @@ class _RefCache:
     @staticmethod
     def build(tok:Tokenizer, refs:list[list[str]], orders:int) -> _RefTable:
         "A table of `refs` tokenized by `tok`, neither looked up nor kept."
-        return _RefTable(tok.batch([r for rs in refs for r in rs]), orders, np.fromiter(map(len, refs), np.int64, len(refs)))
-    def cache_info(self) -> dict: return {'hits': self.hits, 'misses': self.misses, 'size': len(self._tables), 'maxsize': self.maxsize}
+        nref = np.fromiter(map(len, refs), np.int64, len(refs))
+        return _RefTable(tok.batch([r for rs in refs for r in rs]), orders, nref)
+    def cache_info(self) -> dict:
+        return {'hits': self.hits, 'misses': self.misses, 'size': len(self._tables),
+                'maxsize': self.maxsize}
     def cache_clear(self):
         "Forget the tables and the counts."
-        with self._lock: self._tables.clear(); self.hits = self.misses = 0
+        with self._lock:
+            self._tables.clear()
+            self.hits = self.misses = 0
 
 _ref_table = _RefCache(maxsize=1)
 
@@ -227,19 +277,24 @@ SACREBLEU_SMOOTHING = {'none': None, 'floor': 0.1, 'add-k': 1, 'exp': None}
 CHEN_CHERRY_SMOOTHING = {'method0': None, 'method1': 0.1, 'method2': None, 'method3': None,
                          'method4': 5, 'method5': None, 'method6': 5, 'method7': 5}
 SMOOTHING = {**SACREBLEU_SMOOTHING, **CHEN_CHERRY_SMOOTHING, 'notebook': None}
-_SMOOTH_RANGE = {'floor': (0, 1, True), 'method1': (0, 1, True), 'add-k': (0, math.inf, False),   # low, high, low excluded
-                 'method4': (1e-9, math.inf, False), 'method7': (1e-9, math.inf, False), 'method6': (0, math.inf, True)}
+_SMOOTH_RANGE = {'floor': (0, 1, True), 'method1': (0, 1, True),   # low, high, low excluded
+                 'add-k': (0, math.inf, False), 'method4': (1e-9, math.inf, False),
+                 'method7': (1e-9, math.inf, False), 'method6': (0, math.inf, True)}
 
 def check_smooth(smooth:str, # a key of `SMOOTHING`
                  smooth_value=None, # the method's constant, or None for its default
                  metric:str='BLEU', # the metric's name, for error messages
                 ) -> float|None:
-    "The constant `smooth` uses: `smooth_value` checked against the method's range, or its default; None for methods without one."
-    if not isinstance(metric, str): raise TypeError(f"check_smooth: metric must be a str, got {type(metric).__name__}")
+    "`smooth`'s constant: `smooth_value`, checked, or the default (None: the method has none)."
+    if not isinstance(metric, str):
+        raise TypeError(f"check_smooth: metric must be a str, got {type(metric).__name__}")
     if not isinstance(smooth, str) or smooth not in SMOOTHING:
-        raise ValueError(f"{metric}: unknown smooth {_brief(smooth)}; expected one of {list(SMOOTHING)}")
+        raise ValueError(f"{metric}: unknown smooth {_brief(smooth)}; "
+                         f"expected one of {list(SMOOTHING)}")
     if smooth_value is None: return SMOOTHING[smooth]
-    if smooth not in _SMOOTH_RANGE: raise ValueError(f"{metric}: smooth {smooth!r} takes no smooth_value, got {_brief(smooth_value)}")
+    if smooth not in _SMOOTH_RANGE:
+        raise ValueError(f"{metric}: smooth {smooth!r} takes no smooth_value, "
+                         f"got {_brief(smooth_value)}")
     low, high, open_low = _SMOOTH_RANGE[smooth]
     return check_float(smooth_value, 'smooth_value', metric, low, high, open_low=open_low)
 
@@ -247,11 +302,15 @@ def _sacre_precisions(m, t, method, value, eff):
     "sacrebleu's `compute_bleu` loop: precisions and the number of orders used."
     m, t, prec, used, halve = list(m), list(t), [0.0] * len(m), len(m), 1
     for i in range(len(m)):
-        if method == 'add-k' and i > 0: m[i] += value; t[i] += value
+        if method == 'add-k' and i > 0:
+            m[i] += value
+            t[i] += value
         if t[i] == 0: break
         if eff: used = i + 1
         if m[i]: prec[i] = m[i] / t[i]
-        elif method == 'exp': halve *= 2; prec[i] = 1 / (halve * t[i])
+        elif method == 'exp':
+            halve *= 2
+            prec[i] = 1 / (halve * t[i])
         elif method == 'floor': prec[i] = value / t[i]
     return prec, used
 
@@ -265,12 +324,16 @@ def _method5(p, extra):
 def _chen_cherry(m, t, d, extra, method, value, c):
     "Chen & Cherry smoothing of precisions m/d, as nltk's `SmoothingFunction` numbers the methods."
     p, zero = [mi / di for mi, di in zip(m, d)], [mi == 0 for mi in m]
-    if method == 'method1': p = [value / di if z else pi for pi, di, z in zip(p, d, zero)]
-    elif method == 'method2': p = p[:1] + [(mi + 1) / (di + 1) for mi, di in zip(m[1:], d[1:])]
+    if method == 'method1':
+        p = [value / di if is_zero else pi for pi, di, is_zero in zip(p, d, zero)]
+    elif method == 'method2':
+        p = p[:1] + [(mi + 1) / (di + 1) for mi, di in zip(m[1:], d[1:])]
     elif method in ('method3', 'method4', 'method7'):
         j, scale = 1, (1 if method == 'method3' else value / math.log(c) if c > 1 else None)
-        for i, z in enumerate(zero):
-            if z and scale is not None: p[i] = 1 / (2 ** j * scale * d[i]); j += 1
+        for i, is_zero in enumerate(zero):
+            if is_zero and scale is not None:
+                p[i] = 1 / (2 ** j * scale * d[i])
+                j += 1
     if method in ('method5', 'method7'): p = _method5(p, extra)
     if method == 'method6':
         for i in range(2, len(p)):
@@ -279,43 +342,51 @@ def _chen_cherry(m, t, d, extra, method, value, c):
     return p
 
 # %% ../nbs/01_bleu.ipynb #a72a80b5
-def bleu_weights(max_n:int|None, # highest n-gram order, 1 to 100 (uniform weights 1/max_n); None: len(weights), or 4
-                 weights:Sequence[float]|None, # custom weights, one per order, each in [0, 1], not all 0
+def bleu_weights(max_n:int|None, # highest n-gram order, 1 to 100; None: len(weights), or 4
+                 weights:Sequence[float]|None, # custom weights, one per order, in [0, 1], not all 0
                  metric:str='BLEU', # the metric's name, for error messages
                 ) -> list[float]:
-    "The weight of each n-gram order, checked."
+    "The weight of each n-gram order (uniform 1/max_n unless given), checked."
     if max_n is not None: max_n = check_int(max_n, 'max_n', metric, high=MAX_NGRAM_ORDER)
     if weights is None: return [1 / (max_n or 4)] * (max_n or 4)
     if isinstance(weights, (str, bytes, dict)) or not isinstance(weights, Sequence | np.ndarray):
-        raise TypeError(f"{metric}: weights must be a sequence of numbers, one per n-gram order; got {type(weights).__name__}")
+        raise TypeError(f"{metric}: weights must be a sequence of numbers, one per n-gram order; "
+                        f"got {type(weights).__name__}")
     if not 1 <= len(weights) <= MAX_NGRAM_ORDER:
-        raise ValueError(f"{metric}: weights must have 1 to {MAX_NGRAM_ORDER} entries (one per n-gram order), got {len(weights)}")
-    w = [check_float(x, f'weights[{i}]', metric, 0, 1) for i, x in enumerate(weights)]
+        raise ValueError(f"{metric}: weights must have 1 to {MAX_NGRAM_ORDER} entries "
+                         f"(one per n-gram order), got {len(weights)}")
+    w = [check_float(w_n, f'weights[{i}]', metric, 0, 1) for i, w_n in enumerate(weights)]
     if not any(w): raise ValueError(f"{metric}: weights must not all be 0, got {w}")
     if max_n is not None and len(w) != max_n:
-        raise ValueError(f"{metric}: weights has {len(w)} entries but max_n is {max_n}; give one weight per order, or leave max_n out")
+        raise ValueError(f"{metric}: weights has {len(w)} entries but max_n is {max_n}; "
+                         f"give one weight per order, or leave max_n out")
     return w
 
 # %% ../nbs/01_bleu.ipynb #a042da84
-def _check_stats_args(stats, w, smooth, value, eff, M:str) -> tuple[list[float], float|None]:
-    "Check the arguments of `smoothed_log_mean`/`bleu_from_stats`; the weights as a list and the smoothing constant."
-    if not isinstance(stats, BLEUStats): raise TypeError(f"{M}: stats must be a BLEUStats, got {type(stats).__name__}")
-    w = bleu_weights(None, w, M)
-    value = check_smooth(smooth, value, M); check_bool(eff, 'effective_order', M)
+def _check_stats_args(stats, w, smooth, value, eff, caller:str) -> tuple[list[float], float|None]:
+    "Check the arguments of `smoothed_log_mean`/`bleu_from_stats`; the weights, smoothing constant."
+    if not isinstance(stats, BLEUStats):
+        raise TypeError(f"{caller}: stats must be a BLEUStats, got {type(stats).__name__}")
+    w = bleu_weights(None, w, caller)
+    value = check_smooth(smooth, value, caller)
+    check_bool(eff, 'effective_order', caller)
     need = len(w) + (smooth in ('method5', 'method7'))     # 5 and 7 read one order further
-    if stats.orders < need: raise ValueError(f"{M}: smooth {smooth!r} with {len(w)} weights needs statistics of {need} orders, got {stats.orders}")
+    if stats.orders < need:
+        raise ValueError(f"{caller}: smooth {smooth!r} with {len(w)} weights needs statistics "
+                         f"of {need} orders, got {stats.orders}")
     return w, value
 
 _BIG = sys.float_info.max
 
 def _weighted_log(w:list[float], p:list[float], used:int, skip_zeros:bool) -> float:
-    "Sum of w_n log p_n over the first `used` orders, rescaled to the weight of all orders; -inf for BLEU = 0."
-    terms = [(wi, pi) for wi, pi in zip(w[:used], p) if wi > 0]     # a zero weight ignores its order
+    "Sum of w_n log p_n over the first `used` orders, rescaled to all orders' weight (-inf: 0)."
+    terms = [(w_n, p_n) for w_n, p_n in zip(w[:used], p) if w_n > 0]   # weight 0 ignores its order
     if not terms: return -math.inf
-    if any(pi <= 0 for _, pi in terms):
+    if any(p_n <= 0 for _, p_n in terms):
         if not skip_zeros: return -math.inf
-        terms = [(wi, pi) for wi, pi in terms if pi > 0]              # nltk's rule for Chen & Cherry
-    return math.fsum(wi * math.log(min(pi, _BIG)) for wi, pi in terms) * sum(w) / sum(w[:used])   # an overflowed prior counts as the largest float
+        terms = [(w_n, p_n) for w_n, p_n in terms if p_n > 0]  # nltk's rule for Chen & Cherry
+    # an overflowed prior counts as the largest float
+    return math.fsum(w_n * math.log(min(p_n, _BIG)) for w_n, p_n in terms) * sum(w) / sum(w[:used])
 
 def smoothed_log_mean(stats:BLEUStats, # summed statistics
                       w:list[float], # the weight of each n-gram order
@@ -331,34 +402,37 @@ def smoothed_log_mean(stats:BLEUStats, # summed statistics
         if not any(m): return [0.0] * N, -math.inf
         p, used = _sacre_precisions(m, t, smooth, value, eff)
         return p, _weighted_log(w, p, used, skip_zeros=False)
-    used = max(1, next((i for i, ti in enumerate(t) if ti == 0), N)) if eff else N
+    used = max(1, next((i for i, t_n in enumerate(t) if t_n == 0), N)) if eff else N
     m, t = m[:used], t[:used]
-    if smooth == 'notebook': p = [mi / ti if mi else 1 / (max(ti, 1) + 1) for mi, ti in zip(m, t)]
+    if smooth == 'notebook':
+        p = [m_n / t_n if m_n else 1 / (max(t_n, 1) + 1) for m_n, t_n in zip(m, t)]
     elif m[0] == 0: return [0.0] * N, -math.inf
     else:
-        extra = stats.matches[used] / max(stats.totals[used], 1) if smooth in ('method5', 'method7') else None
-        p = _chen_cherry(m, t, [max(ti, 1) for ti in t], extra, smooth, value, stats.hyp_len)
+        chained = smooth in ('method5', 'method7')
+        extra = stats.matches[used] / max(stats.totals[used], 1) if chained else None
+        p = _chen_cherry(m, t, [max(t_n, 1) for t_n in t], extra, smooth, value, stats.hyp_len)
     return p + [0.0] * (N - used), _weighted_log(w, p, used, skip_zeros=smooth != 'method0')
 
 # %% ../nbs/01_bleu.ipynb #fda651fd
 def bleu_from_stats(stats:BLEUStats, # summed statistics (one segment's, or a corpus's)
                     weights:Sequence[float], # the weight of each n-gram order (see `bleu_weights`)
                     smooth:str='exp', # a key of `SMOOTHING`
-                    smooth_value:float|None=None, # the method's constant; None: its default in `SMOOTHING`
+                    smooth_value:float|None=None, # the method's constant; None: its default
                     effective_order:bool=False, # use only the orders the hypotheses have
                    ) -> tuple[float, tuple[float, ...], float]:
-    "BLEU of summed statistics: `(score, precisions, brevity_penalty)`, score in [0, 1] (clipped: see above)."
-    weights, smooth_value = _check_stats_args(stats, weights, smooth, smooth_value, effective_order, 'bleu_from_stats')
+    "BLEU of summed statistics: `(score, precisions, brevity_penalty)`, score in [0, 1] (clipped)."
+    args = (stats, weights, smooth, smooth_value, effective_order)
+    weights, smooth_value = _check_stats_args(*args, 'bleu_from_stats')
     prec, lm = smoothed_log_mean(stats, weights, smooth, smooth_value, effective_order)
     bp = brevity_penalty(stats.hyp_len, stats.ref_len)
     if lm == -math.inf or bp == 0: score = 0.0
     elif lm < 700: score = min(1.0, bp * math.exp(lm))
-    else: score = math.exp(min(0.0, lm + math.log(bp)))          # e**lm would overflow: the clip, in logs
+    else: score = math.exp(min(0.0, lm + math.log(bp)))  # e**lm would overflow: clip in logs
     return score, tuple(prec), bp
 
 # %% ../nbs/01_bleu.ipynb #6a06b241
 class BLEUScore(Score):
-    "A BLEU score in [0, 1], with its precisions, brevity penalty, lengths, statistics and signature."
+    "A BLEU score in [0, 1], its precisions, brevity penalty, lengths, statistics and signature."
     def __init__(self, score:float, # BLEU in [0, 1]
                  precisions:Sequence[float], # the (smoothed) precision of each order
                  bp:float, # the brevity penalty
@@ -368,232 +442,256 @@ class BLEUScore(Score):
                  signature:str, # the signature of the options
                  n:int|None=None, # the number of segments
                 ):
-        M = 'BLEUScore'
-        score, bp = check_float(score, 'score', M, 0, 1), check_float(bp, 'bp', M, 0, 1)
-        precisions = [check_float(p, f'precisions[{i}]', M, 0) for i, p in enumerate(check_sequence(precisions, 'precisions', M))]
-        hyp_len, ref_len = check_int(hyp_len, 'hyp_len', M, low=0), check_int(ref_len, 'ref_len', M, low=0)
-        if not isinstance(stats, BLEUStats): raise TypeError(f"{M}: stats must be a BLEUStats, got {type(stats).__name__}")
-        if not isinstance(signature, str): raise TypeError(f"{M}: signature must be a str, got {type(signature).__name__}")
-        if n is not None: n = check_int(n, 'n', M, low=0)
-        self.score, self.precisions, self.bp, self.hyp_len, self.ref_len, self.stats = score, tuple(precisions), bp, hyp_len, ref_len, stats
-        super().__init__({'bleu': score, 'precisions': list(self.precisions), 'brevity_penalty': bp,
-                          'length_ratio': hyp_len / ref_len if ref_len else 0.0, 'translation_length': hyp_len,
-                          'reference_length': ref_len}, signature, n=n)
+        caller = 'BLEUScore'
+        score, bp = check_float(score, 'score', caller, 0, 1), check_float(bp, 'bp', caller, 0, 1)
+        precisions = [check_float(p, f'precisions[{i}]', caller, 0)
+                      for i, p in enumerate(check_sequence(precisions, 'precisions', caller))]
+        hyp_len = check_int(hyp_len, 'hyp_len', caller, low=0)
+        ref_len = check_int(ref_len, 'ref_len', caller, low=0)
+        if not isinstance(stats, BLEUStats):
+            raise TypeError(f"{caller}: stats must be a BLEUStats, got {type(stats).__name__}")
+        if not isinstance(signature, str):
+            raise TypeError(f"{caller}: signature must be a str, got {type(signature).__name__}")
+        if n is not None: n = check_int(n, 'n', caller, low=0)
+        self.score, self.precisions, self.bp = score, tuple(precisions), bp
+        self.hyp_len, self.ref_len, self.stats = hyp_len, ref_len, stats
+        values = {'bleu': score, 'precisions': list(self.precisions), 'brevity_penalty': bp,
+                  'length_ratio': hyp_len / ref_len if ref_len else 0.0,
+                  'translation_length': hyp_len, 'reference_length': ref_len}
+        super().__init__(values, signature, n=n)
     def __repr__(self):
-        p = '/'.join(f"{100 * x:.1f}" for x in self.precisions)
-        return (f"BLEU = {100 * self.score:.2f} {p} (BP = {self.bp:.3f} ratio = {self['length_ratio']:.3f} "
-                f"hyp_len = {self.hyp_len} ref_len = {self.ref_len}) | {self.signature}")
+        precisions = '/'.join(f"{100 * p_n:.1f}" for p_n in self.precisions)
+        return (f"BLEU = {100 * self.score:.2f} {precisions} (BP = {self.bp:.3f} "
+                f"ratio = {self['length_ratio']:.3f} hyp_len = {self.hyp_len} "
+                f"ref_len = {self.ref_len}) | {self.signature}")
+
+# %% ../nbs/01_bleu.ipynb #a76440c8
+_CHUNK = 10_000   # segments tokenized and counted together: amortises NumPy's calls, bounds memory
+
+def stats_from_rows(rows:np.ndarray, # per-segment rows from `BLEU.segment_stats` (or their sum)
+                   ) -> BLEUStats:
+    "Sum per-segment rows into one `BLEUStats`."
+    caller = 'stats_from_rows'
+    rows = as_array(rows, 'rows', caller)
+    width = rows.shape[-1] if rows.ndim else 0
+    if rows.ndim not in (1, 2) or width < 4 or width % 2 or width > 2 * MAX_NGRAM_ORDER + 4:
+        raise ValueError(f"{caller}: rows must be one row or a 2-D array of rows "
+                         f"[c, r, m_1..m_N, t_1..t_N] (an even width >= 4), got shape {rows.shape}")
+    if rows.size and (rows.dtype.kind not in 'iu' or rows.min() < 0):
+        raise ValueError(f"{caller}: rows must hold integers >= 0 (counts), got dtype {rows.dtype}")
+    rows = rows.reshape(-1, width)
+    k = (width - 2) // 2                                   # the number of orders
+    total = rows.sum(axis=0, dtype=np.int64).tolist()
+    return BLEUStats(total[0], total[1], tuple(total[2:2 + k]), tuple(total[2 + k:]))
+
+def _row_stats(rows:np.ndarray) -> list[BLEUStats]:
+    "One `BLEUStats` per row of per-segment statistics."
+    k = (rows.shape[1] - 2) // 2
+    return [BLEUStats(r[0], r[1], tuple(r[2:2 + k]), tuple(r[2 + k:])) for r in rows.tolist()]
+
+def _nrefs_counter(nrefs:np.ndarray) -> Counter:
+    "How many segments have each number of references, keyed by the number as a str."
+    values, counts = np.unique(nrefs, return_counts=True)
+    return Counter(dict(zip(map(str, values.tolist()), counts.tolist())))
 
 # %% ../nbs/01_bleu.ipynb #7501ddec
 @register()
 class BLEU(Metric):
     "Corpus BLEU with fixed options over summed per-segment statistics."
-    name, summary = 'bleu', 'corpus BLEU (Papineni et al. 2002): clipped n-gram precision and a brevity penalty, as sacrebleu'
+    name = 'bleu'
+    summary = ('corpus BLEU (Papineni et al. 2002): clipped n-gram precision and '
+               'a brevity penalty, as sacrebleu')
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
-    keys = ('bleu', 'precisions', 'brevity_penalty', 'length_ratio', 'translation_length', 'reference_length')
+    keys = ('bleu', 'precisions', 'brevity_penalty', 'length_ratio', 'translation_length',
+            'reference_length')
     signature_keys = ('nrefs', 'n', 'w', 'tok', 'case', 'norm', 'smooth', 'eff', 'compat')
-    def __init__(self, max_n:int|None=None, # highest n-gram order, 1 to 100 (uniform weights 1/max_n); None: len(weights), or 4
-                 weights:Sequence[float]|None=None, # custom weights per order, each in [0, 1]; with max_n, one per order
+    def __init__(self, max_n:int|None=None, # highest n-gram order (1 to 100); None: weights' or 4
+                 weights:Sequence[float]|None=None, # custom weights per order, each in [0, 1]
                  smooth:str='exp', # a key of `SMOOTHING`
-                 smooth_value:float|None=None, # the method's constant (epsilon, k, K or alpha; ranges above); None: its default
+                 smooth_value:float|None=None, # the method's constant (see above); None: default
                  tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
-                 lowercase:bool=False, # lowercase before tokenizing (used with a tokenizer name)
-                 effective_order:bool|None=False, # use only the orders the hypotheses have; None: on for sacrebleu's methods, off for nltk's
+                 lowercase:bool=False, # lowercase before tokenizing (with a tokenizer name)
+                 effective_order:bool|None=False, # only the orders hypotheses have; None: see above
                  compat:str|None=None, # 'nltk': count nltk's phantom n-grams (see below)
                  keep_items:bool=False, # also keep the per-segment rows (`item_stats`, `per_item`)
                 ):
         self.weights = bleu_weights(max_n, weights)
         self.smooth, self.smooth_value = smooth, check_smooth(smooth, smooth_value)
         self.tokenizer = get_tokenizer(tokenizer, lowercase, metric='BLEU')
-        if not (compat is None or (isinstance(compat, str) and compat == 'nltk')): raise ValueError(f"BLEU: compat must be None or 'nltk', got {_brief(compat)}")
-        eff = smooth not in CHEN_CHERRY_SMOOTHING if effective_order is None else check_bool(effective_order, 'effective_order', 'BLEU')
+        if not (compat is None or (isinstance(compat, str) and compat == 'nltk')):
+            raise ValueError(f"BLEU: compat must be None or 'nltk', got {_brief(compat)}")
+        if effective_order is None: eff = smooth not in CHEN_CHERRY_SMOOTHING
+        else: eff = check_bool(effective_order, 'effective_order', 'BLEU')
         self.effective_order, self.compat = eff, compat
-        self.orders = len(self.weights) + (smooth in ('method5', 'method7'))  # 5 and 7 look one order further
+        self.orders = len(self.weights) + (smooth in ('method5', 'method7'))  # 5, 7: one more
         super().__init__(keep_items)
+
+    def options(self) -> dict:
+        w = self.weights
+        uniform = all(abs(w_n - w[0]) < 1e-12 for w_n in w)
+        value = '' if self.smooth_value is None else f"({self.smooth_value:g})"
+        return {'n': len(w), 'w': 'uniform' if uniform else w, **self.tokenizer.signature_options(),
+                'smooth': self.smooth + value, 'eff': self.effective_order, 'compat': self.compat}
+
+    def empty_state(self) -> dict:
+        return {'n': 0, 'stats': np.zeros(2 + 2 * self.orders, np.int64), 'nrefs': Counter()}
+
+    def _chunk_rows(self, hyps:list[str], refs:list[list[str]], cache:bool) -> np.ndarray:
+        "Per-segment rows of one chunk; the references' table goes through `_ref_table` if `cache`."
+        tok = self.tokenizer
+        if type(tok) in _CACHED_TOKENIZERS:                # references counted once per table
+            build = _ref_table if cache else _ref_table.build
+            return build(tok, refs, self.orders).stats(tok.batch(hyps))
+        # a tokenizer of the caller's: its tokens are checked, nothing is kept
+        ref_tokens = iter(tok.batch([r for rs in refs for r in rs]))
+        ref_toks = [[next(ref_tokens) for _ in rs] for rs in refs]
+        return bleu_stats_array(tok.batch(hyps), ref_toks, self.orders)
+
+    def _pair_stats(self, hyps:list[str], refs:list[list[str]]) -> dict:
+        "Rows and numbers of references of validated pairs, `_CHUNK` segments at a time."
+        N = len(hyps)
+        rows = np.empty((N, 2 + 2 * self.orders), np.int64)
+        for i in range(0, N, _CHUNK):
+            chunk = slice(i, i + _CHUNK)
+            rows[chunk] = self._chunk_rows(hyps[chunk], refs[chunk], cache=N <= _CHUNK)
+        if self.compat == 'nltk':
+            totals = rows[:, 2 + self.orders:]
+            np.maximum(totals, 1, out=totals)
+        return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, N)}
+
+    def item_statistics(self, predictions, references=None) -> dict:
+        "Each segment's row `[c, r, m_1.., t_1..]` and its number of references."
+        pairs = check_pairs(predictions, references, metric=self.name, name='predictions')
+        return self._pair_stats(*pairs)
+
+    def segment_stats(self, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
+                      references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list
+                     ) -> np.ndarray:
+        "Per-segment statistics, int64 rows `[c, r, m_1.., t_1..]`; they sum to the corpus's."
+        return self._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))['stats']
+
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
+                'nrefs': _nrefs_counter(stats['nrefs'])}
+
+    @property
+    def stats(self) -> BLEUStats:
+        "The running statistics, a `BLEUStats`."
+        return stats_from_rows(self.state['stats'])
+
+    @property
+    def nrefs(self) -> set[int]:
+        "The numbers of references per segment seen so far."
+        return {int(nrefs) for nrefs in self.state['nrefs']}
+
+    def _signature(self, state:dict) -> Signature:
+        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
+        nrefs = state['nrefs']
+        nrefs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
+        return Signature(self.name, {'nrefs': nrefs, **self.options()})
+
+    def signature(self) -> Signature:
+        "The signature of the scores this metric computes."
+        return self._signature(self.state)
+
+    def signature_options(self) -> str:
+        "The options part of the signature (without `nrefs` and the version)."
+        options = Signature(self.name, self.options()).options
+        return '|'.join(f"{key}:{value}" for key, value in options.items())
+
+    def _bleu(self, stats:BLEUStats) -> tuple:
+        return bleu_from_stats(stats, self.weights, self.smooth, self.smooth_value,
+                               self.effective_order)
+
+    def score_state(self, state:dict) -> BLEUScore:
+        stats = stats_from_rows(state['stats'])
+        return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats,
+                         self._signature(state), n=state['n'])
+
+    def score_stats(self, stats:BLEUStats, # summed statistics (not changed)
+                   ) -> BLEUScore:
+        "The score of (summed) statistics under this object's options; `stats` is not changed."
+        if not isinstance(stats, BLEUStats):
+            raise TypeError(f"{self.name}: stats must be a BLEUStats, got {type(stats).__name__}")
+        return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self.signature())
+
+    def item_values(self, items:dict) -> dict:
+        return {'bleu': [self._bleu(stats)[0] for stats in _row_stats(items['stats'])]}
+
     def resampling(self) -> Resampling:
         "Resampled from the summed segment rows; BLEU itself by its formula on the summed rows."
         keys = ('bleu', 'brevity_penalty', 'length_ratio', 'translation_length', 'reference_length')
         return Resampling(keys, self._resampling_plan)
+
     def _resampling_plan(self, items:dict, key:str) -> Plan:
-        orders = (items['stats'].shape[1] - 2) // 2
         def bleu_of_sums(sums):
-            rows = np.rint(sums[:, :-1]).astype(np.int64).tolist()
-            return np.array([self._bleu(BLEUStats(r[0], r[1], tuple(r[2:2 + orders]), tuple(r[2 + orders:])))[0]
-                             for r in rows], np.float64)
+            rows = np.rint(sums[:, :-1]).astype(np.int64)  # the last column counts the segments
+            return np.array([self._bleu(stats)[0] for stats in _row_stats(rows)], np.float64)
         fast = bleu_of_sums if key == 'bleu' else None
         return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, fast)
 
-# %% ../nbs/01_bleu.ipynb #26886dd0
-@patch
-def options(self:BLEU) -> dict:
-    w = self.weights
-    uniform = all(abs(x - w[0]) < 1e-12 for x in w)
-    return {'n': len(w), 'w': 'uniform' if uniform else w, **self.tokenizer.signature_options(),
-            'smooth': self.smooth + ('' if self.smooth_value is None else f"({self.smooth_value:g})"),
-            'eff': self.effective_order, 'compat': self.compat}
-
-@patch
-def empty_state(self:BLEU) -> dict: return {'n': 0, 'stats': np.zeros(2 + 2 * self.orders, np.int64), 'nrefs': Counter()}
-
-# %% ../nbs/01_bleu.ipynb #ec3676f5
-_CHUNK = 10_000   # segments tokenized and counted together: enough to amortise NumPy's per-call costs, small enough to bound memory
-
-@patch
-def _chunk_rows(self:BLEU, hyps:list[str], refs:list[list[str]], cache:bool) -> np.ndarray:
-    "Per-segment rows of one chunk; the references' table goes through `_ref_table` when `cache`."
-    tok = self.tokenizer
-    if type(tok) in _CACHED_TOKENIZERS:                    # references counted once per table
-        table = _ref_table(tok, refs, self.orders) if cache else _ref_table.build(tok, refs, self.orders)
-        return table.stats(tok.batch(hyps))
-    it = iter(tok.batch([r for rs in refs for r in rs]))   # a tokenizer of the caller's: its tokens are checked, nothing is kept
-    return bleu_stats_array(tok.batch(hyps), [[next(it) for _ in rs] for rs in refs], self.orders)
-
-@patch
-def _pair_stats(self:BLEU, hyps:list[str], refs:list[list[str]]) -> dict:
-    "Per-segment rows and numbers of references of validated hypotheses and references, `_CHUNK` segments at a time."
-    N, k = len(hyps), 2 + 2 * self.orders
-    rows = np.empty((N, k), np.int64)
-    for i in range(0, N, _CHUNK): rows[i:i + _CHUNK] = self._chunk_rows(hyps[i:i + _CHUNK], refs[i:i + _CHUNK], cache=N <= _CHUNK)
-    if self.compat == 'nltk': np.maximum(rows[:, 2 + self.orders:], 1, out=rows[:, 2 + self.orders:])
-    return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, N)}
-
-@patch
-def item_statistics(self:BLEU, predictions, references=None) -> dict:
-    return self._pair_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
-
-@patch
-def segment_stats(self:BLEU, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
-                  references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
-                 ) -> np.ndarray:
-    "Per-segment statistics, an int64 array of rows `[c, r, m_1.., t_1..]`; they sum to the corpus statistics."
-    return self._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))['stats']
-
-# %% ../nbs/01_bleu.ipynb #a76440c8
-@patch
-def reduce_items(self:BLEU, stats:dict) -> dict:
-    k, c = np.unique(stats['nrefs'], return_counts=True)
-    return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-            'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
-
-def stats_from_rows(rows:np.ndarray, # per-segment rows from `BLEU.segment_stats` (or their sum, one row)
-                   ) -> BLEUStats:
-    "Sum per-segment rows into one `BLEUStats`."
-    M = 'stats_from_rows'
-    rows = as_array(rows, 'rows', M)
-    if rows.ndim not in (1, 2) or rows.shape[-1] < 4 or rows.shape[-1] % 2 or rows.shape[-1] > 2 * MAX_NGRAM_ORDER + 4:
-        raise ValueError(f"{M}: rows must be one row or a 2-D array of rows [c, r, m_1..m_N, t_1..t_N] (an even width >= 4), got shape {rows.shape}")
-    if rows.size and (rows.dtype.kind not in 'iu' or rows.min() < 0): raise ValueError(f"{M}: rows must hold integers >= 0 (counts), got dtype {rows.dtype}")
-    rows = rows.reshape(-1, rows.shape[-1])
-    k = (rows.shape[1] - 2) // 2
-    s = rows.sum(axis=0, dtype=np.int64).tolist()
-    return BLEUStats(s[0], s[1], tuple(s[2:2 + k]), tuple(s[2 + k:]))
-
-BLEU.stats = property(lambda self: stats_from_rows(self.state['stats']), doc="The running statistics, a `BLEUStats`.")
-BLEU.nrefs = property(lambda self: {int(k) for k in self.state['nrefs']}, doc="The numbers of references per segment seen so far.")
-
-# %% ../nbs/01_bleu.ipynb #73767b12
-@patch
-def _signature(self:BLEU, state:dict) -> Signature:
-    "The signature of the scores of `state`: `nrefs` from its reference counts, then the options."
-    nrefs = state['nrefs']
-    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self.options()})
-
-@patch
-def signature(self:BLEU) -> Signature:
-    "The signature of the scores this metric computes."
-    return self._signature(self.state)
-
-@patch
-def signature_options(self:BLEU) -> str:
-    "The options part of the signature (without `nrefs` and the version)."
-    return '|'.join(f"{k}:{v}" for k, v in Signature(self.name, self.options()).options.items())
-
-# %% ../nbs/01_bleu.ipynb #a634fbb9
-@patch
-def score_state(self:BLEU, state:dict) -> BLEUScore:
-    stats = stats_from_rows(state['stats'])
-    return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self._signature(state), n=state['n'])
-
-@patch
-def _bleu(self:BLEU, stats:BLEUStats) -> tuple:
-    return bleu_from_stats(stats, self.weights, self.smooth, self.smooth_value, self.effective_order)
-
-@patch
-def score_stats(self:BLEU, stats:BLEUStats, # summed statistics (not changed)
-               ) -> BLEUScore:
-    "The score of (summed) statistics under this object's options; `stats` is not changed."
-    if not isinstance(stats, BLEUStats): raise TypeError(f"{self.name}: stats must be a BLEUStats, got {type(stats).__name__}")
-    return BLEUScore(*self._bleu(stats), stats.hyp_len, stats.ref_len, stats, self.signature())
-
-# %% ../nbs/01_bleu.ipynb #a401cdd0
-def _row_stats(rows:np.ndarray) -> list[BLEUStats]:
-    "One `BLEUStats` per row of per-segment statistics."
-    k = (rows.shape[1] - 2) // 2
-    return [BLEUStats(r[0], r[1], tuple(r[2:2 + k]), tuple(r[2 + k:])) for r in rows.tolist()]
-
-@patch
-def item_values(self:BLEU, items:dict) -> dict:
-    return {'bleu': [self._bleu(s)[0] for s in _row_stats(items['stats'])]}
-
 # %% ../nbs/01_bleu.ipynb #ad09e9de
 def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
-                references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
-                **kwargs, # options of `BLEU`: max_n, weights, smooth, smooth_value, tokenizer, lowercase, effective_order, compat
+                references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list
+                **kwargs, # options of `BLEU` (max_n, weights, smooth, smooth_value, tokenizer, ...)
                ) -> BLEUScore:
     "Corpus BLEU: statistics summed over all segments, then one score."
-    m = BLEU(**kwargs)
-    return m.score_state(m.reduce_items(m._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))))
+    metric = BLEU(**kwargs)
+    pairs = check_pairs(hypotheses, references, metric='BLEU')
+    return metric.score_state(metric.reduce_items(metric._pair_stats(*pairs)))
 
 def sentence_bleu(hypothesis:str, # one hypothesis
                   references:str|Sequence[str], # its reference, or a list of references
                   smooth:str='exp', # a key of `SMOOTHING`
-                  effective_order:bool|None=None, # use only the orders the hypothesis has; None: on for sacrebleu's methods, off for nltk's
+                  effective_order:bool|None=None, # only the orders it has; None: see Smoothing
                   **kwargs, # other options of `BLEU`
                  ) -> BLEUScore:
     "BLEU of a single hypothesis."
     if not isinstance(hypothesis, str):
-        raise TypeError(f"sentence_bleu: hypothesis must be one str, got {type(hypothesis).__name__}; use corpus_bleu for many")
-    return corpus_bleu(hypothesis, references, smooth=smooth, effective_order=effective_order, **kwargs)
+        raise TypeError(f"sentence_bleu: hypothesis must be one str, "
+                        f"got {type(hypothesis).__name__}; use corpus_bleu for many")
+    return corpus_bleu(hypothesis, references, smooth=smooth, effective_order=effective_order,
+                       **kwargs)
 
 # %% ../nbs/01_bleu.ipynb #032bd5d8
 @register()
 class SentenceBLEU(BLEU):
     "The mean over segments of each segment's sentence BLEU."
-    name, summary = 'sentence_bleu', 'mean sentence BLEU over segments (effective order, exp smoothing: sacrebleu sentence_bleu)'
+    name = 'sentence_bleu'
+    summary = ('mean sentence BLEU over segments (effective order, exp smoothing: '
+               'sacrebleu sentence_bleu)')
     keys = ('sentence_bleu',)
-    def __init__(self, max_n:int|None=None, # highest n-gram order, 1 to 100 (uniform weights 1/max_n); None: len(weights), or 4
-                 weights:Sequence[float]|None=None, # custom weights per order, each in [0, 1]; with max_n, one per order
+    def __init__(self, max_n:int|None=None, # highest n-gram order (1 to 100); None: weights' or 4
+                 weights:Sequence[float]|None=None, # custom weights per order, each in [0, 1]
                  smooth:str='exp', # a key of `SMOOTHING`
-                 smooth_value:float|None=None, # the method's constant (ranges in Smoothing); None: its default
+                 smooth_value:float|None=None, # the method's constant (Smoothing); None: default
                  tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
-                 lowercase:bool=False, # lowercase before tokenizing (used with a tokenizer name)
-                 effective_order:bool|None=None, # use only the orders each hypothesis has; None: on for sacrebleu's methods, off for nltk's
+                 lowercase:bool=False, # lowercase before tokenizing (with a tokenizer name)
+                 effective_order:bool|None=None, # only the orders a hypothesis has; None: see above
                  compat:str|None=None, # 'nltk': count nltk's phantom n-grams
                  keep_items:bool=False, # also keep each segment's score (`item_stats`, `per_item`)
                 ):
-        super().__init__(max_n, weights, smooth, smooth_value, tokenizer, lowercase, effective_order, compat, keep_items)
+        super().__init__(max_n, weights, smooth, smooth_value, tokenizer, lowercase,
+                         effective_order, compat, keep_items)
+
+    def empty_state(self) -> dict: return {'n': 0, 'score': 0.0, 'nrefs': Counter()}
+
+    def item_statistics(self, predictions, references=None) -> dict:
+        "Each segment's sentence BLEU and its number of references."
+        rows = super().item_statistics(predictions, references)
+        scores = [self._bleu(stats)[0] for stats in _row_stats(rows['stats'])]
+        return {'score': np.array(scores, np.float64), 'nrefs': rows['nrefs']}
+
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['score']), 'score': math.fsum(stats['score'].tolist()),
+                'nrefs': _nrefs_counter(stats['nrefs'])}
+
+    def score_state(self, state:dict) -> Score:
+        mean = state['score'] / state['n'] if state['n'] else 0.0
+        return Score({'sentence_bleu': mean}, self._signature(state), n=state['n'])
+
+    def item_values(self, items:dict) -> dict: return {'sentence_bleu': items['score'].tolist()}
+
     def resampling(self) -> Resampling:
         "The mean of the segments' BLEU."
         return Resampling(('sentence_bleu',), lambda items, key: mean_plan(items['score']))
-
-# %% ../nbs/01_bleu.ipynb #0b44f5ea
-@patch
-def empty_state(self:SentenceBLEU) -> dict: return {'n': 0, 'score': 0.0, 'nrefs': Counter()}
-
-@patch
-def item_statistics(self:SentenceBLEU, predictions, references=None) -> dict:
-    st = BLEU.item_statistics(self, predictions, references)
-    return {'score': np.array([self._bleu(s)[0] for s in _row_stats(st['stats'])], np.float64), 'nrefs': st['nrefs']}
-
-@patch
-def reduce_items(self:SentenceBLEU, stats:dict) -> dict:
-    k, c = np.unique(stats['nrefs'], return_counts=True)
-    return {'n': len(stats['score']), 'score': math.fsum(stats['score'].tolist()),
-            'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
-
-@patch
-def score_state(self:SentenceBLEU, state:dict) -> Score:
-    return Score({'sentence_bleu': state['score'] / state['n'] if state['n'] else 0.0}, self._signature(state), n=state['n'])
-
-@patch
-def item_values(self:SentenceBLEU, items:dict) -> dict: return {'sentence_bleu': items['score'].tolist()}

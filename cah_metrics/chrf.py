@@ -12,12 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, sum_plan
-from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array, Vocab,
-                              MAX_NGRAM_ORDER, _brief)
+from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array,
+                              Vocab, MAX_NGRAM_ORDER, _brief)
 
 # %% auto #0
 __all__ = ['CHRF_EPS', 'chrf_chars', 'chrf_words', 'CHRFStats', 'chrf_stats_from_rows', 'chrf_from_rows', 'chrf_from_stats',
@@ -30,39 +29,45 @@ def chrf_chars(text:str, # one text
                lowercase:bool=False, # lowercase it first
                whitespace:bool=False, # keep whitespace (sacrebleu's default deletes it)
               ) -> str:
-    "The characters whose n-grams chrF counts: the text with its whitespace deleted (unless `whitespace`)."
+    "The characters whose n-grams chrF counts: the text without whitespace (unless `whitespace`)."
     text = check_str(text, 'text', 'chrf_chars')
     if check_bool(lowercase, 'lowercase', 'chrf_chars'): text = text.lower()
     return text if check_bool(whitespace, 'whitespace', 'chrf_chars') else ''.join(text.split())
 
 def _words(text:str) -> list[str]:
-    "Whitespace tokens, one punctuation mark split off the end (else the start) of each token longer than one character."
+    "Whitespace tokens; one punctuation mark split off the end (else start) of tokens of 2+ chars."
     out = []
-    for w in text.split():
-        if len(w) > 1 and w[-1] in _PUNCT: out += (w[:-1], w[-1])
-        elif len(w) > 1 and w[0] in _PUNCT: out += (w[0], w[1:])
-        else: out.append(w)
+    for word in text.split():
+        if len(word) > 1 and word[-1] in _PUNCT: out += (word[:-1], word[-1])
+        elif len(word) > 1 and word[0] in _PUNCT: out += (word[0], word[1:])
+        else: out.append(word)
     return out
 
 def chrf_words(text:str, # one text
                lowercase:bool=False, # lowercase it first
               ) -> list[str]:
-    "The words of chrF++: whitespace tokens with one ASCII punctuation mark split off the end, else the start."
+    "The words of chrF++: whitespace tokens, one ASCII punctuation mark split off the end or start."
     text = check_str(text, 'text', 'chrf_words')
     return _words(text.lower() if check_bool(lowercase, 'lowercase', 'chrf_words') else text)
 
 # %% ../nbs/01b_chrf.ipynb #b9804992
-def _check_orders(char_order, word_order, M:str) -> tuple[int, int]:
+def _check_orders(char_order, word_order, caller:str) -> tuple[int, int]:
     "Checked character and word orders: each 0 to MAX_NGRAM_ORDER, not both 0."
-    nc = check_int(char_order, 'char_order', M, low=0, high=MAX_NGRAM_ORDER)
-    nw = check_int(word_order, 'word_order', M, low=0, high=MAX_NGRAM_ORDER)
-    if nc + nw == 0: raise ValueError(f"{M}: char_order and word_order are both 0; count at least one order")
+    nc = check_int(char_order, 'char_order', caller, low=0, high=MAX_NGRAM_ORDER)
+    nw = check_int(word_order, 'word_order', caller, low=0, high=MAX_NGRAM_ORDER)
+    if nc + nw == 0:
+        raise ValueError(f"{caller}: char_order and word_order are both 0; "
+                         f"count at least one order")
     return nc, nw
 
 # %% ../nbs/01b_chrf.ipynb #e542102d
+def _is_count(value) -> bool:
+    "An int (Python's or NumPy's), not a bool."
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
 @dataclass(frozen=True)
 class CHRFStats:
-    "chrF's sufficient statistics: per order (character orders, then word orders) the hypothesis, reference and matched n-gram counts."
+    "chrF's sufficient statistics: per order (character, then word) hyp, ref and match counts."
     hyp: tuple[int, ...] = (0,) * 6
     ref: tuple[int, ...] = (0,) * 6
     match: tuple[int, ...] = (0,) * 6
@@ -70,82 +75,101 @@ class CHRFStats:
 
     def __post_init__(self):
         h, r, m, w = self.hyp, self.ref, self.match, self.word_order
-        if not (all(type(t) is tuple for t in (h, r, m)) and 1 <= len(h) == len(r) == len(m) <= 2 * MAX_NGRAM_ORDER
-                and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in (*h, *r, *m))
-                and isinstance(w, (int, np.integer)) and not isinstance(w, bool) and 0 <= w <= len(h)):
-            raise TypeError(f"CHRFStats: hyp, ref and match must be tuples of as many ints >= 0 (1 to {2 * MAX_NGRAM_ORDER}), "
-                            f"word_order an int from 0 to their length; got {_brief(h)}, {_brief(r)}, {_brief(m)}, {_brief(w)}")
-        if any(c > min(a, b) for a, b, c in zip(h, r, m)): raise ValueError(f"CHRFStats: match {m} exceeds hyp {h} or ref {r} (a match never does)")
+        shaped = all(type(part) is tuple for part in (h, r, m)) and 1 <= len(h) == len(r) == len(m)
+        if not (shaped and len(h) <= 2 * MAX_NGRAM_ORDER
+                and all(_is_count(count) and count >= 0 for count in (*h, *r, *m))
+                and _is_count(w) and 0 <= w <= len(h)):
+            raise TypeError(f"CHRFStats: hyp, ref and match must be tuples of as many ints >= 0 "
+                            f"(1 to {2 * MAX_NGRAM_ORDER}), "
+                            f"word_order an int from 0 to their length; "
+                            f"got {_brief(h)}, {_brief(r)}, {_brief(m)}, {_brief(w)}")
+        if any(m_n > min(h_n, r_n) for h_n, r_n, m_n in zip(h, r, m)):
+            raise ValueError(f"CHRFStats: match {m} exceeds hyp {h} or ref {r} "
+                             f"(a match never does)")
 
-# %% ../nbs/01b_chrf.ipynb #31979faa
-@patch(as_prop=True)
-def orders(self:CHRFStats) -> int: return len(self.hyp)
+    @property
+    def orders(self) -> int: return len(self.hyp)
+    @property
+    def char_order(self) -> int: return len(self.hyp) - self.word_order
+    @property
+    def row(self) -> np.ndarray:
+        "The statistics as one int64 row in sacrebleu's layout [h_1, r_1, m_1, h_2, ...]."
+        return np.array([self.hyp, self.ref, self.match], np.int64).T.reshape(-1)
 
-@patch(as_prop=True)
-def char_order(self:CHRFStats) -> int: return len(self.hyp) - self.word_order
+    @classmethod
+    def zero(cls, char_order:int=6, # number of character n-gram orders
+             word_order:int=0, # number of word n-gram orders
+            ) -> CHRFStats:
+        "No segments: every count 0."
+        char_order, word_order = _check_orders(char_order, word_order, 'CHRFStats.zero')
+        return cls(*((0,) * (char_order + word_order),) * 3, word_order)
 
-@patch(as_prop=True)
-def row(self:CHRFStats) -> np.ndarray:
-    "The statistics as one int64 row in sacrebleu's layout [h_1, r_1, m_1, h_2, ...]."
-    return np.array([self.hyp, self.ref, self.match], np.int64).T.reshape(-1)
+    def __add__(self, other):
+        if not isinstance(other, CHRFStats): return NotImplemented
+        mine, theirs = (self.char_order, self.word_order), (other.char_order, other.word_order)
+        if mine != theirs:
+            raise ValueError(f"chrF: cannot add statistics of {mine[0]}+{mine[1]} and "
+                             f"{theirs[0]}+{theirs[1]} (character+word) orders")
+        pairs = ((self.hyp, other.hyp), (self.ref, other.ref), (self.match, other.match))
+        return CHRFStats(*(tuple(map(int.__add__, map(int, left), map(int, right)))
+                           for left, right in pairs),
+                         self.word_order)
 
-@patch(cls_method=True)
-def zero(cls:CHRFStats, char_order:int=6, # number of character n-gram orders
-         word_order:int=0, # number of word n-gram orders
-        ) -> CHRFStats:
-    "No segments: every count 0."
-    char_order, word_order = _check_orders(char_order, word_order, 'CHRFStats.zero')
-    return cls(*((0,) * (char_order + word_order),) * 3, word_order)
-
-@patch
-def __add__(self:CHRFStats, other):
-    if not isinstance(other, CHRFStats): return NotImplemented
-    if (self.char_order, self.word_order) != (other.char_order, other.word_order):
-        raise ValueError(f"chrF: cannot add statistics of {self.char_order}+{self.word_order} and {other.char_order}+{other.word_order} (character+word) orders")
-    return CHRFStats(*(tuple(map(int.__add__, map(int, a), map(int, b))) for a, b in
-                       ((self.hyp, other.hyp), (self.ref, other.ref), (self.match, other.match))), self.word_order)
-
-@patch
-def __radd__(self:CHRFStats, other): return self if isinstance(other, int) and other == 0 else self.__add__(other)   # so `sum(stats)` works
+    def __radd__(self, other):                            # so that `sum(stats)` works
+        return self if isinstance(other, int) and other == 0 else self.__add__(other)
 
 # %% ../nbs/01b_chrf.ipynb #b82be3ef
-def _check_rows(rows, M:str) -> np.ndarray:
+def _check_rows(rows, caller:str) -> np.ndarray:
     "`rows` as a 2-D int64 array of [h, r, m] triples that are counts, else a TypeError/ValueError."
-    a = as_array(rows, 'rows', M)
-    if a.ndim not in (1, 2) or a.shape[-1] < 3 or a.shape[-1] % 3 or a.shape[-1] > 6 * MAX_NGRAM_ORDER:
-        raise ValueError(f"{M}: rows must be one row or a 2-D array of rows [h_1, r_1, m_1, h_2, ...] (a width that is a multiple of 3), got shape {a.shape}")
-    if a.size and (a.dtype.kind not in 'iu' or a.min() < 0 or a.max() >= 2**62): raise ValueError(f"{M}: rows must hold integers >= 0 (counts), got dtype {a.dtype}")
-    a = a.reshape(-1, a.shape[-1]).astype(np.int64)
-    h, r, m = a[:, 0::3], a[:, 1::3], a[:, 2::3]
-    if (m > np.minimum(h, r)).any(): raise ValueError(f"{M}: rows have matches above the hypothesis or reference count (a match never exceeds either)")
-    return a
+    counts = as_array(rows, 'rows', caller)
+    width = counts.shape[-1] if counts.ndim else 0
+    if counts.ndim not in (1, 2) or width < 3 or width % 3 or width > 6 * MAX_NGRAM_ORDER:
+        raise ValueError(f"{caller}: rows must be one row or a 2-D array of rows "
+                         f"[h_1, r_1, m_1, h_2, ...] (a width that is a multiple of 3), "
+                         f"got shape {counts.shape}")
+    if counts.size and (counts.dtype.kind not in 'iu' or counts.min() < 0 or counts.max() >= 2**62):
+        raise ValueError(f"{caller}: rows must hold integers >= 0 (counts), "
+                         f"got dtype {counts.dtype}")
+    counts = counts.reshape(-1, width).astype(np.int64)
+    h, r, m = counts[:, 0::3], counts[:, 1::3], counts[:, 2::3]
+    if (m > np.minimum(h, r)).any():
+        raise ValueError(f"{caller}: rows have matches above the hypothesis or reference count "
+                         f"(a match never exceeds either)")
+    return counts
 
-def chrf_stats_from_rows(rows:np.ndarray, # per-segment rows [h_1, r_1, m_1, h_2, ...] (or their sum, one row)
+def chrf_stats_from_rows(rows:np.ndarray, # per-segment rows [h_1, r_1, m_1, h_2, ...], or their sum
                          word_order:int=0, # how many of the last orders are word orders
                         ) -> CHRFStats:
     "Sum per-segment rows into one `CHRFStats`."
-    M = 'chrf_stats_from_rows'
-    a = _check_rows(rows, M)
-    _check_orders(a.shape[1] // 3 - check_int(word_order, 'word_order', M, low=0, high=a.shape[1] // 3), word_order, M)
-    s = a.sum(axis=0, dtype=np.int64).tolist()
-    return CHRFStats(tuple(s[0::3]), tuple(s[1::3]), tuple(s[2::3]), int(word_order))
+    caller = 'chrf_stats_from_rows'
+    counts = _check_rows(rows, caller)
+    orders = counts.shape[1] // 3
+    word_order = check_int(word_order, 'word_order', caller, low=0, high=orders)
+    _check_orders(orders - word_order, word_order, caller)
+    total = counts.sum(axis=0, dtype=np.int64).tolist()
+    return CHRFStats(tuple(total[0::3]), tuple(total[1::3]), tuple(total[2::3]), int(word_order))
 
 # %% ../nbs/01b_chrf.ipynb #58f01b96
 def _percent_eff(h, r, m, factor:float) -> np.ndarray:
-    "F-score of the precision and recall averaged over the effective orders, times 100, in sacrebleu's arithmetic."
+    "F-score of the precision and recall averaged over the effective orders, x 100, as sacrebleu."
     used = (h > 0) & (r > 0)
-    p, q = np.divide(m, h, out=np.zeros(h.shape), where=used), np.divide(m, r, out=np.zeros(h.shape), where=used)
+    p = np.divide(m, h, out=np.zeros(h.shape), where=used)
+    q = np.divide(m, r, out=np.zeros(h.shape), where=used)
     P, Q, E = np.zeros(len(h)), np.zeros(len(h)), used.sum(axis=1)
-    for n in range(h.shape[1]): P += p[:, n]; Q += q[:, n]
-    P, Q = np.divide(P, E, out=np.zeros(len(h)), where=E > 0), np.divide(Q, E, out=np.zeros(len(h)), where=E > 0)
+    for n in range(h.shape[1]):
+        P += p[:, n]
+        Q += q[:, n]
+    P = np.divide(P, E, out=np.zeros(len(h)), where=E > 0)
+    Q = np.divide(Q, E, out=np.zeros(len(h)), where=E > 0)
     den = factor * P + Q
-    return np.where(P + Q > 0, 100 * np.divide((1 + factor) * P * Q, den, out=np.zeros(len(h)), where=den > 0), 0.0)
+    F = np.divide((1 + factor) * P * Q, den, out=np.zeros(len(h)), where=den > 0)
+    return np.where(P + Q > 0, 100 * F, 0.0)
 
 # %% ../nbs/01b_chrf.ipynb #09823765
-CHRF_EPS = 1e-16   # chrF++.py's epsilon, for a precision or recall whose denominator is 0 (eps_smoothing=True)
+CHRF_EPS = 1e-16   # chrF++.py's epsilon, for a precision or recall of denominator 0 (eps_smoothing)
 
 def _percent_eps(h, r, m, factor:float) -> np.ndarray:
-    "chrF++.py's mean of per-order F-scores, times 100, in sacrebleu's arithmetic (epsilon for empty denominators)."
+    "chrF++.py's mean of per-order F-scores, x 100, as sacrebleu (epsilon for empty denominators)."
     p = np.divide(m, h, out=np.full(h.shape, CHRF_EPS), where=h > 0)
     q = np.divide(m, r, out=np.full(h.shape, CHRF_EPS), where=r > 0)
     den = factor * p + q
@@ -156,45 +180,48 @@ def _percent_eps(h, r, m, factor:float) -> np.ndarray:
 
 def _chrf_percent(rows:np.ndarray, factor:float, eps_smoothing:bool) -> np.ndarray:
     "chrF times 100 of each row of checked statistics; `factor` is beta**2."
-    return (_percent_eps if eps_smoothing else _percent_eff)(rows[:, 0::3], rows[:, 1::3], rows[:, 2::3], factor)
+    percent = _percent_eps if eps_smoothing else _percent_eff
+    return percent(rows[:, 0::3], rows[:, 1::3], rows[:, 2::3], factor)
 
 # %% ../nbs/01b_chrf.ipynb #ed1d51c1
-def chrf_from_rows(rows:np.ndarray, # statistics rows [h_1, r_1, m_1, h_2, ...] (one row, or a 2-D array)
+def chrf_from_rows(rows:np.ndarray, # statistics rows [h_1, r_1, m_1, h_2, ...]: one, or a 2-D array
                    beta:float=2, # recall counts beta times as much as precision
-                   eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py); False: effective order
+                   eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py)
                   ) -> np.ndarray:
     "chrF in [0, 1] of each row of (summed) statistics."
-    M = 'chrf_from_rows'
-    a = _check_rows(rows, M)
-    beta, eps_smoothing = check_float(beta, 'beta', M, 0, 100), check_bool(eps_smoothing, 'eps_smoothing', M)
-    return np.clip(_chrf_percent(a, beta ** 2, eps_smoothing) / 100, 0.0, 1.0)
+    caller = 'chrf_from_rows'
+    counts = _check_rows(rows, caller)
+    beta = check_float(beta, 'beta', caller, 0, 100)
+    eps_smoothing = check_bool(eps_smoothing, 'eps_smoothing', caller)
+    return np.clip(_chrf_percent(counts, beta ** 2, eps_smoothing) / 100, 0.0, 1.0)
 
 def chrf_from_stats(stats:CHRFStats, # summed statistics (one segment's, or a corpus's)
                     beta:float=2, # recall counts beta times as much as precision
-                    eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py); False: effective order
+                    eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py)
                    ) -> float:
     "chrF of summed statistics, in [0, 1]."
-    if not isinstance(stats, CHRFStats): raise TypeError(f"chrf_from_stats: stats must be a CHRFStats, got {type(stats).__name__}")
+    if not isinstance(stats, CHRFStats):
+        raise TypeError(f"chrf_from_stats: stats must be a CHRFStats, got {type(stats).__name__}")
     return float(chrf_from_rows(stats.row, beta, eps_smoothing)[0])
 
 # %% ../nbs/01b_chrf.ipynb #e7256add
 _CHUNK = 1 << 21   # tokens per counting chunk
 
 def _ids(seqs:list) -> tuple[np.ndarray, np.ndarray]:
-    "Integer ids of the items of all sequences, concatenated, and each one's length: code points for str, vocabulary ids for word lists."
+    "Ids of all sequences' items (code points of str, vocabulary ids of words), and the lengths."
     if seqs and isinstance(seqs[0], str):
-        return (np.frombuffer(''.join(seqs).encode('utf-32-le', 'surrogatepass'), np.uint32).astype(np.int64),
-                np.fromiter(map(len, seqs), np.int64, len(seqs)))
+        codes = np.frombuffer(''.join(seqs).encode('utf-32-le', 'surrogatepass'), np.uint32)
+        return codes.astype(np.int64), np.fromiter(map(len, seqs), np.int64, len(seqs))
     return Vocab().encode(seqs)
 
 # %% ../nbs/01b_chrf.ipynb #c0af0c25
 def _pair_matches(tok:np.ndarray, lens:np.ndarray, orders:int) -> np.ndarray:
-    "Matches m[p, n-1] of each pair p for orders 1..orders; rows alternate hypothesis, reference in `tok`, of lengths `lens`."
+    "Matches m[p, n-1] of each pair p, orders 1..orders; `tok`: rows of hypothesis, reference, ..."
     P = len(lens) // 2
     m = np.zeros((P, orders), np.int64)
     if not len(tok): return m
     row = np.repeat(np.arange(2 * P), lens)
-    left = np.cumsum(lens)[row] - np.arange(len(tok))       # tokens from each position to its row's end
+    left = np.cumsum(lens)[row] - np.arange(len(tok))   # tokens from each position to its row's end
     pos, hyp, pair = np.arange(len(tok)), row % 2 == 0, row // 2
     gid, V = pair, int(tok.max()) + 1
     for n in range(1, orders + 1):
@@ -203,9 +230,10 @@ def _pair_matches(tok:np.ndarray, lens:np.ndarray, orders:int) -> np.ndarray:
             pos, gid, left, hyp, pair = pos[keep], gid[keep], left[keep], hyp[keep], pair[keep]
             if not len(pos): break
         key = gid * V + tok[pos + n - 1]
-        o = np.argsort(key, kind='stable')                  # moves positions within a group: `pair` stays sorted
-        key, pos, left, hyp = key[o], pos[o], left[o], hyp[o]
-        new = np.empty(len(key), bool); new[0] = True
+        order = np.argsort(key, kind='stable')          # within a group only: `pair` stays sorted
+        key, pos, left, hyp = key[order], pos[order], left[order], hyp[order]
+        new = np.empty(len(key), bool)
+        new[0] = True
         np.not_equal(key[1:], key[:-1], out=new[1:])
         gid, start = np.cumsum(new) - 1, np.flatnonzero(new)
         n_hyp = np.add.reduceat(hyp.astype(np.int64), start)
@@ -215,22 +243,23 @@ def _pair_matches(tok:np.ndarray, lens:np.ndarray, orders:int) -> np.ndarray:
 
 # %% ../nbs/01b_chrf.ipynb #e9d69f26
 def _pair_rows(hyps:list, refs:list, orders:int) -> np.ndarray:
-    "Rows [h_1, r_1, m_1, ...] of each pair (hyps[p], refs[p]) of sequences (str or word lists), for orders 1..orders."
+    "Rows [h_1, r_1, m_1, ...] of each pair (hyps[p], refs[p]) of sequences (str or word lists)."
     P = len(hyps)
     lh, lr = np.fromiter(map(len, hyps), np.int64, P), np.fromiter(map(len, refs), np.int64, P)
     m = np.zeros((P, orders), np.int64)
     label = (np.cumsum(lh + lr) - 1) // _CHUNK                # pairs of one chunk share a label
     cuts = [0, *(np.flatnonzero(np.diff(label)) + 1).tolist(), P]
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        tok, lens = _ids([s for p in range(a, b) for s in (hyps[p], refs[p])])
-        m[a:b] = _pair_matches(tok, lens, orders)
+    for start, end in zip(cuts[:-1], cuts[1:]):
+        tok, lens = _ids([seq for p in range(start, end) for seq in (hyps[p], refs[p])])
+        m[start:end] = _pair_matches(tok, lens, orders)
     n = np.arange(1, orders + 1)
     h, r = np.maximum(lh[:, None] - n + 1, 0), np.maximum(lr[:, None] - n + 1, 0)
     return np.stack([np.where(r > 0, h, 0), r, m], axis=2).reshape(P, 3 * orders)
 
 # %% ../nbs/01b_chrf.ipynb #0db5eb87
-def _best_pairs(pair_rows:np.ndarray, nref:np.ndarray, factor:float, eps_smoothing:bool) -> np.ndarray:
-    "Index of the best pair of each segment: the highest chrF, the first on a tie (segments' pairs are contiguous)."
+def _best_pairs(pair_rows:np.ndarray, nref:np.ndarray, factor:float,
+                eps_smoothing:bool) -> np.ndarray:
+    "Index of each segment's best pair: the highest chrF, the first on a tie (pairs contiguous)."
     if not len(nref): return np.zeros(0, np.int64)
     key = _chrf_percent(pair_rows, factor, eps_smoothing)
     starts = np.cumsum(nref) - nref
@@ -239,43 +268,46 @@ def _best_pairs(pair_rows:np.ndarray, nref:np.ndarray, factor:float, eps_smoothi
 
 def _chrf_rows(hyps:list[str], refs:list[list[str]], nc:int, nw:int, beta:float, eps_smoothing:bool,
                lowercase:bool, whitespace:bool) -> np.ndarray:
-    "Per-segment rows of validated texts (each segment with at least one reference) under checked options."
+    "Per-segment rows of validated texts (each with at least one reference) under checked options."
     if lowercase: hyps, refs = [h.lower() for h in hyps], [[r.lower() for r in rs] for rs in refs]
     nref = np.fromiter(map(len, refs), np.int64, len(refs))
     owner, flat = np.repeat(np.arange(len(hyps)), nref).tolist(), [r for rs in refs for r in rs]
     parts = []
     if nc:
-        chars = (lambda t: t) if whitespace else (lambda t: ''.join(t.split()))
-        hc = [chars(h) for h in hyps]
-        parts.append(_pair_rows([hc[i] for i in owner], [chars(r) for r in flat], nc))
+        chars = (lambda text: text) if whitespace else (lambda text: ''.join(text.split()))
+        hyp_chars = [chars(h) for h in hyps]
+        parts.append(_pair_rows([hyp_chars[i] for i in owner], [chars(r) for r in flat], nc))
     if nw:
-        hw = [_words(h) for h in hyps]
-        parts.append(_pair_rows([hw[i] for i in owner], [_words(r) for r in flat], nw))
+        hyp_words = [_words(h) for h in hyps]
+        parts.append(_pair_rows([hyp_words[i] for i in owner], [_words(r) for r in flat], nw))
     rows = np.hstack(parts)
     return rows[_best_pairs(rows, nref, beta ** 2, eps_smoothing)]
 
 # %% ../nbs/01b_chrf.ipynb #d3071e19
-def _check_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, M:str) -> tuple:
-    "The options of chrF, checked: (char_order, word_order, beta, lowercase, whitespace, eps_smoothing)."
-    nc, nw = _check_orders(char_order, word_order, M)
-    return (nc, nw, check_float(beta, 'beta', M, 0, 100), check_bool(lowercase, 'lowercase', M),
-            check_bool(whitespace, 'whitespace', M), check_bool(eps_smoothing, 'eps_smoothing', M))
+def _check_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing,
+                   caller:str) -> tuple:
+    "chrF's options, checked: (char_order, word_order, beta, lowercase, whitespace, eps_smoothing)."
+    nc, nw = _check_orders(char_order, word_order, caller)
+    return (nc, nw, check_float(beta, 'beta', caller, 0, 100),
+            check_bool(lowercase, 'lowercase', caller),
+            check_bool(whitespace, 'whitespace', caller),
+            check_bool(eps_smoothing, 'eps_smoothing', caller))
 
 # %% ../nbs/01b_chrf.ipynb #eb934df9
 def chrf_stats_array(hypotheses:str|Sequence[str], # the hypotheses (one str: one segment)
-                     references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
+                     references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list
                      char_order:int=6, # character n-gram orders 1..char_order (0 to 100)
                      word_order:int=0, # word n-gram orders 1..word_order (0 to 100; 2 for chrF++)
                      beta:float=2, # recall weight, used to choose the best reference
                      lowercase:bool=False, # lowercase hypotheses and references first
-                     whitespace:bool=False, # keep whitespace in character n-grams (sacrebleu deletes it)
-                     eps_smoothing:bool=False, # the scoring used to choose the best reference (see above)
+                     whitespace:bool=False, # keep whitespace in character n-grams
+                     eps_smoothing:bool=False, # the scoring that chooses the best reference
                     ) -> np.ndarray:
-    "Per-segment chrF statistics: an int64 array of rows [h_1, r_1, m_1, h_2, ...], character orders then word orders."
-    M = 'chrf_stats_array'
-    opts = _check_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, M)
-    hyps, refs = check_pairs(hypotheses, references, metric=M)
-    nc, nw, beta, lowercase, whitespace, eps_smoothing = opts
+    "Per-segment chrF statistics: int64 rows [h_1, r_1, m_1, h_2, ...], character then word orders."
+    caller = 'chrf_stats_array'
+    options = (char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+    nc, nw, beta, lowercase, whitespace, eps_smoothing = _check_options(*options, caller)
+    hyps, refs = check_pairs(hypotheses, references, metric=caller)
     return _chrf_rows(hyps, refs, nc, nw, beta, eps_smoothing, lowercase, whitespace)
 
 # %% ../nbs/01b_chrf.ipynb #0cc9b56c
@@ -289,126 +321,144 @@ class CHRFScore(Score):
                  signature:str, # the signature of the options
                  n:int|None=None, # the number of segments
                 ):
-        M = 'CHRFScore'
-        score, beta = check_float(score, 'score', M, 0, 1), check_float(beta, 'beta', M, 0, 100)
-        if not isinstance(stats, CHRFStats): raise TypeError(f"{M}: stats must be a CHRFStats, got {type(stats).__name__}")
-        if not isinstance(signature, str): raise TypeError(f"{M}: signature must be a str, got {type(signature).__name__}")
-        if n is not None: n = check_int(n, 'n', M, low=0)
+        caller = 'CHRFScore'
+        score = check_float(score, 'score', caller, 0, 1)
+        beta = check_float(beta, 'beta', caller, 0, 100)
+        if not isinstance(stats, CHRFStats):
+            raise TypeError(f"{caller}: stats must be a CHRFStats, got {type(stats).__name__}")
+        if not isinstance(signature, str):
+            raise TypeError(f"{caller}: signature must be a str, got {type(signature).__name__}")
+        if n is not None: n = check_int(n, 'n', caller, low=0)
         self.score, self.stats, self.beta = score, stats, beta
         super().__init__({_key(stats.word_order): score}, signature, n=n)
-    def __repr__(self): return f"chrF{self.beta:g}{'+' * self.stats.word_order} = {100 * self.score:.2f} | {self.signature}"
+    def __repr__(self):
+        name = f"chrF{self.beta:g}{'+' * self.stats.word_order}"
+        return f"{name} = {100 * self.score:.2f} | {self.signature}"
 
 # %% ../nbs/01b_chrf.ipynb #d1fdf0db
 @register()
 @register('chrf++', word_order=2)
 class CHRF(Metric):
     "Corpus chrF / chrF++ with fixed options over summed per-segment statistics."
-    name, summary = 'chrf', 'chrF and chrF++ (Popović 2015, 2017): character (and word) n-gram F-score, as sacrebleu'
+    name = 'chrf'
+    summary = ('chrF and chrF++ (Popović 2015, 2017): character (and word) n-gram F-score, '
+               'as sacrebleu')
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
     keys = ('chrf',)
     signature_keys = ('nrefs', 'case', 'eff', 'nc', 'nw', 'beta', 'space')
     @classmethod
     def keys_for(cls, options:Mapping, # the options a registry name fixes (its `word_order`)
                 ) -> tuple[str, ...]:
-        if not isinstance(options, Mapping): raise TypeError(f"CHRF.keys_for: options must be a mapping, got {type(options).__name__}")
-        return (_key(check_int(options.get('word_order', 0), 'word_order', 'CHRF.keys_for', low=0, high=MAX_NGRAM_ORDER)),)
+        caller = 'CHRF.keys_for'
+        if not isinstance(options, Mapping):
+            raise TypeError(f"{caller}: options must be a mapping, got {type(options).__name__}")
+        word_order = options.get('word_order', 0)
+        return (_key(check_int(word_order, 'word_order', caller, low=0, high=MAX_NGRAM_ORDER)),)
+
     def __init__(self, char_order:int=6, # character n-gram orders 1..char_order (0 to 100)
                  word_order:int=0, # word n-gram orders 1..word_order (0 to 100; 2 for chrF++)
                  beta:float=2, # recall counts beta times as much as precision (0 to 100)
                  lowercase:bool=False, # lowercase hypotheses and references first
-                 whitespace:bool=False, # keep whitespace in character n-grams (sacrebleu deletes it)
-                 eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py); False: effective order
+                 whitespace:bool=False, # keep whitespace in character n-grams (sacrebleu: no)
+                 eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py)
                  keep_items:bool=False, # also keep the per-segment rows (`item_stats`, `per_item`)
                 ):
+        options = (char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
         (self.char_order, self.word_order, self.beta, self.lowercase, self.whitespace,
-         self.eps_smoothing) = _check_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, self.name)
+         self.eps_smoothing) = _check_options(*options, self.name)
         super().__init__(keep_items)
+
+    def options(self) -> dict:
+        return {'case': 'lc' if self.lowercase else 'mixed', 'eff': not self.eps_smoothing,
+                'nc': self.char_order, 'nw': self.word_order, 'beta': self.beta,
+                'space': self.whitespace}
+
+    def empty_state(self) -> dict:
+        width = 3 * (self.char_order + self.word_order)
+        return {'n': 0, 'stats': np.zeros(width, np.int64), 'nrefs': Counter()}
+
+    def _signature(self, state:dict) -> Signature:
+        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
+        nrefs = state['nrefs']
+        nrefs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
+        return Signature(self.name, {'nrefs': nrefs, **self.options()})
+
+    def signature(self) -> Signature:
+        "The signature of the scores this metric computes."
+        return self._signature(self.state)
+
+    def _pair_stats(self, hyps:list[str], refs:list[list[str]]) -> dict:
+        "Per-segment rows and numbers of references of validated hypotheses and references."
+        rows = _chrf_rows(hyps, refs, self.char_order, self.word_order, self.beta,
+                          self.eps_smoothing, self.lowercase, self.whitespace)
+        return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, len(refs))}
+
+    def item_statistics(self, predictions, references=None) -> dict:
+        "Each segment's row of statistics (against its best reference) and number of references."
+        pairs = check_pairs(predictions, references, metric=self.name, name='predictions')
+        return self._pair_stats(*pairs)
+
+    def reduce_items(self, stats:dict) -> dict:
+        values, counts = np.unique(stats['nrefs'], return_counts=True)
+        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
+                'nrefs': Counter(dict(zip(map(str, values.tolist()), counts.tolist())))}
+
+    def segment_stats(self, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
+                      references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list
+                     ) -> np.ndarray:
+        "Per-segment statistics, int64 rows [h_1, r_1, m_1, h_2, ...]; they sum to the corpus's."
+        return self._pair_stats(*check_pairs(hypotheses, references, metric=self.name))['stats']
+
+    @property
+    def stats(self) -> CHRFStats:
+        "The running statistics, a `CHRFStats`."
+        return chrf_stats_from_rows(self.state['stats'], self.word_order)
+
+    def score_state(self, state:dict) -> CHRFScore:
+        stats = chrf_stats_from_rows(state['stats'], self.word_order)
+        score = chrf_from_stats(stats, self.beta, self.eps_smoothing)
+        return CHRFScore(score, stats, self.beta, self._signature(state), n=state['n'])
+
+    def score_stats(self, stats:CHRFStats, # summed statistics (not changed)
+                   ) -> CHRFScore:
+        "The score of (summed) statistics under this object's options; `stats` is not changed."
+        if not isinstance(stats, CHRFStats):
+            raise TypeError(f"{self.name}: stats must be a CHRFStats, got {type(stats).__name__}")
+        theirs, mine = (stats.char_order, stats.word_order), (self.char_order, self.word_order)
+        if theirs != mine:
+            raise ValueError(f"{self.name}: stats have {theirs[0]}+{theirs[1]} orders, "
+                             f"this metric counts {mine[0]}+{mine[1]}")
+        score = chrf_from_stats(stats, self.beta, self.eps_smoothing)
+        return CHRFScore(score, stats, self.beta, self.signature())
+
+    def item_values(self, items:dict) -> dict:
+        scores = chrf_from_rows(items['stats'], self.beta, self.eps_smoothing)
+        return {_key(self.word_order): scores.tolist()}
+
     def resampling(self) -> Resampling:
         "Resampled from the summed segment rows, scored by `chrf_from_rows`."
         return Resampling(('chrf' + '+' * self.word_order,), self._resampling_plan)
+
     def _resampling_plan(self, items:dict, key:str) -> Plan:
         def chrf_of_sums(sums):
-            return chrf_from_rows(np.rint(sums[:, :-1]).astype(np.int64), self.beta, self.eps_smoothing)
+            rows = np.rint(sums[:, :-1]).astype(np.int64)   # the last column counts the segments
+            return chrf_from_rows(rows, self.beta, self.eps_smoothing)
         return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, chrf_of_sums)
-
-# %% ../nbs/01b_chrf.ipynb #c1689a9f
-@patch
-def options(self:CHRF) -> dict:
-    return {'case': 'lc' if self.lowercase else 'mixed', 'eff': not self.eps_smoothing, 'nc': self.char_order,
-            'nw': self.word_order, 'beta': self.beta, 'space': self.whitespace}
-
-@patch
-def empty_state(self:CHRF) -> dict: return {'n': 0, 'stats': np.zeros(3 * (self.char_order + self.word_order), np.int64), 'nrefs': Counter()}
-
-@patch
-def _signature(self:CHRF, state:dict) -> Signature:
-    "The signature of the scores of `state`: `nrefs` from its reference counts, then the options."
-    nrefs = state['nrefs']
-    return Signature(self.name, {'nrefs': 'var' if len(nrefs) > 1 else next(iter(nrefs), '?'), **self.options()})
-
-@patch
-def signature(self:CHRF) -> Signature:
-    "The signature of the scores this metric computes."
-    return self._signature(self.state)
-
-# %% ../nbs/01b_chrf.ipynb #6239be14
-@patch
-def _pair_stats(self:CHRF, hyps:list[str], refs:list[list[str]]) -> dict:
-    "Per-segment rows and numbers of references of validated hypotheses and references."
-    rows = _chrf_rows(hyps, refs, self.char_order, self.word_order, self.beta, self.eps_smoothing, self.lowercase, self.whitespace)
-    return {'stats': rows, 'nrefs': np.fromiter(map(len, refs), np.int64, len(refs))}
-
-@patch
-def item_statistics(self:CHRF, predictions, references=None) -> dict:
-    return self._pair_stats(*check_pairs(predictions, references, metric=self.name, name='predictions'))
-
-@patch
-def reduce_items(self:CHRF, stats:dict) -> dict:
-    k, c = np.unique(stats['nrefs'], return_counts=True)
-    return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-            'nrefs': Counter(dict(zip(map(str, k.tolist()), c.tolist())))}
-
-@patch
-def segment_stats(self:CHRF, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
-                  references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
-                 ) -> np.ndarray:
-    "Per-segment statistics, an int64 array of rows [h_1, r_1, m_1, h_2, ...]; they sum to the corpus statistics."
-    return self._pair_stats(*check_pairs(hypotheses, references, metric=self.name))['stats']
-
-CHRF.stats = property(lambda self: chrf_stats_from_rows(self.state['stats'], self.word_order), doc="The running statistics, a `CHRFStats`.")
-
-# %% ../nbs/01b_chrf.ipynb #8357a7e4
-@patch
-def score_state(self:CHRF, state:dict) -> CHRFScore:
-    stats = chrf_stats_from_rows(state['stats'], self.word_order)
-    return CHRFScore(chrf_from_stats(stats, self.beta, self.eps_smoothing), stats, self.beta, self._signature(state), n=state['n'])
-
-@patch
-def score_stats(self:CHRF, stats:CHRFStats, # summed statistics (not changed)
-               ) -> CHRFScore:
-    "The score of (summed) statistics under this object's options; `stats` is not changed."
-    if not isinstance(stats, CHRFStats): raise TypeError(f"{self.name}: stats must be a CHRFStats, got {type(stats).__name__}")
-    if (stats.char_order, stats.word_order) != (self.char_order, self.word_order):
-        raise ValueError(f"{self.name}: stats have {stats.char_order}+{stats.word_order} orders, this metric counts {self.char_order}+{self.word_order}")
-    return CHRFScore(chrf_from_stats(stats, self.beta, self.eps_smoothing), stats, self.beta, self.signature())
-
-@patch
-def item_values(self:CHRF, items:dict) -> dict:
-    return {_key(self.word_order): chrf_from_rows(items['stats'], self.beta, self.eps_smoothing).tolist()}
 
 # %% ../nbs/01b_chrf.ipynb #56b6ca71
 def corpus_chrf(hypotheses:str|Sequence[str], # the hypotheses
-                references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list of references
+                references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list
                 char_order:int=6, # character n-gram orders 1..char_order (0 to 100)
                 word_order:int=0, # word n-gram orders 1..word_order (0 to 100; 2 for chrF++)
                 beta:float=2, # recall counts beta times as much as precision (0 to 100)
                 lowercase:bool=False, # lowercase hypotheses and references first
                 whitespace:bool=False, # keep whitespace in character n-grams (sacrebleu deletes it)
-                eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py); False: effective order
+                eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py)
                ) -> CHRFScore:
     "Corpus chrF: the best reference's statistics of each segment summed, then one score."
-    m = CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
-    return m.score_state(m.reduce_items(m._pair_stats(*check_pairs(hypotheses, references, metric='corpus_chrf'))))
+    metric = CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+    pairs = check_pairs(hypotheses, references, metric='corpus_chrf')
+    return metric.score_state(metric.reduce_items(metric._pair_stats(*pairs)))
 
 def sentence_chrf(hypothesis:str, # one hypothesis
                   references:str|Sequence[str], # its reference, or a list of references
@@ -416,10 +466,12 @@ def sentence_chrf(hypothesis:str, # one hypothesis
                   word_order:int=0, # word n-gram orders 1..word_order (0 to 100; 2 for chrF++)
                   beta:float=2, # recall counts beta times as much as precision (0 to 100)
                   lowercase:bool=False, # lowercase hypothesis and references first
-                  whitespace:bool=False, # keep whitespace in character n-grams (sacrebleu deletes it)
-                  eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py); False: effective order
+                  whitespace:bool=False, # keep whitespace in character n-grams
+                  eps_smoothing:bool=False, # average per-order F-scores with epsilon (chrF++.py)
                  ) -> CHRFScore:
     "chrF of a single hypothesis against its best reference."
     if not isinstance(hypothesis, str):
-        raise TypeError(f"sentence_chrf: hypothesis must be one str, got {type(hypothesis).__name__}; use corpus_chrf for many")
-    return corpus_chrf(hypothesis, references, char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+        raise TypeError(f"sentence_chrf: hypothesis must be one str, "
+                        f"got {type(hypothesis).__name__}; use corpus_chrf for many")
+    return corpus_chrf(hypothesis, references, char_order, word_order, beta, lowercase, whitespace,
+                       eps_smoothing)

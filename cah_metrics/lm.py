@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, sum_plan
-from .text import Tokenizer, Vocab, as_texts, check_float, check_int, check_sequence, check_str, check_tokens, get_tokenizer
+from .text import (Tokenizer, Vocab, as_texts, check_float, check_int, check_sequence,
+                              check_str, check_tokens, get_tokenizer)
 from .io import InputError, _as_path, atomic_write_text, read_lines
 from .corpora import corpus_fingerprint
 
@@ -47,59 +47,69 @@ _FIB = np.uint64(0x9E3779B97F4A7C15)               # 2^64 / golden ratio, odd: F
 
 # %% ../nbs/04_lm.ipynb #443d90eb
 class _Table:
-    "Sorted n-gram keys (unique, >= 0) with their counts, and a hash index (open addressing) from each key to a value."
+    "Sorted n-gram keys (unique, >= 0), their counts, and a hash index (open addressing) to values."
     def __init__(self, keys:np.ndarray, counts:np.ndarray,
-                 values:np.ndarray|None=None, # what `get` returns for each key (8-byte ints or floats); the counts by default
+                 values:np.ndarray|None=None, # what `get` gives per key (8-byte int/float); counts
                  default=0): # what `get` returns for a key not in the table
         self.keys, self.counts = keys, counts
         values = np.asarray(counts if values is None else values)
-        values = values.astype(np.float64 if values.dtype.kind == 'f' else np.int64, copy=False)   # a slot holds 8 bytes
-        self._dtype, self._default = values.dtype, np.array(default, values.dtype).view(np.int64)
-        bits = max(3, (2 * len(keys)).bit_length())      # 2^bits slots: two to four per key
+        values = values.astype(np.float64 if values.dtype.kind == 'f' else np.int64, copy=False)
+        self._dtype = values.dtype                          # a slot holds 8 bytes
+        self._default = np.array(default, values.dtype).view(np.int64)
+        bits = max(3, (2 * len(keys)).bit_length())        # 2^bits slots: two to four per key
         self._shift, self._mask = np.uint64(64 - bits), (1 << bits) - 1
-        slots = np.zeros((1 << bits, 2), np.int64); slots[:, 0] = _FREE   # each slot: key, value (its bits)
-        at = slots[:, 0]                                   # the key in each slot
-        s, k, b = self._home(keys), keys, values.view(np.int64)   # the keys still unplaced: their current slots, the keys, their values
-        free = slice(None)                                 # which of them found a free slot: in the first round, all
-        while len(k):
-            at[s[free]] = k[free]                          # keys that share a free slot: one of them lands
-            won = at[s] == k
-            slots[s[won], 1] = b[won]
-            lost = ~won
-            s, k, b = (s[lost] + 1) & self._mask, k[lost], b[lost]   # the others move on to the next slot
-            free = at[s] == _FREE
-        self._slots = slots.view(np.complex128)[:, 0]     # one 16-byte item per slot, so one gather fetches key and value
-    def _home(self, q): return ((q.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
-    def _read(self, slot): return self._slots.take(slot).view(np.int64).reshape(-1, 2)   # keys, value bits
+        slots = np.zeros((1 << bits, 2), np.int64)          # each slot: key, value (its bits)
+        slots[:, 0] = _FREE
+        at = slots[:, 0]                                     # the key in each slot
+        # the keys still unplaced: their current slots, the keys, their values
+        slot, pending, value_bits = self._home(keys), keys, values.view(np.int64)
+        free = slice(None)  # which of them found a free slot: in the first round, all
+        while len(pending):
+            at[slot[free]] = pending[free]  # keys that share a free slot: one lands
+            won = at[slot] == pending
+            slots[slot[won], 1] = value_bits[won]
+            lost = ~won                                      # the others move on to the next slot
+            slot = (slot[lost] + 1) & self._mask
+            pending, value_bits = pending[lost], value_bits[lost]
+            free = at[slot] == _FREE
+        self._slots = slots.view(np.complex128)[:, 0]  # 16 bytes a slot: one gather, key and value
+
+    def _home(self, query): return ((query.view(np.uint64) * _FIB) >> self._shift).view(np.int64)
+    def _read(self, slot):                                   # keys, value bits
+        return self._slots.take(slot).view(np.int64).reshape(-1, 2)
     def __repr__(self): return f"_Table({len(self.keys)} keys, {len(self._slots)} slots)"
 
-# %% ../nbs/04_lm.ipynb #68f5e887
-@patch
-def get(self:_Table, q:np.ndarray, # int64 keys to look up
-       ) -> np.ndarray:
-    "The values of int64 keys `q` (the default for a key not in the table)."
-    slot = self._home(q); kv = self._read(slot)
-    hit = kv[:, 0] == q
-    out = np.where(hit, kv[:, 1], self._default)
-    todo = np.flatnonzero(~hit & (kv[:, 0] != _FREE))  # another key sits there: probe on
-    while len(todo):
-        s = slot[todo] = (slot[todo] + 1) & self._mask
-        kv = self._read(s); hit = kv[:, 0] == q[todo]
-        out[todo[hit]] = kv[hit, 1]
-        todo = todo[~hit & (kv[:, 0] != _FREE)]
-    return out.view(self._dtype)
+    def get(self, query:np.ndarray, # int64 keys to look up
+           ) -> np.ndarray:
+        "The values of int64 keys `query` (the default for a key not in the table)."
+        slot = self._home(query)
+        kv = self._read(slot)
+        hit = kv[:, 0] == query
+        out = np.where(hit, kv[:, 1], self._default)
+        todo = np.flatnonzero(~hit & (kv[:, 0] != _FREE))   # another key sits there: probe on
+        while len(todo):
+            probe = slot[todo] = (slot[todo] + 1) & self._mask
+            kv = self._read(probe)
+            hit = kv[:, 0] == query[todo]
+            out[todo[hit]] = kv[hit, 1]
+            todo = todo[~hit & (kv[:, 0] != _FREE)]
+        return out.view(self._dtype)
 
 # %% ../nbs/04_lm.ipynb #7d12d2d0
 def _sort(keys:np.ndarray) -> None:
-    "Sort `keys` in place; a large array as two halves at once, on two threads (NumPy's sort releases the GIL), then one merge."
-    if len(keys) < 1 << 20: keys.sort(); return
-    h = len(keys) // 2
-    other = threading.Thread(target=keys[h:].sort); other.start()
-    keys[:h].sort(); other.join()
-    keys.sort(kind='stable')                           # two sorted runs: Timsort merges them in one pass
+    "Sort `keys` in place; a large array in halves on two threads (NumPy frees the GIL), merged."
+    if len(keys) < 1 << 20:
+        keys.sort()
+        return
+    half = len(keys) // 2
+    other = threading.Thread(target=keys[half:].sort)
+    other.start()
+    keys[:half].sort()
+    other.join()
+    keys.sort(kind='stable')  # two sorted runs: Timsort merges them in one pass
 
 def _count(keys:np.ndarray, # int64 keys, sorted in place (pass a fresh array)
-           runs:bool=False, # the keys come as a few sorted runs: a stable sort (Timsort) merges them, in about half the time
+           runs:bool=False, # the keys come as a few sorted runs: a stable sort merges them, faster
           ) -> tuple[np.ndarray, np.ndarray]:
     "The distinct keys, sorted, and how often each occurs."
     keys.sort(kind='stable') if runs else _sort(keys)  # np.unique, without its copy of the keys
@@ -107,7 +117,7 @@ def _count(keys:np.ndarray, # int64 keys, sorted in place (pass a fresh array)
     return keys[first], np.diff(np.r_[first, len(keys)])
 
 def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray]:
-    "Sum `values` over the prefixes `keys // V` of sorted `keys` (the context of each n-gram): the contexts and their sums."
+    "Sum `values` over the contexts `keys // V` of sorted n-gram `keys`: the contexts, their sums."
     if not len(keys): return np.zeros(0, np.int64), np.zeros(0, values.dtype)
     ctx = keys // V
     first = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]])
@@ -117,13 +127,14 @@ def _group(keys:np.ndarray, values:np.ndarray, V:int) -> tuple[np.ndarray, np.nd
 def _union(a:np.ndarray, # distinct int64 keys, sorted
            b:np.ndarray, # distinct int64 keys, sorted
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "The distinct keys of `a` and `b`, sorted, and the row of each key of `a` and of `b` among them."
+    "The distinct keys of `a` and `b`, sorted, and the row of each key of `a` and `b` among them."
     ab = np.r_[a, b]
     order = np.argsort(ab, kind='stable')              # two sorted runs: one merge
-    s = ab[order]
-    new = np.r_[len(s) > 0, s[1:] != s[:-1]]           # the first of each run of equal keys
-    row = np.empty(len(ab), np.int64); row[order] = np.cumsum(new) - 1
-    return s[new], row[:len(a)], row[len(a):]
+    merged = ab[order]
+    new = np.r_[len(merged) > 0, merged[1:] != merged[:-1]]   # the first of each run of equal keys
+    row = np.empty(len(ab), np.int64)
+    row[order] = np.cumsum(new) - 1
+    return merged[new], row[:len(a)], row[len(a):]
 
 # %% ../nbs/04_lm.ipynb #e20d5f82
 class LMScore(NamedTuple):
@@ -133,173 +144,244 @@ class LMScore(NamedTuple):
 
 class _LM:
     "Shared training input, history handling, scoring and persistence of the n-gram models."
-    order, pad, n_eos = 3, False, 0                    # padded models start with order-1 <s> and end with n_eos </s>
-    _checks_tokens = False                             # True: `_fit` checks that the tokens are str (cheaper: once per distinct token)
-    def __init__(self, tokenizer:str|Tokenizer='unicode'): # how texts become tokens (lowercased when given by name)
-        self.tokenizer, self.vocab = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__), None
+    order, pad, n_eos = 3, False, 0  # padded models: order-1 <s> before a text, n_eos </s> after it
+    _checks_tokens = False  # True: `_fit` checks that tokens are str (once per distinct one)
+    def __init__(self, tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased)
+                ):
+        self.tokenizer = get_tokenizer(tokenizer, lowercase=True, metric=type(self).__name__)
+        self.vocab = None
+
+    # --- what each model defines
+    def _fit(self, sents:list[list[str]]):
+        "Count the training token lists; may return the training tokens as `fit` keeps them."
+        raise NotImplementedError(f"{self._name()}: _fit is not defined")
+    def _logp(self, u:np.ndarray, v:np.ndarray, w:np.ndarray) -> np.ndarray:
+        "ln P(w | u v) for arrays of ids (`unk_id`: a token never seen; -2: no such history token)."
+        raise NotImplementedError(f"{self._name()}: _logp is not defined")
+    def _sig(self) -> dict:
+        "The model's part of the signature: `model`, `pad` and `unk`."
+        raise NotImplementedError(f"{self._name()}: _sig is not defined")
+    def _model_params(self) -> dict:
+        "The model's own parameters, as `save_lm` writes them and `load_lm` passes them back."
+        return {}
+
+    # --- input
     def _name(self): return type(self).__name__
     @property
-    def unk_id(self) -> int: return self.vocab.unk_id   # the id of a token never seen in training: the vocabulary's
+    def unk_id(self) -> int: return self.vocab.unk_id   # the id of a token never seen in training
     def _check(self):
-        if self.vocab is None: raise ValueError(f"{self._name()}: the model is not trained; call fit(texts) first")
-    def _tokens(self, x, what='text') -> list[str]:
-        "The tokens of a text, or a list of tokens as given; a `TypeError` naming `what` for anything else."
-        if isinstance(x, str): return self.tokenizer(x)
-        if isinstance(x, (list, tuple)) and all(isinstance(t, str) for t in x): return list(x)
-        raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, got {type(x).__name__}")
-    def _token_lists(self, xs, name='texts', check_tokens=True) -> list[list[str]]:
-        "Texts (a lone str is one text) become token lists; lists of tokens are kept, their tokens checked here or (`check_tokens=False`) by `_uvw`."
-        xs = [xs] if isinstance(xs, str) else check_sequence(xs, name, self._name())
-        kinds = set(map(type, xs))                      # the checks are C-level passes: a million texts take milliseconds
-        out = [self.tokenizer(x) if isinstance(x, str) else x for x in xs] if str in kinds else xs
-        if not kinds - {str} <= {list, tuple} or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
-            i = next(i for i, x in enumerate(out) if not isinstance(x, (list, tuple)) or not all(isinstance(t, str) for t in x))
-            raise TypeError(f"{self._name()}: {name}[{i}] must be a str or a list of str tokens, got {type(xs[i]).__name__}")
+        if self.vocab is None:
+            raise ValueError(f"{self._name()}: the model is not trained; call fit(texts) first")
+    def _tokens(self, text, what='text') -> list[str]:
+        "The tokens of a text, or a list of tokens as given; a `TypeError` naming `what` otherwise."
+        if isinstance(text, str): return self.tokenizer(text)
+        if isinstance(text, (list, tuple)) and all(isinstance(t, str) for t in text):
+            return list(text)
+        raise TypeError(f"{self._name()}: {what} must be a str or a list of str tokens, "
+                        f"got {type(text).__name__}")
+    def _token_lists(self, texts, name='texts', check_tokens=True) -> list[list[str]]:
+        """Texts (a lone str is one text) become token lists; lists of tokens are kept, their tokens
+        checked here or (`check_tokens=False`) by `_uvw`."""
+        texts = [texts] if isinstance(texts, str) else check_sequence(texts, name, self._name())
+        kinds = set(map(type, texts))        # C-level passes: a million texts take milliseconds
+        out = texts
+        if str in kinds: out = [self.tokenizer(t) if isinstance(t, str) else t for t in texts]
+        bad_kind = not kinds - {str} <= {list, tuple}
+        if bad_kind or check_tokens and not set(map(type, chain.from_iterable(out))) <= {str}:
+            first = next(i for i, toks in enumerate(out) if not isinstance(toks, (list, tuple))
+                         or not all(isinstance(t, str) for t in toks))
+            raise TypeError(f"{self._name()}: {name}[{first}] must be a str or a list of str "
+                            f"tokens, got {type(texts[first]).__name__}")
         return out
-    def fit(self, texts:str|Sequence[str|Sequence[str]]): # texts (a lone str is one text), or lists of tokens
+
+    # --- training
+    def fit(self, texts:str|Sequence[str|Sequence[str]], # texts (a lone str is one), or token lists
+           ):
         "Train on `texts`; returns the model."
         sents = self._token_lists(texts, check_tokens=not self._checks_tokens)
         if not any(sents): raise ValueError(f"{self._name()}: the training texts contain no tokens")
-        try: kept = self._fit(sents)                     # a model may return the training tokens as it has them already
+        try: kept = self._fit(sents)        # a model may return the training tokens as it has them
         except TypeError:
-            if self._checks_tokens: self._token_lists(sents)   # a token that is not a str: name its text
+            # a token that is not a str: name its text
+            if self._checks_tokens: self._token_lists(sents)
             raise
-        self._kept = kept or (list(chain.from_iterable(sents)), None, list(map(len, sents)))   # the training tokens, copied, for `save_lm`
-        self._fingerprint = None                         # and `data_fingerprint`: one list, not one per text (which wakes the garbage collector)
+        # the training tokens, copied, for `save_lm` and `data_fingerprint`: one list, not one per
+        # text (which wakes the garbage collector)
+        self._kept = kept or (list(chain.from_iterable(sents)), None, list(map(len, sents)))
+        self._fingerprint = None
         return self
     @property
     def _texts(self) -> list[list[str]]:
         "The training token lists, as given to `fit`."
-        words, ids, lens = self._kept                    # the tokens; or the distinct tokens and each token's index among them
-        it = iter(words if ids is None else np.array(words, dtype=object)[ids].tolist())
-        return [list(islice(it, n)) for n in lens]
+        words, ids, lens = self._kept  # the tokens; or the distinct tokens and each token's index
+        tokens = iter(words if ids is None else np.array(words, dtype=object)[ids].tolist())
+        return [list(islice(tokens, n)) for n in lens]
+    def data_fingerprint(self) -> str:
+        "The first 12 hex digits of a SHA-256 of the training token lists (other data: another)."
+        self._check()
+        if self._fingerprint is None:      # the corpus readers' fingerprint, of the token lists
+            self._fingerprint = corpus_fingerprint(self._texts)
+        return self._fingerprint
+    def _params(self) -> dict:
+        "What `save_lm` writes: the model's own parameters, then its tokenizer and casing."
+        return {**self._model_params(), 'tokenizer': self.tokenizer.name,
+                'lowercase': self.tokenizer.lowercase}
 
-# %% ../nbs/04_lm.ipynb #c934f031
-@patch(as_prop=True)
-def signature(self:_LM) -> Signature:
-    "Every convention that changes the numbers: estimator, padding, unknown words, tokenizer, casing, log base."
-    return Signature('lm', {**self._sig(), **self.tokenizer.signature_options(), 'log': 'e'})
+    @property
+    def signature(self) -> Signature:
+        "Every convention that changes the numbers: estimator, padding, unknown words, tokens, log."
+        return Signature('lm', {**self._sig(), **self.tokenizer.signature_options(), 'log': 'e'})
 
-# %% ../nbs/04_lm.ipynb #9d81f539
-@patch
-def _uvw(self:_LM, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
-    "Ids (u, v, w) of every scored token of every text (and `eos` end symbols after each non-empty one) with its history; scored tokens per text."
-    k, voc = self.order - 1, self.vocab                              # an unseen str looks up as unk_id
-    pre = [BOS] * k if self.pad else []
-    def before(h, i): return voc[h[-i]] if len(h) >= i else -2                       # -2: no such token
-    if contexts:                                                     # the two tokens before each text
-        h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
-    else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
-    lens = np.fromiter(map(len, sents), np.int64, len(sents))
-    try: ids = np.fromiter(map(voc.__getitem__, chain.from_iterable(sents)), np.int64, int(lens.sum()))   # Vocab.encode without its per-text checks
-    except TypeError: self._token_lists(sents); raise                # a token that is not a str: name its text
-    e = eos * (lens > 0)
-    n = lens + e                                                    # scored tokens per text
-    w = np.full(int(n.sum()), voc[EOS], np.int64)
-    if eos: w[np.arange(len(ids)) + np.repeat(np.cumsum(e) - e, lens)] = ids   # each text's end symbols follow it
-    else: w[:] = ids
-    start, has = np.cumsum(n) - n, n > 0                            # where each (non-empty) text begins
-    v = np.empty_like(w); v[1:] = w[:-1]; v[start[has]] = h1[has]   # the previous token, or the history
-    u = np.empty_like(w); u[1:] = v[:-1]; u[start[has]] = h2[has]
-    return u, v, w, n
+    # --- scoring
+    def _uvw(self, sents:list[list[str]], contexts:list[list[str]]|None=None, eos:int=0):
+        """Ids (u, v, w) of every scored token of every text (and `eos` end symbols after each
+        non-empty one) with its history; the number of scored tokens of each text."""
+        k, voc = self.order - 1, self.vocab                    # an unseen str looks up as unk_id
+        pre = [BOS] * k if self.pad else []
+        def before(h, i): return voc[h[-i]] if len(h) >= i else -2   # -2: no such token
+        if contexts:                                           # the two tokens before each text
+            h2, h1 = (np.array([before(pre + c, i) for c in contexts], np.int64) for i in (2, 1))
+        else: h2, h1 = (np.full(len(sents), before(pre, i), np.int64) for i in (2, 1))
+        lens = np.fromiter(map(len, sents), np.int64, len(sents))
+        tokens = map(voc.__getitem__, chain.from_iterable(sents))  # Vocab.encode without its checks
+        try: ids = np.fromiter(tokens, np.int64, int(lens.sum()))
+        except TypeError:
+            self._token_lists(sents)  # a token that is not a str: name its text
+            raise
+        ends = eos * (lens > 0)                                # end symbols after each text
+        n = lens + ends                                        # scored tokens per text
+        w = np.full(int(n.sum()), voc[EOS], np.int64)
+        # ends follow
+        if eos: w[np.arange(len(ids)) + np.repeat(np.cumsum(ends) - ends, lens)] = ids
+        else: w[:] = ids
+        start, has = np.cumsum(n) - n, n > 0                   # where each (non-empty) text begins
+        v = np.empty_like(w)                                   # the previous token, or the history
+        v[1:] = w[:-1]
+        v[start[has]] = h1[has]
+        u = np.empty_like(w)
+        u[1:] = v[:-1]
+        u[start[has]] = h2[has]
+        return u, v, w, n
 
-@patch
-def token_surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
-                    context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
-                   ) -> list[tuple[str, float]]:
-    "Each token with its surprisal -ln P(token | two previous tokens), in nats."
-    self._check()
-    toks, ctx = self._tokens(text), self._tokens(context, 'context') if context is not None else []
-    if not toks: return []
-    return list(zip(toks, (-self._logp(*self._uvw([toks], [ctx])[:3])).tolist()))
+    def prob(self, word:str, # the token
+             context:Sequence[str]=(), # the tokens before it, a list of str (the last two are used)
+            ) -> float:
+        "P(word | the last two tokens of context)."
+        self._check()
+        word = check_str(word, 'word', self._name())
+        context = check_tokens(context, 'context', self._name())
+        return float(np.exp(self._logp(*self._uvw([[word]], [context])[:3]))[0])
 
-# %% ../nbs/04_lm.ipynb #3123e5c2
-@patch
-def surprisal(self:_LM, text:str|Sequence[str], # the text (or its tokens)
-              context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
-             ) -> LMScore:
-    "The humor metrics' surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
-    self._check()                                   # as token_surprisal, without its list of (token, value) pairs
-    toks, ctx = self._tokens(text), self._tokens(context, 'context') if context is not None else []
-    s = -self._logp(*self._uvw([toks], [ctx])[:3]) if toks else []
-    raw = math.fsum(s) / len(s) if len(s) else 0.0
-    return LMScore(raw, min(raw / 2, 10.0))
+    def token_surprisal(self, text:str|Sequence[str], # the text (or its tokens)
+                        context:str|Sequence[str]|None=None, # text before: its last 2 tokens count
+                       ) -> list[tuple[str, float]]:
+        "Each token with its surprisal -ln P(token | two previous tokens), in nats."
+        self._check()
+        toks = self._tokens(text)
+        ctx = self._tokens(context, 'context') if context is not None else []
+        if not toks: return []
+        return list(zip(toks, (-self._logp(*self._uvw([toks], [ctx])[:3])).tolist()))
 
-@patch
-def perplexity(self:_LM, text:str|Sequence[str], # the text (or its tokens)
-               context:str|Sequence[str]|None=None, # optional preceding text whose last two tokens seed the history
-              ) -> LMScore:
-    "The humor metrics' perplexity: exp(mean -ln P) (raw), and min(ln PPL, 10)."
-    raw = self.surprisal(text, context).raw
-    return LMScore(math.exp(raw), min(raw, 10.0))
+    def surprisal(self, text:str|Sequence[str], # the text (or its tokens)
+                  context:str|Sequence[str]|None=None, # text before it: its last two tokens count
+                 ) -> LMScore:
+        "The humor metrics' surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
+        self._check()                     # as token_surprisal, without its (token, value) pairs
+        toks = self._tokens(text)
+        ctx = self._tokens(context, 'context') if context is not None else []
+        s = -self._logp(*self._uvw([toks], [ctx])[:3]) if toks else []
+        raw = math.fsum(s) / len(s) if len(s) else 0.0
+        return LMScore(raw, min(raw / 2, 10.0))
 
-# %% ../nbs/04_lm.ipynb #df6458e7
-@patch
-def mean_surprisals(self:_LM, texts:str|Sequence[str|Sequence[str]], # texts (or token lists); a lone str is one text
-                    contexts:str|Sequence[str|Sequence[str]]|None=None, # one context per text (a lone str: one), or None
-                   ) -> np.ndarray:
-    "The raw surprisal (mean -ln P per token) of each text after its context; 0.0 for a text with no tokens."
-    self._check()
-    toks = self._token_lists(texts, check_tokens=False)
-    ctx = self._token_lists(contexts, 'contexts') if contexts is not None else None
-    if ctx is not None and len(ctx) != len(toks): raise ValueError(f"{self._name()}: got {len(toks)} texts but {len(ctx)} contexts")
-    if not toks: return np.zeros(0)
-    u, v, w, n = self._uvw(toks, ctx)
-    text = np.repeat(np.arange(len(toks)), n)
-    total = np.bincount(text, weights=-self._logp(u, v, w), minlength=len(toks))
-    return np.divide(total, n, out=np.zeros(len(toks)), where=n > 0)
+    def perplexity(self, text:str|Sequence[str], # the text (or its tokens)
+                   context:str|Sequence[str]|None=None, # text before it: its last two tokens count
+                  ) -> LMScore:
+        "The humor metrics' perplexity: exp(mean -ln P) (raw), and min(ln PPL, 10)."
+        raw = self.surprisal(text, context).raw
+        return LMScore(math.exp(raw), min(raw, 10.0))
+
+    def mean_surprisals(self, texts:str|Sequence[str|Sequence[str]], # texts or token lists
+                        contexts:str|Sequence[str|Sequence[str]]|None=None, # one per text, or None
+                       ) -> np.ndarray:
+        "The raw surprisal (mean -ln P per token) of each text after its context (no tokens: 0.0)."
+        self._check()
+        toks = self._token_lists(texts, check_tokens=False)
+        ctx = self._token_lists(contexts, 'contexts') if contexts is not None else None
+        if ctx is not None and len(ctx) != len(toks):
+            raise ValueError(f"{self._name()}: got {len(toks)} texts but {len(ctx)} contexts")
+        if not toks: return np.zeros(0)
+        u, v, w, n = self._uvw(toks, ctx)
+        text = np.repeat(np.arange(len(toks)), n)
+        total = np.bincount(text, weights=-self._logp(u, v, w), minlength=len(toks))
+        return np.divide(total, n, out=np.zeros(len(toks)), where=n > 0)
+
+    def corpus_perplexity(self, texts:Sequence[str|Sequence[str]], # held-out texts (or token lists)
+                         ) -> float:
+        "Token-weighted perplexity of held-out texts: every n-gram of the (padded) texts."
+        self._check()
+        sents = self._token_lists(texts, check_tokens=False)
+        u, v, w, _ = self._uvw(sents, eos=self.n_eos)           # empty texts add nothing
+        return math.exp(-float(self._logp(u, v, w).mean())) if len(w) else math.inf
+
+    def text_nll(self, texts:Sequence[str|Sequence[str]], # held-out texts (or token lists)
+                ) -> tuple[np.ndarray, np.ndarray]:
+        "Each text's summed surprisal -ln P (nats) and scored tokens, as in `corpus_perplexity`."
+        self._check()
+        u, v, w, n = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)
+        text = np.repeat(np.arange(len(n)), n)
+        return np.bincount(text, weights=-self._logp(u, v, w), minlength=len(n)).astype(float), n
 
 # %% ../nbs/04_lm.ipynb #712b921a
-def _got(x) -> str:
-    "A short repr of a user's value for an error message (a type name for containers, which may be huge or deep)."
-    return repr(x)[:60] if isinstance(x, (str, int, float)) else type(x).__name__
+def _got(value) -> str:
+    "A short repr of a user's value for a message (a type name for containers, maybe huge or deep)."
+    return repr(value)[:60] if isinstance(value, (str, int, float)) else type(value).__name__
 
 class NGramLM(_LM):
-    "The humor evaluator's trigram model: add-alpha (Lidstone) estimates with trigram -> bigram -> unigram backoff."
+    "The humor evaluator's trigram model: add-alpha (Lidstone) estimates, trigram -> bigram -> unigram."
     kind = 'design'
-    def __init__(self, alpha:float=0.1, # the smoothing constant, a finite number in (0, 1e9]
-                 tokenizer:str|Tokenizer='design', # how texts become tokens; the evaluator's own by default
-                 bigram_rule:str='bigram-count', # back off to the bigram when c(v w) > 0 ('bigram-count') or c(v) > 0 ('context-count')
+    def __init__(self, alpha:float=0.1, # the smoothing constant, a number in (0, 1e9]
+                 tokenizer:str|Tokenizer='design', # how texts become tokens (default: the evaluator's)
+                 bigram_rule:str='bigram-count', # bigram when c(v w) > 0; 'context-count': c(v) > 0
                 ):
         super().__init__(tokenizer)
-        alpha = check_float(alpha, 'alpha', 'NGramLM', 0, 1e9, open_low=True)    # a larger alpha is the uniform model to 1e-9
+        # a larger alpha is the uniform model to 1e-9
+        alpha = check_float(alpha, 'alpha', 'NGramLM', 0, 1e9, open_low=True)
         if not isinstance(bigram_rule, str) or bigram_rule not in ('bigram-count', 'context-count'):
-            raise ValueError(f"NGramLM: bigram_rule must be 'bigram-count' or 'context-count', got {_got(bigram_rule)}")
+            raise ValueError(f"NGramLM: bigram_rule must be 'bigram-count' or 'context-count', "
+                             f"got {_got(bigram_rule)}")
         self.alpha, self.bigram_rule = alpha, bigram_rule
-    def __repr__(self): return f"NGramLM(alpha={self.alpha}, " + (f"vocab={len(self.vocab)}, tokens={self.total})" if self.vocab else "untrained)")
-    def _sig(self): return {'model': f"design-add{self.alpha:g}-backoff,bigram={self.bigram_rule}", 'pad': 'none', 'unk': 'count-0'}
+    def __repr__(self):
+        trained = f"vocab={len(self.vocab)}, tokens={self.total})" if self.vocab else "untrained)"
+        return f"NGramLM(alpha={self.alpha}, " + trained
+    def _sig(self):
+        model = f"design-add{self.alpha:g}-backoff,bigram={self.bigram_rule}"
+        return {'model': model, 'pad': 'none', 'unk': 'count-0'}
+    def _model_params(self) -> dict: return {'alpha': self.alpha}
 
     def _fit(self, sents):
-        self.vocab = Vocab(chain.from_iterable(sents), unk_id=-1)    # -1: no unknown-word symbol, its counts are 0
+        self.vocab = Vocab(chain.from_iterable(sents), unk_id=-1)   # -1: no unknown-word symbol
         V = self.V = len(self.vocab)
-        if V ** 3 >= 2 ** 63: raise ValueError(f"NGramLM: a vocabulary of {V} tokens is too large for 64-bit trigram keys")
+        if V ** 3 >= 2 ** 63:
+            raise ValueError(f"NGramLM: a vocabulary of {V} tokens is too large "
+                             f"for 64-bit trigram keys")
         ids, lens = self.vocab.encode(sents)
         self.uni = np.bincount(ids, minlength=V).astype(np.int64)
         self.total = int(ids.size)
         self.bi, self.tri = (_Table(*_count(_ngram_keys(ids, lens, n, V))) for n in (2, 3))
 
-# %% ../nbs/04_lm.ipynb #99f3d00b
-@patch
-def _logp(self:NGramLM, u, v, w):
-    a, S, V = self.alpha, self.V + 1, self.V
-    ok_u, ok_v, ok_w = u >= 0, v >= 0, w >= 0
-    uv = np.where(ok_u & ok_v, u * V + v, -1)                 # -1: no such n-gram (a table holds keys >= 0 only)
-    c_uv, c_uvw = self.bi.get(uv), self.tri.get(np.where(ok_w & (uv >= 0), uv * V + w, -1))
-    c_vw = self.bi.get(np.where(ok_v & ok_w, v * V + w, -1))
-    c_v, c_w = np.where(ok_v, self.uni[np.maximum(v, 0)], 0), np.where(ok_w, self.uni[np.maximum(w, 0)], 0)
-    use_bigram = (c_vw if self.bigram_rule == 'bigram-count' else c_v) > 0
-    p = np.where(c_uv > 0, (c_uvw + a) / (c_uv + a * S),
-        np.where(use_bigram, (c_vw + a) / (c_v + a * S), (c_w + a) / (self.total + a * S)))
-    return np.log(p)
-
-@patch
-def prob(self:_LM, word:str, # the token
-         context:Sequence[str]=(), # the tokens before it, a list of str (the last two are used)
-        ) -> float:
-    "P(word | the last two tokens of context)."
-    self._check()
-    word, context = check_str(word, 'word', self._name()), check_tokens(context, 'context', self._name())
-    return float(np.exp(self._logp(*self._uvw([[word]], [context])[:3]))[0])
+    def _logp(self, u, v, w):
+        a, S, V = self.alpha, self.V + 1, self.V
+        ok_u, ok_v, ok_w = u >= 0, v >= 0, w >= 0
+        uv = np.where(ok_u & ok_v, u * V + v, -1)       # -1: no such n-gram (tables hold keys >= 0)
+        c_uv = self.bi.get(uv)
+        c_uvw = self.tri.get(np.where(ok_w & (uv >= 0), uv * V + w, -1))
+        c_vw = self.bi.get(np.where(ok_v & ok_w, v * V + w, -1))
+        c_v = np.where(ok_v, self.uni[np.maximum(v, 0)], 0)
+        c_w = np.where(ok_w, self.uni[np.maximum(w, 0)], 0)
+        use_bigram = (c_vw if self.bigram_rule == 'bigram-count' else c_v) > 0
+        p = np.where(c_uv > 0, (c_uvw + a) / (c_uv + a * S),
+            np.where(use_bigram, (c_vw + a) / (c_v + a * S), (c_w + a) / (self.total + a * S)))
+        return np.log(p)
 
 # %% ../nbs/04_lm.ipynb #ab3e6cd9
 NLTK_UNK = '<UNK>'
@@ -309,28 +391,64 @@ class LidstoneLM(_LM):
     kind, pad = 'lidstone', True
     def __init__(self, gamma:float=0.1, # added to every count, a finite number in (0, 1e9]
                  order:int=3, # the n of the n-grams: 1, 2 or 3
-                 tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
+                 tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased by name)
                 ):
         super().__init__(tokenizer)
         gamma = check_float(gamma, 'gamma', self._name(), 0, 1e9, open_low=True)
         order = check_int(order, 'order', self._name(), 1, 3)
         self.gamma, self.order, self.n_eos = gamma, order, order - 1
-    def __repr__(self): return f"{self._name()}(gamma={self.gamma}, order={self.order}, " + (f"vocab={len(self.vocab) + 1})" if self.vocab else "untrained)")
-    def _padded(self, sents): return [[BOS] * (self.order - 1) + s + [EOS] * (self.order - 1) for s in sents]
-    def _sig(self): return {'model': f"nltk-lidstone({self.gamma:g}),n={self.order}", 'pad': f"nltk,<s>x{self.order - 1},</s>x{self.order - 1}", 'unk': '<UNK>'}
+    def __repr__(self):
+        trained = f"vocab={len(self.vocab) + 1})" if self.vocab else "untrained)"
+        return f"{self._name()}(gamma={self.gamma}, order={self.order}, " + trained
+    def _padded(self, sents):
+        k = self.order - 1
+        return [[BOS] * k + sent + [EOS] * k for sent in sents]
+    def _sig(self):
+        k = self.order - 1
+        return {'model': f"nltk-lidstone({self.gamma:g}),n={self.order}",
+                'pad': f"nltk,<s>x{k},</s>x{k}", 'unk': '<UNK>'}
+    def _model_params(self) -> dict: return {'gamma': self.gamma, 'order': self.order}
 
     def _fit(self, sents):
         sents = self._padded(sents)
         words = dict.fromkeys(chain.from_iterable(sents))
-        self.vocab = Vocab(words, unk_id=len(words))       # nltk looks unknown tokens up as <UNK>, which gets the last id
-        V = self.V = len(self.vocab) + 1                  # + <UNK>
+        # nltk looks unknown tokens up as <UNK>: the last id
+        self.vocab = Vocab(words, unk_id=len(words))
+        V = self.V = len(self.vocab) + 1              # + <UNK>
         ids, lens = self.vocab.encode(sents)
-        g, grams = self.gamma, [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
-        self.counts = [_Table(k, c, np.log(c + g), math.log(g)) for k, c in grams]     # looked up: ln(c + gamma)
-        self.ctx = [None] + [_Table(h, n, np.log(n + g * V), math.log(g * V))        # ln(c(h .) + gamma V), |h| = 1..n-1
-                             for h, n in (_group(k, c, V) for k, c in grams[1:])]
+        g = self.gamma
+        grams = [_count(_ngram_keys(ids, lens, k, V)) for k in range(1, self.order + 1)]
+        # looked up: ln(c + gamma), and ln(c(h .) + gamma V) for histories |h| = 1..n-1
+        self.counts = [_Table(keys, c, np.log(c + g), math.log(g)) for keys, c in grams]
+        self.ctx = [None] + [_Table(h, n, np.log(n + g * V), math.log(g * V))
+                             for h, n in (_group(keys, c, V) for keys, c in grams[1:])]
         self.total = int(ids.size)
         self._ln_total = math.log(self.total + g * V)
+
+    def _logp_keys(self, h_keys, w, k:int):
+        "ln P(w | h) for histories of length k given as integer keys (k = 0: no history)."
+        if k == 0: return self.counts[0].get(w) - self._ln_total
+        return self.counts[k].get(h_keys * self.V + w) - self.ctx[k].get(h_keys)
+
+    def _logp(self, u, v, w):
+        k = self.order - 1
+        h = None if k == 0 else v if k == 1 else u * self.V + v
+        return self._logp_keys(h, w, k)
+
+    def score(self, word:str, # the token
+              context:Sequence[str]=(), # the tokens before it, a list of str (<= order - 1)
+             ) -> float:
+        "nltk's `score(word, context)`: the context is used as given (at most order - 1 tokens)."
+        self._check()
+        word = check_str(word, 'word', self._name())
+        context = check_tokens(context, 'context', self._name())
+        if len(context) > self.order - 1:
+            raise ValueError(f"{self._name()}: context has {len(context)} tokens, "
+                             f"at most {self.order - 1} for order {self.order}")
+        ids = [self.vocab.get(token, self.unk_id) for token in context + [word]]
+        h = 0
+        for i in ids[:-1]: h = h * self.V + i
+        return math.exp(self._logp_keys(np.array([h]), np.array([ids[-1]]), len(context))[0])
 
 class LaplaceLM(LidstoneLM):
     "nltk.lm.Laplace(order): Lidstone with gamma = 1."
@@ -338,41 +456,7 @@ class LaplaceLM(LidstoneLM):
     def __init__(self, order:int=3, # the n-gram order: 1, 2 or 3
                  tokenizer:str|Tokenizer='unicode', # how texts become tokens
                 ): super().__init__(1.0, order, tokenizer)
-
-# %% ../nbs/04_lm.ipynb #1dff63f2
-@patch
-def _logp_keys(self:LidstoneLM, h_keys, w, k:int):
-    "ln P(w | h) for histories of length k given as integer keys (k = 0: no history)."
-    if k == 0: return self.counts[0].get(w) - self._ln_total
-    return self.counts[k].get(h_keys * self.V + w) - self.ctx[k].get(h_keys)
-
-@patch
-def score(self:LidstoneLM, word:str, # the token
-          context:Sequence[str]=(), # the tokens before it, a list of str, as given (at most order - 1)
-         ) -> float:
-    "nltk's `score(word, context)`: the context is used as given (at most order - 1 tokens)."
-    self._check()
-    word, context = check_str(word, 'word', self._name()), check_tokens(context, 'context', self._name())
-    if len(context) > self.order - 1: raise ValueError(f"{self._name()}: context has {len(context)} tokens, at most {self.order - 1} for order {self.order}")
-    ids = [self.vocab.get(t, self.unk_id) for t in context + [word]]
-    h = 0
-    for i in ids[:-1]: h = h * self.V + i
-    return math.exp(self._logp_keys(np.array([h]), np.array([ids[-1]]), len(context))[0])
-
-@patch
-def _logp(self:LidstoneLM, u, v, w):
-    k = self.order - 1
-    h = None if k == 0 else v if k == 1 else u * self.V + v
-    return self._logp_keys(h, w, k)
-
-# %% ../nbs/04_lm.ipynb #83a75b58
-@patch
-def corpus_perplexity(self:_LM, texts:Sequence[str|Sequence[str]], # held-out texts (or token lists)
-                     ) -> float:
-    "Token-weighted perplexity of held-out texts: every n-gram of the (padded, for padded models) texts."
-    self._check()
-    u, v, w, _ = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)   # empty texts add nothing
-    return math.exp(-float(self._logp(u, v, w).mean())) if len(w) else math.inf
+    def _model_params(self) -> dict: return {'order': self.order}
 
 # %% ../nbs/04_lm.ipynb #e5dac356
 def _discounts(c:np.ndarray) -> np.ndarray:
@@ -385,7 +469,7 @@ def _discounts(c:np.ndarray) -> np.ndarray:
     return np.array([0.0] + [min(max(d, 0.0), k) for k, d in enumerate(D, 1)])
 
 class _Level(NamedTuple):
-    "One order of the model, from its sorted n-grams: each one's discounted share, each of their contexts' backoff weight."
+    "One order of the model: each sorted n-gram's discounted share, each context's backoff weight."
     share: np.ndarray # per n-gram: max(c - D(c), 0) / c(h .)
     h: np.ndarray     # the distinct contexts (n-gram keys // V), sorted
     gamma: np.ndarray # per context: (D_1 N_1 + D_2 N_2 + D_3+ N_3+) / c(h .)
@@ -395,178 +479,191 @@ def _level(keys:np.ndarray, # the distinct n-grams, sorted
            counts:np.ndarray, # their counts (continuation counts, below the top order)
            V:int) -> _Level:
     D, h = _discounts(counts), keys // V
-    first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])         # where each context's n-grams begin (keys are sorted)
-    n, d = np.add.reduceat(counts, first), D[np.minimum(counts, 3)]   # c(h .) per context; D(c) per n-gram
+    first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])   # where each context's n-grams begin
+    n, d = np.add.reduceat(counts, first), D[np.minimum(counts, 3)]   # c(h .) per context; D(c)
     share = np.maximum(counts - d, 0) / np.repeat(n, np.diff(np.r_[first, len(keys)]))
     return _Level(share, h[first], np.add.reduceat(d, first) / n, D)
 
-# %% ../nbs/04_lm.ipynb #5c576ecd
-class KneserNeyLM(_LM):
-    "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998) with padding and an <unk> policy."
-    kind, pad, n_eos, _checks_tokens = 'kneser-ney', True, 1, True
-    def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>; an int >= 1
-                 tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased when given by name)
-                ):
-        super().__init__(tokenizer)
-        self.min_count = check_int(min_count, 'min_count', 'KneserNeyLM')
-    def __repr__(self): return f"KneserNeyLM(min_count={self.min_count}, " + (f"vocab={self.n_words})" if self.vocab else "untrained)")
-    def _sig(self): return {'model': 'kn3-modified-interpolated', 'pad': '<s>x2,</s>x1', 'unk': f'<unk>,min_count={self.min_count}'}
-
 # %% ../nbs/04_lm.ipynb #d570c63a
 def _padded(ids:np.ndarray, lens:np.ndarray, bos:int, eos:int) -> tuple[np.ndarray, np.ndarray]:
-    "The texts of `ids` (lengths `lens`) end to end, each with two `bos` before and one `eos` after; where each padded text ends."
+    """The texts of `ids` (lengths `lens`) end to end, each with two `bos` before and one `eos`
+    after; and where each padded text ends."""
     end = np.cumsum(lens + 3)
     x = np.full(int(end[-1]), bos, np.int64)
-    tok = np.ones(len(x), bool); tok[end - lens - 3] = tok[end - lens - 2] = tok[end - 1] = False   # every place but the padding
-    x[tok] = ids; x[end - 1] = eos                                  # the tokens, in order, into those places
+    tok = np.ones(len(x), bool)                                    # every place but the padding
+    tok[end - lens - 3] = tok[end - lens - 2] = tok[end - 1] = False
+    x[tok] = ids                                                   # the tokens, in order, there
+    x[end - 1] = eos
     return x, end
 
 def _trigram_keys(x:np.ndarray, end:np.ndarray, V:int) -> np.ndarray:
-    "Keys (x_i V + x_{i+1}) V + x_{i+2} of the trigrams that lie inside one padded text (texts end at `end`)."
+    "Keys (x_i V + x_{i+1}) V + x_{i+2} of the trigrams inside a padded text (texts end at `end`)."
     keys = (x[:-2] * V + x[1:-1]) * V + x[2:]
-    inside = np.ones(len(keys), bool); inside[end[:-1] - 2] = inside[end[:-1] - 1] = False
+    inside = np.ones(len(keys), bool)
+    inside[end[:-1] - 2] = inside[end[:-1] - 1] = False
     return keys[inside]
 
-# %% ../nbs/04_lm.ipynb #f1b7f7e9
-@patch
-def _train_ids(self:KneserNeyLM, sents, n:int, # the texts' tokens, n of them
-              ) -> tuple[np.ndarray, tuple[list, np.ndarray]]:
-    "Set the vocabulary (tokens seen at least min_count times, then </s>, <unk>, <s>); the model ids of all training tokens, and (distinct tokens, ids)."
-    raw = defaultdict(count().__next__)                     # each new training token gets the next id, in order of first occurrence
-    ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64, n)
-    if not set(map(type, raw)) <= {str}: raise TypeError("tokens must be str")   # fit names the text
-    keep = np.bincount(ids, minlength=len(raw)) >= self.min_count if self.min_count > 1 else np.ones(len(raw), bool)
-    special = {raw[t]: t for t in (BOS, EOS, UNK) if t in raw}       # the texts may hold the model's symbols themselves
-    keep[list(special)] = False
-    words = list(compress(raw, keep.tolist()))
-    self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)   # rare and unseen tokens: <unk>; <s> last: a history, never predicted
-    self.V = len(self.vocab); self.n_words = self.V - 1
-    if len(words) == len(raw): return ids, (words, ids)    # every token kept, in order: each training id is its model id
-    new = np.full(len(raw), self.unk_id, np.int64); new[keep] = np.arange(len(words))   # training id -> model id
-    for i, t in special.items(): new[i] = self.vocab[t]
-    return new[ids], (list(raw), ids)
+# %% ../nbs/04_lm.ipynb #5c576ecd
+class KneserNeyLM(_LM):
+    "Interpolated modified Kneser-Ney trigram model (Chen & Goodman 1998), padding and an <unk>."
+    kind, pad, n_eos, _checks_tokens = 'kneser-ney', True, 1, True
+    def __init__(self, min_count:int=1, # training tokens seen fewer times become <unk>; an int >= 1
+                 tokenizer:str|Tokenizer='unicode', # how texts become tokens (lowercased by name)
+                ):
+        super().__init__(tokenizer)
+        self.min_count = check_int(min_count, 'min_count', 'KneserNeyLM')
+    def __repr__(self):
+        trained = f"vocab={self.n_words})" if self.vocab else "untrained)"
+        return f"KneserNeyLM(min_count={self.min_count}, " + trained
+    def _sig(self):
+        return {'model': 'kn3-modified-interpolated', 'pad': '<s>x2,</s>x1',
+                'unk': f'<unk>,min_count={self.min_count}'}
+    def _model_params(self) -> dict: return {'min_count': self.min_count}
 
-# %% ../nbs/04_lm.ipynb #91356c2d
-@patch
-def _fit(self:KneserNeyLM, sents):
-    lens = np.fromiter(map(len, sents), np.int64, len(sents))
-    ids, kept = self._train_ids(sents, int(lens.sum())); V = self.V
-    tri_keys, tri_counts = _count(_trigram_keys(*_padded(ids, lens, self.vocab[BOS], self.vocab[EOS]), V))   # the padded ids die here
-    tri = _level(tri_keys, tri_counts, V)
-    with ThreadPoolExecutor(1) as pool:                                  # trigram -> its discounted share in P_3 (0: not seen),
-        tri_table = pool.submit(_Table, tri_keys, tri_counts, tri.share, 0.0)   # built on a second thread while this one goes on
-        bi_keys, bi_cont = _count(tri_keys % (V * V), runs=True)          # N1+(. v w): distinct u; one sorted run per u
-        bi = _level(bi_keys, bi_cont, V)
-        pairs, bi_row, ctx_row = _union(bi_keys, tri.h)                  # every bigram (v w) and every trigram context (u v)
-        self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))   # pair -> its row (the last row: not seen)
-    self._tri, self.levels = tri_table.result(), (tri, bi)
-    self._pair_share = np.zeros(len(pairs) + 1); self._pair_share[bi_row] = bi.share         # as a bigram: its discounted share in P_2
-    self._pair_backoff = np.ones(len(pairs) + 1); self._pair_backoff[ctx_row] = tri.gamma    # as a trigram context: its backoff weight in P_3
-    self._backoff2 = np.ones(V); self._backoff2[bi.h] = bi.gamma         # context v -> its backoff weight in P_2
-    self._unigrams(np.bincount(bi_keys % V, minlength=V).astype(np.int64))   # N1+(. w): distinct v
-    return (*kept, lens)
+    # --- training
+    def _train_ids(self, sents, n:int, # the texts' tokens, n of them
+                  ) -> tuple[np.ndarray, tuple[list, np.ndarray]]:
+        """Set the vocabulary (tokens seen at least min_count times, then </s>, <unk>, <s>);
+        the model ids of all training tokens, and (distinct tokens, ids)."""
+        raw = defaultdict(count().__next__)     # a new training token gets the next id, in order
+        ids = np.fromiter(map(raw.__getitem__, chain.from_iterable(sents)), np.int64, n)
+        if not set(map(type, raw)) <= {str}:
+            raise TypeError("tokens must be str")        # fit names the text
+        if self.min_count > 1: keep = np.bincount(ids, minlength=len(raw)) >= self.min_count
+        else: keep = np.ones(len(raw), bool)
+        special = {raw[t]: t for t in (BOS, EOS, UNK) if t in raw}   # the model's own symbols
+        keep[list(special)] = False
+        words = list(compress(raw, keep.tolist()))
+        # rare and unseen tokens: <unk>; <s> last: a history, never predicted
+        self.vocab = Vocab(words + [EOS, UNK, BOS], unk_id=len(words) + 1)
+        self.V = len(self.vocab)
+        self.n_words = self.V - 1
+        if len(words) == len(raw):              # all kept, in order: the ids are the model's
+            return ids, (words, ids)
+        new = np.full(len(raw), self.unk_id, np.int64)       # training id -> model id
+        new[keep] = np.arange(len(words))
+        for i, token in special.items(): new[i] = self.vocab[token]
+        return new[ids], (list(raw), ids)
 
-@patch
-def _unigrams(self:KneserNeyLM, uni_cont:np.ndarray): # N1+(. w) of every id
-    "P_1 of every word, interpolated with the uniform 1 / |V|."
-    self.uni_D = _discounts(uni_cont[:self.n_words])
-    self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
-    self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
-    c = self.uni_cont
-    self._uni_p = np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total + self.uni_gamma / self.n_words
+    def _fit(self, sents):
+        lens = np.fromiter(map(len, sents), np.int64, len(sents))
+        ids, kept = self._train_ids(sents, int(lens.sum()))
+        V = self.V
+        bos, eos = self.vocab[BOS], self.vocab[EOS]
+        # the padded ids and all the trigram keys die here: only the distinct keys are kept
+        tri_keys, tri_counts = _count(_trigram_keys(*_padded(ids, lens, bos, eos), V))
+        tri = _level(tri_keys, tri_counts, V)
+        with ThreadPoolExecutor(1) as pool:
+            # trigram -> its discounted share in P_3 (0: not seen), on a second thread meanwhile
+            tri_table = pool.submit(_Table, tri_keys, tri_counts, tri.share, 0.0)
+            bi_keys, bi_cont = _count(tri_keys % (V * V), runs=True)   # N1+(. v w): one run per u
+            bi = _level(bi_keys, bi_cont, V)
+            pairs, bi_row, ctx_row = _union(bi_keys, tri.h)   # every bigram (v w), context (u v)
+            # pair -> its row (the last row: not seen)
+            self._pairs = _Table(pairs, np.arange(len(pairs)), default=len(pairs))
+        self._tri, self.levels = tri_table.result(), (tri, bi)
+        self._pair_share = np.zeros(len(pairs) + 1)     # as a bigram: its discounted share in P_2
+        self._pair_share[bi_row] = bi.share
+        self._pair_backoff = np.ones(len(pairs) + 1)    # as a trigram context: its weight in P_3
+        self._pair_backoff[ctx_row] = tri.gamma
+        self._backoff2 = np.ones(V)                     # context v -> its backoff weight in P_2
+        self._backoff2[bi.h] = bi.gamma
+        self._unigrams(np.bincount(bi_keys % V, minlength=V).astype(np.int64))   # N1+(. w)
+        return (*kept, lens)
 
-# %% ../nbs/04_lm.ipynb #eaf083e2
-@patch
-def _p1(self:KneserNeyLM, w): return self._uni_p[w]
+    def _unigrams(self, uni_cont:np.ndarray): # N1+(. w) of every id
+        "P_1 of every word, interpolated with the uniform 1 / |V|."
+        self.uni_D = _discounts(uni_cont[:self.n_words])
+        self.uni_cont, self.uni_total = uni_cont[:self.n_words], int(uni_cont.sum())
+        self.uni_gamma = float(self.uni_D[np.minimum(self.uni_cont, 3)].sum()) / self.uni_total
+        c = self.uni_cont
+        share = np.maximum(c - self.uni_D[np.minimum(c, 3)], 0) / self.uni_total
+        self._uni_p = share + self.uni_gamma / self.n_words
 
-@patch
-def _logp(self:KneserNeyLM, u, v, w):
-    V, uv, vw = self.V, u * self.V + v, v * self.V + w         # unseen tokens come as <unk>; history always exists: padded
-    if not len(w): return np.zeros(0)                          # no token to score (every text empty, nothing appended)
-    row = self._pairs.get(vw)                                  # one lookup per token finds its bigram (v w) ...
-    ctx = np.empty_like(row); ctx[1:] = row[:-1]               # ... which is the next token's trigram context (u v)
-    redo = np.flatnonzero(np.r_[True, uv[1:] != vw[:-1]])      # where a text begins, the context is looked up
-    ctx[redo] = self._pairs.get(uv[redo])
-    p2 = self._pair_share[row] + self._backoff2.take(v) * self._p1(w)    # P_2: the bigram's share, plus the backoff weight of v times P_1
-    return np.log(self._tri.get(uv * V + w) + self._pair_backoff[ctx] * p2)   # P_3, the same way
+    # --- scoring
+    def _p1(self, w): return self._uni_p[w]
 
-# %% ../nbs/04_lm.ipynb #7128be5b
-@patch
-def distribution(self:KneserNeyLM, context:Sequence[str]=(), # the tokens before, a list of str (the last two are used)
-                ) -> dict[str, float]:
-    "P(w | last two tokens of context) for every predictable token w."
-    self._check()
-    ctx = ([BOS, BOS] + check_tokens(context, 'context', self._name()))[-2:]
-    u, v = (np.full(self.n_words, self.vocab.get(t, self.unk_id)) for t in ctx)
-    p = np.exp(self._logp(u, v, np.arange(self.n_words)))
-    return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
+    def _logp(self, u, v, w):
+        # unseen tokens come as <unk>; a history always exists: padded
+        V, uv, vw = self.V, u * self.V + v, v * self.V + w
+        if not len(w): return np.zeros(0)          # no token to score (all texts empty, none added)
+        row = self._pairs.get(vw)                  # one lookup per token finds its bigram (v w) ...
+        ctx = np.empty_like(row)                   # ... the next token's trigram context (u v)
+        ctx[1:] = row[:-1]
+        redo = np.flatnonzero(np.r_[True, uv[1:] != vw[:-1]])   # a text's first: looked up
+        ctx[redo] = self._pairs.get(uv[redo])
+        # P_2: the bigram's share, plus the backoff weight of v times P_1; P_3 the same way
+        p2 = self._pair_share[row] + self._backoff2.take(v) * self._p1(w)
+        return np.log(self._tri.get(uv * V + w) + self._pair_backoff[ctx] * p2)
+
+    def distribution(self, context:Sequence[str]=(), # the tokens before (the last two count)
+                    ) -> dict[str, float]:
+        "P(w | last two tokens of context) for every predictable token w."
+        self._check()
+        ctx = ([BOS, BOS] + check_tokens(context, 'context', self._name()))[-2:]
+        u, v = (np.full(self.n_words, self.vocab.get(token, self.unk_id)) for token in ctx)
+        p = np.exp(self._logp(u, v, np.arange(self.n_words)))
+        return dict(zip(list(self.vocab)[:self.n_words], p.tolist()))
 
 # %% ../nbs/04_lm.ipynb #3a80c5ec
 LM_FORMAT, LM_VERSION = 'cah_metrics.ngram-lm', 1
-_KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM, 'kneser-ney': KneserNeyLM}
-
-@patch
-def _params(self:_LM) -> dict:
-    p = {'design': lambda: {'alpha': self.alpha}, 'lidstone': lambda: {'gamma': self.gamma, 'order': self.order},
-         'laplace': lambda: {'order': self.order}, 'kneser-ney': lambda: {'min_count': self.min_count}}[self.kind]()
-    return {**p, 'tokenizer': self.tokenizer.name, 'lowercase': self.tokenizer.lowercase}
+_KINDS = {'design': NGramLM, 'lidstone': LidstoneLM, 'laplace': LaplaceLM,
+          'kneser-ney': KneserNeyLM}
 
 def save_lm(model:_LM, # a trained model
             path:str|Path, # where to write the JSON file
            ) -> Path:
-    "Save a trained model as versioned JSON (atomically): kind, parameters and tokenized training text."
-    if not isinstance(model, _LM): raise TypeError(f"save_lm: model must be a model of cah_metrics.lm, got {type(model).__name__}")
+    "Save a trained model as versioned JSON (atomically): kind, parameters, training tokens."
+    if not isinstance(model, _LM):
+        raise TypeError(f"save_lm: model must be a model of cah_metrics.lm, "
+                        f"got {type(model).__name__}")
     model._check()
-    data = {'format': LM_FORMAT, 'version': LM_VERSION, 'kind': model.kind, 'params': model._params(),
-            'texts': model._texts, 'library': __version__}
+    data = {'format': LM_FORMAT, 'version': LM_VERSION, 'kind': model.kind,
+            'params': model._params(), 'texts': model._texts, 'library': __version__}
     return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
 # %% ../nbs/04_lm.ipynb #efc260fb
 def _lm_json(path:Path) -> dict:
     "The saved model's JSON object; an `InputError` naming the file for anything that is not one."
-    try: d = json.loads('\n'.join(read_lines(path)))          # read_lines: missing, unreadable or non-UTF-8 files are InputErrors
-    except json.JSONDecodeError as e: raise InputError(path, None, f"not a saved language model ({e})") from None
-    except RecursionError: raise InputError(path, None, "not a saved language model (JSON nested too deeply)") from None
-    if not isinstance(d, dict) or d.get('format') != LM_FORMAT: raise InputError(path, None, f"not a saved language model (format {_got(d.get('format')) if isinstance(d, dict) else None}, expected {LM_FORMAT!r})")
-    if d.get('version') != LM_VERSION: raise InputError(path, None, f"saved with format version {_got(d.get('version'))}; this library reads version {LM_VERSION}")
-    if not isinstance(d.get('kind'), str) or d['kind'] not in _KINDS: raise InputError(path, None, f"unknown model kind {_got(d.get('kind'))}; expected one of {list(_KINDS)}")
-    if not isinstance(d.get('params', {}), dict): raise InputError(path, None, f"params must be an object, got {type(d['params']).__name__}")
-    return d
+    def error(message): return InputError(path, None, message)
+    # read_lines: missing, unreadable or non-UTF-8 files are InputErrors
+    try: data = json.loads('\n'.join(read_lines(path)))
+    except json.JSONDecodeError as err: raise error(f"not a saved language model ({err})") from None
+    except RecursionError:
+        raise error("not a saved language model (JSON nested too deeply)") from None
+    if not isinstance(data, dict) or data.get('format') != LM_FORMAT:
+        found = _got(data.get('format')) if isinstance(data, dict) else None
+        raise error(f"not a saved language model (format {found}, expected {LM_FORMAT!r})")
+    if data.get('version') != LM_VERSION:
+        raise error(f"saved with format version {_got(data.get('version'))}; "
+                    f"this library reads version {LM_VERSION}")
+    if not isinstance(data.get('kind'), str) or data['kind'] not in _KINDS:
+        raise error(f"unknown model kind {_got(data.get('kind'))}; expected one of {list(_KINDS)}")
+    if not isinstance(data.get('params', {}), dict):
+        raise error(f"params must be an object, got {type(data['params']).__name__}")
+    return data
 
 def load_lm(path:str|Path, # a file written by `save_lm`
            ) -> _LM:
-    "Load a model saved by `save_lm`; anything wrong in the file is an `InputError` (a `ValueError`) naming it."
-    d = _lm_json(path := _as_path(path, 'load_lm'))
-    p = dict(d.get('params') or {})
+    "Load a model saved by `save_lm`; anything wrong in the file is an `InputError` naming it."
+    data = _lm_json(path := _as_path(path, 'load_lm'))
+    params = dict(data.get('params') or {})
     try:
-        if 'tokenizer' in p: p['tokenizer'] = get_tokenizer(p['tokenizer'], lowercase=p.pop('lowercase', True), metric='load_lm')
-        model = _KINDS[d['kind']](**p)
-    except (TypeError, ValueError) as e: raise InputError(path, None, f"bad params for a {d['kind']} model ({e})") from None
-    try: return model.fit(d.get('texts'))
-    except (TypeError, ValueError) as e: raise InputError(path, None, f"bad training texts ({e})") from None
-
-# %% ../nbs/04_lm.ipynb #c6fe8da6
-@patch
-def text_nll(self:_LM, texts:Sequence[str|Sequence[str]], # held-out texts (or token lists)
-            ) -> tuple[np.ndarray, np.ndarray]:
-    "Each text's summed surprisal -ln P (nats) and its number of scored tokens, counted as `corpus_perplexity` counts them."
-    self._check()
-    u, v, w, n = self._uvw(self._token_lists(texts, check_tokens=False), eos=self.n_eos)
-    return np.bincount(np.repeat(np.arange(len(n)), n), weights=-self._logp(u, v, w), minlength=len(n)).astype(float), n
-
-# %% ../nbs/04_lm.ipynb #116b9bb5
-@patch
-def data_fingerprint(self:_LM) -> str:
-    "The first 12 hex digits of a SHA-256 of the training token lists: models trained on other data get another."
-    self._check()
-    if self._fingerprint is None:
-        self._fingerprint = corpus_fingerprint(self._texts)     # the corpus readers' fingerprint, of the token lists
-    return self._fingerprint
+        if 'tokenizer' in params:
+            lowercase = params.pop('lowercase', True)
+            params['tokenizer'] = get_tokenizer(params['tokenizer'], lowercase=lowercase,
+                                                metric='load_lm')
+        model = _KINDS[data['kind']](**params)
+    except (TypeError, ValueError) as err:
+        raise InputError(path, None, f"bad params for a {data['kind']} model ({err})") from None
+    try: return model.fit(data.get('texts'))
+    except (TypeError, ValueError) as err:
+        raise InputError(path, None, f"bad training texts ({err})") from None
 
 # %% ../nbs/04_lm.ipynb #ab46148c
 @lru_cache(maxsize=1)
 def default_lm() -> KneserNeyLM:
-    "Kneser-Ney trained on the CAH main game embedded in the package: `LMPerplexity`'s default model."
+    "Kneser-Ney trained on the CAH main game in the package: `LMPerplexity`'s default model."
     from cah_metrics.corpora import default_pack
     return KneserNeyLM().fit(default_pack().texts())
 
@@ -579,41 +676,52 @@ def _ppl(nll:float, # summed surprisal in nats
 # %% ../nbs/04_lm.ipynb #94adba2d
 @register()
 class LMPerplexity(Metric):
-    "Held-out perplexity of texts under a trained n-gram language model, token-weighted, over batches."
-    name, summary = 'lm_perplexity', 'held-out perplexity of texts under a trained n-gram language model (default: Kneser-Ney on the CAH main game)'
+    "Held-out perplexity of texts under a trained n-gram model, token-weighted, over batches."
+    name = 'lm_perplexity'
+    summary = ('held-out perplexity of texts under a trained n-gram language model '
+               '(default: Kneser-Ney on the CAH main game)')
     inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
-    keys, signature_keys = ('perplexity', 'surprisal', 'tokens'), ('model', 'pad', 'unk', 'tok', 'case', 'norm', 'log', 'data')
+    keys = ('perplexity', 'surprisal', 'tokens')
+    signature_keys = ('model', 'pad', 'unk', 'tok', 'case', 'norm', 'log', 'data')
     def __init__(self, model:_LM|None=None, # a trained model of this module; None: `default_lm()`
-                 keep_items:bool=False, # also keep each text's statistics (for resampling: bootstrap, paired tests)
+                 keep_items:bool=False, # also keep each text's statistics (bootstrap, paired tests)
                 ):
         self.model = default_lm() if model is None else model
-        if not isinstance(self.model, _LM): raise TypeError(f"{self.name}: model must be a trained n-gram model of cah_metrics.lm, got {type(model).__name__}")
-        if self.model.vocab is None: raise ValueError(f"{self.name}: the model is not trained; call fit(texts) first")
+        if not isinstance(self.model, _LM):
+            raise TypeError(f"{self.name}: model must be a trained n-gram model of cah_metrics.lm, "
+                            f"got {type(model).__name__}")
+        if self.model.vocab is None:
+            raise ValueError(f"{self.name}: the model is not trained; call fit(texts) first")
         super().__init__(keep_items)
-    def options(self) -> dict: return {**self.model.signature.options, 'data': self.model.data_fingerprint()}
+
+    def options(self) -> dict:
+        return {**self.model.signature.options, 'data': self.model.data_fingerprint()}
+
     def empty_state(self) -> dict: return {'n': 0, 'nll': 0.0, 'tokens': 0}
+
+    def item_statistics(self, predictions, # held-out texts
+                        references=None) -> dict:
+        "Each text's summed surprisal (nats) and number of scored tokens."
+        texts = as_texts(predictions, 'predictions', self.name)
+        if not texts: return {'nll': np.zeros(0), 'tokens': np.zeros(0, np.int64)}
+        nll, T = self.model.text_nll(texts)
+        return {'nll': nll, 'tokens': T.astype(np.int64)}
+
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['tokens']), 'nll': math.fsum(stats['nll']),
+                'tokens': int(stats['tokens'].sum())}
+
+    def score_state(self, state:dict) -> Score:
+        T, nll = state['tokens'], state['nll']
+        values = {'perplexity': _ppl(nll, T), 'surprisal': nll / T if T else math.inf, 'tokens': T}
+        return Score(values, self.signature(), n=state['n'])
+
     def resampling(self) -> Resampling:
         "Resampled from the texts' summed surprisal and token counts."
         return Resampling(('perplexity', 'surprisal', 'tokens'), self._resampling_plan)
+
     def _resampling_plan(self, items:dict, key:str) -> Plan:
         if key != 'perplexity': return sum_plan(self, items, key, ['nll', 'tokens'])
-        def perplexity_of_sums(sums): return np.array([_ppl(float(s[0]), int(round(s[1]))) for s in sums])
+        def perplexity_of_sums(sums):                         # columns: nll, tokens, count
+            return np.array([_ppl(float(row[0]), int(round(row[1]))) for row in sums])
         return sum_plan(self, items, key, ['nll', 'tokens'], fast=perplexity_of_sums)
-
-# %% ../nbs/04_lm.ipynb #3e9340f2
-@patch
-def item_statistics(self:LMPerplexity, predictions, # held-out texts
-           references=None) -> dict:
-    texts = as_texts(predictions, 'predictions', self.name)
-    if not texts: return {'nll': np.zeros(0), 'tokens': np.zeros(0, np.int64)}
-    nll, T = self.model.text_nll(texts)
-    return {'nll': nll, 'tokens': T.astype(np.int64)}
-
-@patch
-def reduce_items(self:LMPerplexity, stats:dict) -> dict:
-    return {'n': len(stats['tokens']), 'nll': math.fsum(stats['nll']), 'tokens': int(stats['tokens'].sum())}
-
-@patch
-def score_state(self:LMPerplexity, state:dict) -> Score:
-    T, nll = state['tokens'], state['nll']
-    return Score({'perplexity': _ppl(nll, T), 'surprisal': nll / T if T else math.inf, 'tokens': T}, self.signature(), n=state['n'])

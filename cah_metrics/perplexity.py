@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 import numpy as np
-from fastcore.basics import patch
 
 from .core import Metric, Score, register
 from .resample import Plan, Resampling, sum_plan
@@ -19,16 +18,19 @@ from .text import as_array, check_base, check_sequence
 __all__ = ['perplexity_from_nll', 'perplexity_from_logprobs', 'corpus_perplexity', 'Perplexity']
 
 # %% ../nbs/03_perplexity.ipynb #c15a25a5
-def perplexity_from_nll(nll, # mean negative log-likelihood per token (a number), or per-token NLLs (a sequence)
+def perplexity_from_nll(nll, # mean negative log-likelihood per token (a number), or per-token NLLs
                         base:float=math.e, # the base of the logarithm that made `nll`
                        ) -> float:
     "Perplexity `base ** mean(nll)`; inf for an empty sequence."
-    M = 'perplexity_from_nll'; check_base(base, M)
-    a = as_array(nll, 'nll', M).astype(np.float64).ravel()
-    if np.isnan(a).any(): raise ValueError(f"{M}: nll contains NaN")
-    if (a < -1e-9).any(): raise ValueError(f"{M}: nll must be >= 0 (a negative log-likelihood), got {a.min()!r}")
-    if a.size == 0: return math.inf
-    mean = float(np.mean(a))
+    caller = 'perplexity_from_nll'
+    check_base(base, caller)
+    values = as_array(nll, 'nll', caller).astype(np.float64).ravel()
+    if np.isnan(values).any(): raise ValueError(f"{caller}: nll contains NaN")
+    if (values < -1e-9).any():
+        raise ValueError(f"{caller}: nll must be >= 0 (a negative log-likelihood), "
+                         f"got {values.min()!r}")
+    if values.size == 0: return math.inf
+    mean = float(np.mean(values))
     return math.inf if mean * math.log(base) > 709 else float(base ** mean)
 
 # %% ../nbs/03_perplexity.ipynb #aba360c2
@@ -36,11 +38,13 @@ def perplexity_from_logprobs(logprobs, # per-token log-probabilities (<= 0): a l
                              base:float=math.e, # the base of the logarithm
                             ) -> float:
     "Perplexity of one text from its tokens' log-probabilities; inf for no tokens."
-    M = 'perplexity_from_logprobs'; check_base(base, M)
-    a = as_array(logprobs, 'logprobs', M).astype(np.float64).ravel()
-    if np.isnan(a).any(): raise ValueError(f"{M}: logprobs contains NaN")
-    if (a > 1e-9).any(): raise ValueError(f"{M}: log-probabilities must be <= 0, got {a.max()!r}")
-    return perplexity_from_nll(-a, base=base)
+    caller = 'perplexity_from_logprobs'
+    check_base(base, caller)
+    values = as_array(logprobs, 'logprobs', caller).astype(np.float64).ravel()
+    if np.isnan(values).any(): raise ValueError(f"{caller}: logprobs contains NaN")
+    if (values > 1e-9).any():
+        raise ValueError(f"{caller}: log-probabilities must be <= 0, got {values.max()!r}")
+    return perplexity_from_nll(-values, base=base)
 
 # %% ../nbs/03_perplexity.ipynb #5659c075
 def _text_logprobs(lp, # one text's per-token log-probabilities
@@ -48,17 +52,20 @@ def _text_logprobs(lp, # one text's per-token log-probabilities
                    metric:str, # the metric's name, for error messages
                   ) -> np.ndarray:
     "One text's log-probabilities as a flat float64 array, checked: numbers <= 0, no NaN."
-    a = as_array(lp, name, metric).astype(np.float64).ravel()
-    if np.isnan(a).any() or (a > 1e-9).any(): raise ValueError(f"{metric}: {name} must hold log-probabilities <= 0 (no NaN)")
-    return a
+    values = as_array(lp, name, metric).astype(np.float64).ravel()
+    if np.isnan(values).any() or (values > 1e-9).any():
+        raise ValueError(f"{metric}: {name} must hold log-probabilities <= 0 (no NaN)")
+    return values
 
 # %% ../nbs/03_perplexity.ipynb #3e1388e9
 def corpus_perplexity(logprobs_per_text:Sequence, # for each text, its tokens' log-probabilities
                       base:float=math.e, # the base of the logarithm
                      ) -> float:
     "Token-weighted perplexity of a corpus: all tokens pooled; inf when there are no tokens at all."
-    M = 'corpus_perplexity'; check_base(base, M)
-    parts = [_text_logprobs(lp, f'logprobs_per_text[{i}]', M) for i, lp in enumerate(check_sequence(logprobs_per_text, 'logprobs_per_text', M))]
+    caller = 'corpus_perplexity'
+    check_base(base, caller)
+    texts = check_sequence(logprobs_per_text, 'logprobs_per_text', caller)
+    parts = [_text_logprobs(lp, f'logprobs_per_text[{i}]', caller) for i, lp in enumerate(texts)]
     return perplexity_from_logprobs(np.concatenate(parts) if parts else np.zeros(0), base=base)
 
 # %% ../nbs/03_perplexity.ipynb #7144afa5
@@ -69,29 +76,6 @@ def _perplexity_from_sums(nll:float, # the summed negative log-likelihood of all
     "base ** (nll / tokens); inf for no tokens."
     return perplexity_from_nll(nll / tokens, base) if tokens else math.inf
 
-# %% ../nbs/03_perplexity.ipynb #1194aa17
-@register()
-class Perplexity(Metric):
-    "Token-weighted corpus perplexity over batches of per-token log-probabilities."
-    name, summary = 'perplexity', 'token-weighted perplexity from per-token log-probabilities'
-    inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
-    keys, signature_keys = ('perplexity', 'nll', 'tokens'), ('base',)
-    def __init__(self, base:float=math.e, # the base of the log-probabilities: e for nats (PyTorch's), 2 for bits
-                 keep_items:bool=False, # also keep each text's statistics (for resampling: bootstrap, paired tests)
-                ):
-        self.base = check_base(base, self.name)
-        super().__init__(keep_items)
-    def options(self) -> dict: return {'base': 'e' if self.base == math.e else self.base}
-    def empty_state(self) -> dict: return {'n': 0, 'tokens': 0, 'nll': 0.0}
-    def resampling(self) -> Resampling:
-        "Resampled from the texts' summed token counts and negative log-likelihoods."
-        return Resampling(('perplexity', 'nll', 'tokens'), self._resampling_plan)
-    def _resampling_plan(self, items:dict, key:str) -> Plan:
-        if key != 'perplexity': return sum_plan(self, items, key, ['tokens', 'nll'])
-        def perplexity_of_sums(sums):
-            return np.array([_perplexity_from_sums(float(s[1]), int(round(s[0])), self.base) for s in sums])
-        return sum_plan(self, items, key, ['tokens', 'nll'], fast=perplexity_of_sums)
-
 # %% ../nbs/03_perplexity.ipynb #0bd2eae9
 def _log_sum(values, # log-probabilities or NLLs
              what:str, # what they are, for the message
@@ -100,20 +84,51 @@ def _log_sum(values, # log-probabilities or NLLs
     "`math.fsum`, with a sum past the largest float64 a `ValueError` naming what overflowed."
     try: return math.fsum(values)
     except OverflowError:
-        raise ValueError(f"{metric}: {what} sum past the largest float64 (about 1.8e308); rescale them") from None
+        raise ValueError(f"{metric}: {what} sum past the largest float64 (about 1.8e308); "
+                         f"rescale them") from None
 
-@patch
-def item_statistics(self:Perplexity, predictions, # for each text, its tokens' log-probabilities
-           references=None) -> dict:
-    texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(check_sequence(predictions, 'predictions', self.name))]
-    return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)), 'nll': np.array([-_log_sum(a, f'predictions[{i}]', self.name) for i, a in enumerate(texts)], np.float64)}
+# %% ../nbs/03_perplexity.ipynb #1194aa17
+@register()
+class Perplexity(Metric):
+    "Token-weighted corpus perplexity over batches of per-token log-probabilities."
+    name, summary = 'perplexity', 'token-weighted perplexity from per-token log-probabilities'
+    inputs, value_range, higher_is_better = ('predictions',), (1.0, math.inf), False
+    keys, signature_keys = ('perplexity', 'nll', 'tokens'), ('base',)
+    def __init__(self, base:float=math.e, # the log-probabilities' base: e for nats, 2 for bits
+                 keep_items:bool=False, # also keep each text's statistics (bootstrap, paired tests)
+                ):
+        self.base = check_base(base, self.name)
+        super().__init__(keep_items)
 
-@patch
-def reduce_items(self:Perplexity, stats:dict) -> dict:
-    return {'n': len(stats['tokens']), 'tokens': int(stats['tokens'].sum()), 'nll': _log_sum(stats['nll'], "the texts' NLLs", self.name)}
+    def options(self) -> dict: return {'base': 'e' if self.base == math.e else self.base}
+    def empty_state(self) -> dict: return {'n': 0, 'tokens': 0, 'nll': 0.0}
 
-@patch
-def score_state(self:Perplexity, state:dict) -> Score:
-    T, nll = state['tokens'], state['nll']
-    return Score({'perplexity': _perplexity_from_sums(nll, T, self.base), 'nll': nll / T if T else math.inf, 'tokens': T},
-                 self.signature(), n=state['n'])
+    def item_statistics(self, predictions, # for each text, its tokens' log-probabilities
+                        references=None) -> dict:
+        "Each text's number of tokens and summed negative log-likelihood."
+        texts = check_sequence(predictions, 'predictions', self.name)
+        texts = [_text_logprobs(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(texts)]
+        nll = [-_log_sum(lp, f'predictions[{i}]', self.name) for i, lp in enumerate(texts)]
+        return {'tokens': np.fromiter(map(len, texts), np.int64, len(texts)),
+                'nll': np.array(nll, np.float64)}
+
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['tokens']), 'tokens': int(stats['tokens'].sum()),
+                'nll': _log_sum(stats['nll'], "the texts' NLLs", self.name)}
+
+    def score_state(self, state:dict) -> Score:
+        T, nll = state['tokens'], state['nll']
+        values = {'perplexity': _perplexity_from_sums(nll, T, self.base),
+                  'nll': nll / T if T else math.inf, 'tokens': T}
+        return Score(values, self.signature(), n=state['n'])
+
+    def resampling(self) -> Resampling:
+        "Resampled from the texts' summed token counts and negative log-likelihoods."
+        return Resampling(('perplexity', 'nll', 'tokens'), self._resampling_plan)
+
+    def _resampling_plan(self, items:dict, key:str) -> Plan:
+        if key != 'perplexity': return sum_plan(self, items, key, ['tokens', 'nll'])
+        def perplexity_of_sums(sums):
+            return np.array([_perplexity_from_sums(float(row[1]), int(round(row[0])), self.base)
+                             for row in sums])                    # columns: tokens, nll, count
+        return sum_plan(self, items, key, ['tokens', 'nll'], fast=perplexity_of_sums)

@@ -8,8 +8,6 @@ Docs: https://cah-metrics.github.io/cah_metrics/topk.html.md"""
 from __future__ import annotations
 import numpy as np
 
-from fastcore.basics import patch
-
 from .core import Metric, Score, register
 from .resample import Resampling, ratio_of_sums, sum_plan
 from .text import as_array, check_int, _brief
@@ -18,38 +16,53 @@ from .text import as_array, check_int, _brief
 __all__ = ['top_k_accuracy', 'TopKAccuracy']
 
 # %% ../nbs/02_topk.ipynb #1ae516d7
-def _as_labels(labels, M:str) -> np.ndarray:
+def _as_labels(labels, caller:str) -> np.ndarray:
     "`labels` as a 1-D array of class values (numbers or strings), else a `ValueError` naming it."
-    a = as_array(labels, 'labels', M, numeric=False)
-    if a.ndim != 1 or a.dtype.kind not in 'biufUS':
-        raise ValueError(f"{M}: labels must be a 1-D list of class values (numbers or strings), got shape {a.shape} and dtype {a.dtype}")
-    return a
+    values = as_array(labels, 'labels', caller, numeric=False)
+    if values.ndim != 1 or values.dtype.kind not in 'biufUS':
+        raise ValueError(f"{caller}: labels must be a 1-D list of class values "
+                         f"(numbers or strings), got shape {values.shape} and dtype {values.dtype}")
+    return values
 
-def _label_indices(y:np.ndarray, labels, C:int, M:str, Y:str) -> np.ndarray:
+def _label_indices(y:np.ndarray, labels, C:int, caller:str, y_name:str) -> np.ndarray:
     "The column index of each class value in `y`, given `labels` (the class of each column)."
-    labels = _as_labels(labels, M)
-    if len(labels) != C or len(np.unique(labels)) != C: raise ValueError(f"{M}: labels must be {C} distinct values, one per column")
-    idx = {v: i for i, v in enumerate(labels.tolist())}
-    bad = [v for v in y.tolist() if v not in idx]
-    if bad: raise ValueError(f"{M}: {Y} value {_brief(bad[0])} is not in labels")
-    return np.array([idx[v] for v in y.tolist()], dtype=np.int64)
+    labels = _as_labels(labels, caller)
+    if len(labels) != C or len(np.unique(labels)) != C:
+        raise ValueError(f"{caller}: labels must be {C} distinct values, one per column")
+    index = {value: column for column, value in enumerate(labels.tolist())}
+    bad = [value for value in y.tolist() if value not in index]
+    if bad: raise ValueError(f"{caller}: {y_name} value {_brief(bad[0])} is not in labels")
+    return np.array([index[value] for value in y.tolist()], dtype=np.int64)
 
 # %% ../nbs/02_topk.ipynb #eb04bfb5
-def _check_topk(y_true, scores, k, labels, metric:str='top_k_accuracy', names=('y_true', 'y_pred_scores')):
-    "Validate; return true class indices (int64), scores and k. `names`: what the caller calls (y_true, scores)."
-    M, (Y, S) = metric, names
-    y, s = as_array(y_true, Y, M, numeric=labels is None), as_array(scores, S, M)
-    if y.ndim != 1: raise ValueError(f"{M}: {Y} must be 1-D (one class per example), got shape {y.shape}")
-    if s.ndim not in (1, 2) or (s.ndim == 2 and s.shape[1] == 0): raise ValueError(f"{M}: {S} must be (n_examples, n_classes) or (n_examples,) with at least one class, got shape {s.shape}")
-    if len(y) != len(s): raise ValueError(f"{M}: {Y} has {len(y)} examples but {S} has {len(s)}")
-    if np.isnan(s).any(): raise ValueError(f"{M}: {S}[{int(np.flatnonzero(np.isnan(s).reshape(len(s), -1).any(1))[0])}] contains NaN")
+def _check_topk(y_true, scores, k, labels, metric:str='top_k_accuracy',
+                names=('y_true', 'y_pred_scores')):
+    "Validate; return true class indices (int64), scores and k. `names`: the caller's names."
+    caller, (y_name, s_name) = metric, names
+    y = as_array(y_true, y_name, caller, numeric=labels is None)
+    s = as_array(scores, s_name, caller)
+    if y.ndim != 1:
+        raise ValueError(f"{caller}: {y_name} must be 1-D (one class per example), "
+                         f"got shape {y.shape}")
+    if s.ndim not in (1, 2) or (s.ndim == 2 and s.shape[1] == 0):
+        raise ValueError(f"{caller}: {s_name} must be (n_examples, n_classes) or (n_examples,) "
+                         f"with at least one class, got shape {s.shape}")
+    if len(y) != len(s):
+        raise ValueError(f"{caller}: {y_name} has {len(y)} examples but {s_name} has {len(s)}")
+    if np.isnan(s).any():
+        first = int(np.flatnonzero(np.isnan(s).reshape(len(s), -1).any(1))[0])
+        raise ValueError(f"{caller}: {s_name}[{first}] contains NaN")
     C = s.shape[1] if s.ndim == 2 else 2
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= C:
-        raise ValueError(f"{M}: k must be an int from 1 to the number of classes ({C}), got {_brief(k)}")
-    if labels is not None: y = _label_indices(y, labels, C, M, Y)
+        raise ValueError(f"{caller}: k must be an int from 1 to the number of classes ({C}), "
+                         f"got {_brief(k)}")
+    if labels is not None: y = _label_indices(y, labels, C, caller, y_name)
     else:
         bad = np.flatnonzero((y != np.round(y)) | (y < 0) | (y >= C)) if len(y) else []
-        if len(bad): raise ValueError(f"{M}: {Y}[{int(bad[0])}] is {y[bad[0]].item()!r}; it must be a class index 0..{C - 1} (the columns of {S}); give labels= for other class values")
+        if len(bad):
+            raise ValueError(f"{caller}: {y_name}[{int(bad[0])}] is {y[bad[0]].item()!r}; "
+                             f"it must be a class index 0..{C - 1} (the columns of {s_name}); "
+                             f"give labels= for other class values")
     return y.astype(np.int64), s, int(k)
 
 # %% ../nbs/02_topk.ipynb #ce41805d
@@ -57,13 +70,14 @@ def _hits(y:np.ndarray, # validated true class indices (int64)
           s:np.ndarray, # validated scores, (n, C) or (n,) binary
           k:int, # the k of top-k
          ) -> np.ndarray:
-    "1 where example i's true class ranks in the top k (ties: higher class index first), else 0; int64."
+    "1 where example i's true class ranks in the top k (ties: higher index first), else 0; int64."
     if s.ndim == 1:
         if k > 1 or not len(y): return np.ones(len(y), np.int64)
-        return ((s > (0.5 if s.min() >= 0 and s.max() <= 1 else 0)).astype(np.int64) == y).astype(np.int64)
+        threshold = 0.5 if s.min() >= 0 and s.max() <= 1 else 0
+        return ((s > threshold).astype(np.int64) == y).astype(np.int64)
     true_s = s[np.arange(len(y)), y][:, None]
-    cls = np.arange(s.shape[1])[None, :]
-    rank = (s > true_s).sum(1) + ((s == true_s) & (cls > y[:, None])).sum(1)
+    c = np.arange(s.shape[1])[None, :]                    # the class of each column
+    rank = (s > true_s).sum(1) + ((s == true_s) & (c > y[:, None])).sum(1)
     return (rank < k).astype(np.int64)
 
 # %% ../nbs/02_topk.ipynb #3eeb5fc4
@@ -79,52 +93,59 @@ def top_k_accuracy(y_true, # true class of each example: indices 0..C-1, or valu
                    k:int=1, # count a hit when the true class is among the k best
                    labels=None, # the class of each column, when y_true does not hold indices
                   ) -> float:
-    "Share of examples whose true class ranks in the top `k` (ties: higher class index first). 0.0 for no examples."
+    "Share of examples whose true class ranks in the top `k` (ties: higher index first)."
     y, s, k = _check_topk(y_true, y_pred_scores, k, labels)
     return _accuracy(int(_hits(y, s, k).sum()), len(y))
 
 # %% ../nbs/02_topk.ipynb #9403a774
 @register()
 class TopKAccuracy(Metric):
-    "Top-k accuracy over batches: the share of examples whose true class is among the k best-scored classes."
-    name, summary = 'top_k_accuracy', 'share of examples whose true class is among the k highest-scored classes'
+    "Top-k accuracy over batches: the share of examples whose true class is among the k best."
+    name = 'top_k_accuracy'
+    summary = 'share of examples whose true class is among the k highest-scored classes'
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
     keys, signature_keys = ('accuracy', 'hits'), ('k', 'labels')
     def __init__(self, k:int=1, # count a hit when the true class is among the k best
-                 labels=None, # the class of each column of the scores, when the references are not column indices
-                 keep_items:bool=False, # also keep each example's hit (for resampling: bootstrap, paired tests)
+                 labels=None, # the class of each score column, if references are not indices
+                 keep_items:bool=False, # also keep each example's hit (bootstrap, paired tests)
                 ):
-        k = check_int(k, 'k', self.name)
-        self.k, self.labels = int(k), None if labels is None else _as_labels(labels, self.name).tolist()
-        if self.labels is not None and len(set(self.labels)) != len(self.labels): raise ValueError(f"{self.name}: labels must be distinct")
+        self.k = int(check_int(k, 'k', self.name))
+        self.labels = None if labels is None else _as_labels(labels, self.name).tolist()
+        if self.labels is not None and len(set(self.labels)) != len(self.labels):
+            raise ValueError(f"{self.name}: labels must be distinct")
         super().__init__(keep_items)
-    def options(self) -> dict: return {'k': self.k, 'labels': 'index' if self.labels is None else self.labels}
+
+    def options(self) -> dict:
+        return {'k': self.k, 'labels': 'index' if self.labels is None else self.labels}
+
     def empty_state(self) -> dict: return {'n': 0, 'hits': 0}
+
+    def item_statistics(self, predictions, # scores, (n, C) or (n,) binary
+                        references=None, # the true class of each example
+                       ) -> dict:
+        "Each example's hit (1) or miss (0)."
+        if references is None:
+            raise TypeError(f"{self.name}: references (the true class of each example) "
+                            f"are required with the predictions")
+        scores = as_array(predictions, 'predictions', self.name)
+        classes = as_array(references, 'references', self.name, numeric=self.labels is None)
+        if scores.size == 0 and classes.size == 0: return {'hit': np.zeros(0, np.int64)}
+        names = ('references', 'predictions')
+        y, s, k = _check_topk(classes, scores, self.k, self.labels, self.name, names)
+        return {'hit': _hits(y, s, k)}
+
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['hit']), 'hits': int(stats['hit'].sum())}
+
+    def score_state(self, state:dict) -> Score:
+        values = {'accuracy': _accuracy(state['hits'], state['n']), 'hits': state['hits']}
+        return Score(values, self.signature(), n=state['n'])
+
+    def item_values(self, items:dict) -> dict: return {'top_k_hit': items['hit'].tolist()}
+
     def resampling(self) -> Resampling:
         "The hits and their share, from the per-example hits."
         def plan(items, key):
             fast = ratio_of_sums if key == 'accuracy' else None
             return sum_plan(self, items, key, {'hit': 'hits'}, fast=fast)
         return Resampling(('accuracy', 'hits'), plan)
-
-# %% ../nbs/02_topk.ipynb #e18600af
-@patch
-def item_statistics(self:TopKAccuracy, predictions, # scores, (n, C) or (n,) binary
-           references=None, # the true class of each example
-          ) -> dict:
-    if references is None: raise TypeError(f"{self.name}: references (the true class of each example) are required")
-    s, y = as_array(predictions, 'predictions', self.name), as_array(references, 'references', self.name, numeric=self.labels is None)
-    if s.size == 0 and y.size == 0: return {'hit': np.zeros(0, np.int64)}
-    y, s, k = _check_topk(y, s, self.k, self.labels, self.name, ('references', 'predictions'))
-    return {'hit': _hits(y, s, k)}
-
-@patch
-def reduce_items(self:TopKAccuracy, stats:dict) -> dict: return {'n': len(stats['hit']), 'hits': int(stats['hit'].sum())}
-
-@patch
-def item_values(self:TopKAccuracy, items:dict) -> dict: return {'top_k_hit': items['hit'].tolist()}
-
-# %% ../nbs/02_topk.ipynb #be8a5cb0
-@patch
-def score_state(self:TopKAccuracy, state:dict) -> Score:
-    return Score({'accuracy': _accuracy(state['hits'], state['n']), 'hits': state['hits']}, self.signature(), n=state['n'])
