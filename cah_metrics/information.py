@@ -15,7 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .embeddings import wordpiece_tokenizer
-from .text import check_base, check_float, check_int, check_sequence, check_str, get_tokenizer, Tokenizer, Vocab
+from .text import (check_base, check_float, check_int, check_sequence, check_str,
+                              get_tokenizer, Tokenizer, Vocab)
 
 # %% auto #0
 __all__ = ['entropy', 'char_entropy', 'word_entropy', 'entropy_score', 'ngram_entropy', 'miller_madow_entropy', 'Repetition',
@@ -23,21 +24,27 @@ __all__ = ['entropy', 'char_entropy', 'word_entropy', 'entropy_score', 'ngram_en
 
 # %% ../nbs/05d_information.ipynb #eb1c0559
 def _counts(symbols, metric:str) -> Counter:
-    "How often each symbol occurs; a `TypeError` naming `metric` for a str, a non-sequence or an unhashable symbol."
-    if isinstance(symbols, str): raise TypeError(f"{metric}: symbols must be a sequence of symbols, not a str; give a sequence of symbols, or for a text use char_entropy or word_entropy")
+    "How often each symbol occurs; a `TypeError` naming `metric` for a str or unhashable symbols."
+    if isinstance(symbols, str):
+        raise TypeError(f"{metric}: symbols must be a sequence of symbols, not a str; "
+                        f"give a sequence of symbols, "
+                        f"or for a text use char_entropy or word_entropy")
     symbols = check_sequence(symbols, 'symbols', metric)
     try: return Counter(symbols)
     except TypeError:
-        i = next(i for i, s in enumerate(symbols) if not _hashable(s))
-        raise TypeError(f"{metric}: symbols[{i}] must be hashable (a str, a number or a tuple), got {type(symbols[i]).__name__}") from None
+        i = next(i for i, symbol in enumerate(symbols) if not _hashable(symbol))
+        raise TypeError(f"{metric}: symbols[{i}] must be hashable (a str, a number or a tuple), "
+                        f"got {type(symbols[i]).__name__}") from None
 
-def _hashable(s) -> bool:
-    try: hash(s); return True
+def _hashable(symbol) -> bool:
+    try: hash(symbol)
     except TypeError: return False
+    return True
 
 def _entropy_of_counts(counts:Iterable[int], base:float) -> float:
     "Plug-in entropy from the counts of the distinct symbols; 0.0 for none."
-    counts = list(counts); N = sum(counts)
+    counts = list(counts)
+    N = sum(counts)
     if N == 0: return 0.0
     return max(0.0, -math.fsum(c / N * math.log(c / N, base) for c in counts))
 
@@ -53,63 +60,74 @@ def char_entropy(text:str, # the text
                  base:float=2, # logarithm base, a finite number > 1: 2 for bits, math.e for nats
                  whitespace:bool=True, # count whitespace characters (the humor evaluator does)
                 ) -> float:
-    "Entropy of the lowercased text's characters (whitespace counted, as the humor evaluator does, unless whitespace=False)."
+    "Entropy of the lowercased text's characters (whitespace counted, as the humor evaluator does)."
     base, text = check_base(base, 'char_entropy'), check_str(text, 'text', 'char_entropy')
-    if not isinstance(whitespace, bool): raise TypeError(f"char_entropy: whitespace must be a bool, got {type(whitespace).__name__}")
+    if not isinstance(whitespace, bool):
+        raise TypeError(f"char_entropy: whitespace must be a bool, got {type(whitespace).__name__}")
     counts = Counter(text.lower())                    # counted in one pass: no list of characters
-    return _entropy_of_counts((c for ch, c in counts.items() if whitespace or not ch.isspace()), base)
+    kept = (c for ch, c in counts.items() if whitespace or not ch.isspace())
+    return _entropy_of_counts(kept, base)
 
 def word_entropy(text:str, # the text
                  base:float=2, # logarithm base, a finite number > 1
-                 tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased): the humor evaluator splits on whitespace
+                 tokenizer:str|Tokenizer='whitespace', # how words are found (lowercased; see above)
                 ) -> float:
-    "Entropy of the text's words: lowercased, split on whitespace (the humor evaluator's) or by `tokenizer`."
-    base, tok = check_base(base, 'word_entropy'), get_tokenizer(tokenizer, lowercase=True, metric='word_entropy')
+    "Entropy of the lowercased words, split on whitespace (the humor evaluator) or by `tokenizer`."
+    base = check_base(base, 'word_entropy')
+    tok = get_tokenizer(tokenizer, lowercase=True, metric='word_entropy')
     return _entropy_of_counts(Counter(tok(check_str(text, 'text', 'word_entropy'))).values(), base)
 
 def entropy_score(text:str, # the text
-                  base:float=math.e, # logarithm base, a finite number > 1: natural, as the humor evaluator
+                  base:float=math.e, # logarithm base, a finite number > 1 (the humor evaluator's e)
                  ) -> float:
-    "The humor evaluator's entropy score: min(2 (0.3 char entropy + 0.7 word entropy), 10), natural logs by default."
-    check_str(text, 'text', 'entropy_score'); check_base(base, 'entropy_score')
+    "The humor evaluator's entropy score: min(2 (0.3 char entropy + 0.7 word entropy), 10)."
+    check_str(text, 'text', 'entropy_score')
+    check_base(base, 'entropy_score')
     return min(2 * (0.3 * char_entropy(text, base) + 0.7 * word_entropy(text, base)), 10.0)
 
 # %% ../nbs/05d_information.ipynb #9967647e
-def _pair_classes(a:np.ndarray, b:np.ndarray, shift:int, m:int) -> np.ndarray:
-    "Dense class ids of the pairs (a[i], b[i + shift]) for i < m: equal pairs, equal ids."
-    return np.unique(a[:m] * (int(b.max()) + 1) + b[shift:shift + m], return_inverse=True)[1].astype(np.int64)
+def _pair_classes(a:np.ndarray, b:np.ndarray, shift:int, count:int) -> np.ndarray:
+    "Dense class ids of the pairs (a[i], b[i + shift]) for i < count: equal pairs, equal ids."
+    pairs = a[:count] * (int(b.max()) + 1) + b[shift:shift + count]
+    return np.unique(pairs, return_inverse=True)[1].astype(np.int64)
 
 def _ngram_classes(ids:np.ndarray, n:int) -> np.ndarray:
-    "A class id for the n-gram at each position of the token ids `ids` (equal n-grams, equal ids), by prefix doubling."
-    T = len(ids)
-    if n > T: return np.zeros(0, np.int64)
-    res, r, cls, k = None, 0, ids, 1            # res: classes of the r-grams; cls: classes of the k-grams, k = 2^j
+    "A class id for the n-gram at each position of `ids` (equal n-grams, equal ids), see above."
+    n_ids = len(ids)
+    if n > n_ids: return np.zeros(0, np.int64)
+    res, r, cls, k = None, 0, ids, 1      # res: classes of r-grams; cls: of k-grams (k = 2^j)
     while True:
-        if len(cls) and int(cls.max()) + 1 == len(cls): return np.arange(T - n + 1)   # all k-grams distinct: so are all n-grams
-        if n & k: res, r = (cls if res is None else _pair_classes(res, cls, r, T - r - k + 1)), r + k
+        if len(cls) and int(cls.max()) + 1 == len(cls):
+            return np.arange(n_ids - n + 1)     # all k-grams distinct: so are all n-grams
+        if n & k:
+            res = cls if res is None else _pair_classes(res, cls, r, n_ids - r - k + 1)
+            r += k
         if 2 * k > n: return res
-        cls, k = _pair_classes(cls, cls, k, T - 2 * k + 1), 2 * k
+        cls, k = _pair_classes(cls, cls, k, n_ids - 2 * k + 1), 2 * k
 
 # %% ../nbs/05d_information.ipynb #bc8e8253
 def _word_ids(text:str, tokenizer, metric:str) -> np.ndarray:
     "The ids of the text's lowercased words (the word list itself is freed on return)."
-    return Vocab().encode([get_tokenizer(tokenizer, lowercase=True, metric=metric)(check_str(text, 'text', metric))])[0]
+    tok = get_tokenizer(tokenizer, lowercase=True, metric=metric)
+    return Vocab().encode([tok(check_str(text, 'text', metric))])[0]
 
 def ngram_entropy(text:str, # the text
-                  n:int=1, # the n-gram order, an int >= 1 (any size: an order longer than the text gives 0.0)
+                  n:int=1, # the n-gram order, an int >= 1 (an order longer than the text gives 0.0)
                   base:float=2, # logarithm base, a finite number > 1
                   tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
                  ) -> float:
-    "Entropy of the text's word n-grams (0.0 when it has none), in memory linear in the text for any n."
+    "Entropy of the text's word n-grams (0.0 if none), in memory linear in the text for any n."
     n, base = check_int(n, 'n', 'ngram_entropy'), check_base(base, 'ngram_entropy')
-    return _entropy_of_counts(np.bincount(_ngram_classes(_word_ids(text, tokenizer, 'ngram_entropy'), n)).tolist(), base)
+    classes = _ngram_classes(_word_ids(text, tokenizer, 'ngram_entropy'), n)
+    return _entropy_of_counts(np.bincount(classes).tolist(), base)
 
 # %% ../nbs/05d_information.ipynb #1f0cdedf
 def miller_madow_entropy(symbols:Iterable, # the symbols (hashable; not a str)
                          base:float=2, # logarithm base, a finite number > 1
                         ) -> float:
     "Miller-Madow bias-corrected entropy: plug-in + (K - 1) / (2 N ln base); 0.0 for no symbols."
-    base, counts = check_base(base, 'miller_madow_entropy'), _counts(symbols, 'miller_madow_entropy')
+    caller = 'miller_madow_entropy'
+    base, counts = check_base(base, caller), _counts(symbols, caller)
     if not counts: return 0.0
     K, N = len(counts), sum(counts.values())
     return _entropy_of_counts(counts.values(), base) + (K - 1) / (2 * N * math.log(base))
@@ -124,7 +142,7 @@ class Repetition(NamedTuple):
 def repetition(text:str, # the text
                tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
               ) -> Repetition:
-    "Repetitive if the most frequent word is > 20% of the words, or some bigram occurs at least twice."
+    "Repetitive if the most frequent word is > 20% of the words, or a bigram occurs at least twice."
     ids = _word_ids(text, tokenizer, 'repetition')
     if not len(ids): return Repetition(False, 0.0, 0)
     share = int(np.bincount(ids).max()) / len(ids)
@@ -134,45 +152,50 @@ def repetition(text:str, # the text
 # %% ../nbs/05d_information.ipynb #918eff0b
 def local_entropy_drops(text:str, # the text
                         chunk:int=10, # words per chunk, an int >= 2
-                        ratio:float=0.8, # a drop is an entropy below ratio x the previous chunk's; a finite number >= 0
+                        ratio:float=0.8, # a drop: below ratio x the previous chunk's (finite, >= 0)
                         base:float=2, # logarithm base, a finite number > 1
                         tokenizer:str|Tokenizer='unicode', # how words are found (lowercased)
                        ) -> tuple[list[float], int]:
-    "Word entropy of half-overlapping chunks, and the number of drops below `ratio` times the previous chunk."
-    fn = 'local_entropy_drops'
-    chunk, ratio, base = check_int(chunk, 'chunk', fn, low=2), check_float(ratio, 'ratio', fn, low=0), check_base(base, fn)
-    toks = get_tokenizer(tokenizer, lowercase=True, metric=fn)(check_str(text, 'text', fn))
+    "Word entropy of half-overlapping chunks, and the number of drops below `ratio` x the last."
+    caller = 'local_entropy_drops'
+    chunk = check_int(chunk, 'chunk', caller, low=2)
+    ratio, base = check_float(ratio, 'ratio', caller, low=0), check_base(base, caller)
+    toks = get_tokenizer(tokenizer, lowercase=True, metric=caller)(check_str(text, 'text', caller))
     step = chunk // 2
     starts = range(0, max(len(toks) - chunk, 0) + 1, step) if toks else []
-    H = [_entropy_of_counts(Counter(toks[s:s + chunk]).values(), base) for s in starts]
-    return H, sum(1 for a, b in zip(H, H[1:]) if b < ratio * a)
+    entropies = [_entropy_of_counts(Counter(toks[s:s + chunk]).values(), base) for s in starts]
+    return entropies, sum(1 for prev, cur in zip(entropies, entropies[1:]) if cur < ratio * prev)
 
 # %% ../nbs/05d_information.ipynb #7e3c80ad
 _FALLBACK = re.compile(r"\w+|[^\w\s]")
-_PIECE = 1 << 20                  # characters per tokenizer call: a long text is tokenized piece by piece
+_PIECE = 1 << 20                  # characters per tokenizer call: a long text goes piece by piece
 
 def _pieces(text:str, size:int=_PIECE) -> Iterator[str]:
-    "The text in pieces of about `size` characters, cut just before a space (both tokenizers split there: the same tokens)."
-    i = 0
-    while i < len(text):
-        j = text.find(' ', i + size) if i + size < len(text) else -1
-        j = len(text) if j < 0 else j
-        yield text[i:j]; i = j
+    "The text in pieces of about `size` characters, cut before a space (tokenizers split there)."
+    start = 0
+    while start < len(text):
+        end = text.find(' ', start + size) if start + size < len(text) else -1
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end
 
 def _model_token_pieces(text:str, metric:str) -> tuple[Iterator[list[str]], str]:
     "The tokens of each piece of the text (lazily), and which tokenizer gives them."
     check_str(text, 'text', metric)
-    t = wordpiece_tokenizer()
-    if t is None: return (_FALLBACK.findall(p.lower()) for p in _pieces(text)), 'regex'
+    tokenizer = wordpiece_tokenizer()
+    if tokenizer is None:
+        return (_FALLBACK.findall(piece.lower()) for piece in _pieces(text)), 'regex'
     def tokens():
-        for p in _pieces(text):
-            try: yield t.encode(p, add_special_tokens=False).tokens
-            except TypeError: raise ValueError(f"{metric}: text is not valid Unicode (a lone surrogate); the tokenizer reads UTF-8") from None
+        for piece in _pieces(text):
+            try: yield tokenizer.encode(piece, add_special_tokens=False).tokens
+            except TypeError:
+                raise ValueError(f"{metric}: text is not valid Unicode (a lone surrogate); "
+                                 f"the tokenizer reads UTF-8") from None
     return tokens(), 'wordpiece:all-MiniLM-L6-v2'
 
 def model_tokens(text:str, # the text
                 ) -> tuple[list[str], str]:
-    "The text's tokens under the bundled MiniLM WordPiece tokenizer, or the regex fallback; and which was used."
+    "The text's tokens by the bundled MiniLM WordPiece tokenizer or the regex fallback, and which."
     pieces, used = _model_token_pieces(text, 'model_tokens')
     return list(chain.from_iterable(pieces)), used
 
