@@ -313,11 +313,11 @@ def _response(value, path, i) -> tuple:
     if isinstance(value, str): value = {'response': value}
     if not isinstance(value, dict):
         raise InputError(path, i, f"expected an object or a string, got {_show(value)}")
-    key = next((f for f in RESPONSE_FIELDS if f in value), None)
+    key = next((field for field in RESPONSE_FIELDS if field in value), None)
     if key is None:
         raise InputError(path, i, f"object has none of the fields {', '.join(RESPONSE_FIELDS)}")
-    ref_key = next((f for f in ('references', 'reference') if f in value), None)
-    context_key = next((f for f in CONTEXT_FIELDS if f in value), None)
+    ref_key = next((field for field in ('references', 'reference') if field in value), None)
+    context_key = next((field for field in CONTEXT_FIELDS if field in value), None)
     return (_id(value, path, i), _strings(value[key], path, i, 'responses')[0],
             None if ref_key is None else _strings(value[ref_key], path, i, 'references'),
             None if context_key is None else _strings(value[context_key], path, i, 'contexts')[0],
@@ -336,7 +336,8 @@ def read_responses(path:str|Path, # a JSON Lines file, one response per line (se
     if len(kinds) > 1:
         raise InputError(path, max(kinds.values()),
                          "ratings is a list on some lines and an object on others: use one layout")
-    ids, texts, refs, ctxs, rats = (list(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
+    columns = zip(*rows) if rows else ([], [], [], [], [])
+    ids, texts, refs, ctxs, rats = (list(column) for column in columns)
     _id_lines(path, ids)                                 # every line an id or none, and no repeats
     rated = _all_or_none(path, rats, 'ratings') is not None       # checked first, then the others
     refs, ctxs = _all_or_none(path, refs, 'references'), _all_or_none(path, ctxs, 'context/prompt')
@@ -423,7 +424,7 @@ class AtomicWriteSet:
 
     def _mkdirs(self, folder:Path):
         "Create `folder` and its missing parents, remembering them (removed again on failure)."
-        missing = [d for d in (folder, *folder.parents) if not d.exists()]
+        missing = [path for path in (folder, *folder.parents) if not path.exists()]
         for created in reversed(missing):
             created.mkdir()
             self._dirs.append(created)

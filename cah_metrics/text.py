@@ -151,7 +151,7 @@ def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of
         raise ValueError(f"{metric}: got {len(hyps)} {name} but {len(references)} references; "
                          f"they must be the same length "
                          f"(one entry of references per item of {name})")
-    refs = [as_texts(r, f"references[{i}]", metric) or [''] for i, r in enumerate(references)]
+    refs = [as_texts(item, f"references[{i}]", metric) or [''] for i, item in enumerate(references)]
     return hyps, refs
 
 # %% ../nbs/00_text.ipynb #dc21a50d
