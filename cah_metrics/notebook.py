@@ -13,29 +13,34 @@ from importlib.metadata import PackageNotFoundError, requires
 __all__ = ['needs', 'show_doc', 'nbdev_export']
 
 # %% ../nbs/00c_notebook.ipynb #1925c580
-_DISTRIBUTIONS = {'mauve': 'mauve-text', 'faiss': 'faiss-cpu', 'sklearn': 'scikit-learn'}   # import names whose package is named otherwise
+# import names whose package is named otherwise
+_DISTRIBUTIONS = {'mauve': 'mauve-text', 'faiss': 'faiss-cpu', 'sklearn': 'scikit-learn'}
 
 def _requirement(module:str) -> str:
-    "What to `pip install` for `module`: its requirement in cah_metrics' metadata (pinned), else its package's name."
+    "What to `pip install` for `module`: its pinned requirement in our metadata, else its name."
     want = _DISTRIBUTIONS.get(module, module).replace('_', '-').lower()
     try: reqs = requires('cah-metrics') or []
     except PackageNotFoundError: reqs = []
-    for r in reqs:
-        spec = r.split(';')[0].strip()
+    for req in reqs:
+        spec = req.split(';')[0].strip()
         if re.match(r'[A-Za-z0-9._-]*', spec)[0].replace('_', '-').lower() == want: return spec
     return want
 
 # %% ../nbs/00c_notebook.ipynb #064a3943
 def needs(*modules:str, # import names of the optional packages the guarded code uses
          ) -> bool:
-    "True when every module imports; else print what is skipped and how to install it, and return False (under nbdev-test: raise)."
-    for m in modules:
-        if not isinstance(m, str) or not m.isidentifier(): raise TypeError(f"needs: each module must be a top-level import name (a str), got {m!r:.60}")
+    "True if all modules import; else say what is skipped, what to install; False (tests: raise)."
+    for module in modules:
+        if not isinstance(module, str) or not module.isidentifier():
+            raise TypeError(f"needs: each module must be a top-level import name (a str), "
+                            f"got {module!r:.60}")
     if not modules: raise TypeError("needs: name at least one module")
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    missing = [module for module in modules if importlib.util.find_spec(module) is None]
     if not missing: return True
-    cmd = 'pip install ' + ' '.join(shlex.quote(_requirement(m)) for m in missing)
-    if os.environ.get('IN_TEST'): raise ModuleNotFoundError(f"needs: {', '.join(missing)} not installed, and nbdev-test runs every cell: {cmd}")
+    cmd = 'pip install ' + ' '.join(shlex.quote(_requirement(module)) for module in missing)
+    if os.environ.get('IN_TEST'):               # under nbdev-test a skipped cell is an error
+        raise ModuleNotFoundError(f"needs: {', '.join(missing)} not installed, "
+                                  f"and nbdev-test runs every cell: {cmd}")
     print(f"Skipped: the code that needs {', '.join(missing)}, which is not installed ({cmd})")
     return False
 
@@ -43,11 +48,15 @@ def needs(*modules:str, # import names of the optional packages the guarded code
 class _PlainDoc:
     "The name, signature and docstring of `sym`, as Markdown: what `show_doc` shows without nbdev."
     def __init__(self, sym, name:str|None=None, title_level:int=3):
-        self.name, self.level = name or getattr(sym, '__qualname__', None) or getattr(sym, '__name__', repr(sym)), title_level
+        named = name or getattr(sym, '__qualname__', None)
+        self.name = named or getattr(sym, '__name__', repr(sym))
+        self.level = title_level
         try: self.sig = str(inspect.signature(sym))
         except (TypeError, ValueError): self.sig = ''
         self.doc = (inspect.getdoc(sym) or '').split('\n\n')[0]
-    def _repr_markdown_(self): return f"{'#' * self.level} {self.name}\n\n```python\n{self.name}{self.sig}\n```\n\n{self.doc}".rstrip() + '\n'
+    def _repr_markdown_(self):
+        code = f"```python\n{self.name}{self.sig}\n```"
+        return f"{'#' * self.level} {self.name}\n\n{code}\n\n{self.doc}".rstrip() + '\n'
     def __repr__(self): return f"{self.name}{self.sig}" + (f"\n{self.doc}" if self.doc else '')
 
 # %% ../nbs/00c_notebook.ipynb #8cf158d7
@@ -55,7 +64,7 @@ def show_doc(sym, # the function or class to document
              name:str|None=None, # the name to show (default: the symbol's)
              title_level:int=3, # the heading level of the name
             ):
-    "nbdev's `show_doc` where nbdev is installed; else the name, signature and docstring as Markdown."
+    "nbdev's `show_doc` if nbdev is installed; else the name, signature and docstring, as Markdown."
     try: from nbdev.showdoc import show_doc as nbdev_show_doc
     except ImportError: return _PlainDoc(sym, name, title_level)
     return nbdev_show_doc(sym, name=name, title_level=title_level)
@@ -63,7 +72,7 @@ def show_doc(sym, # the function or class to document
 # %% ../nbs/00c_notebook.ipynb #77069949
 def nbdev_export(**kwargs, # passed on to `nbdev.nbdev_export` (path, procs ...)
                 ):
-    "Export the notebooks to the package as `nbdev.nbdev_export` does, inside this repository with nbdev installed; elsewhere nothing."
+    "`nbdev.nbdev_export` inside this repository with nbdev installed; elsewhere nothing."
     try: from nbdev.config import get_config, is_nbdev
     except ImportError: return
     try: ours = is_nbdev() and get_config().lib_path.name == 'cah_metrics'

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from fastcore.basics import patch
 
 from .text import Vocab, as_texts, check_str, check_tokens
 
@@ -18,153 +17,163 @@ from .text import Vocab, as_texts, check_str, check_tokens
 __all__ = ['Semantics']
 
 # %% ../nbs/04b_semantics.ipynb #37a9a410
-class Semantics:
-    "The humor evaluator's distributional model: co-occurrence context vectors (window 3) and document frequencies."
-    window = 3
-    def __repr__(self): return f"Semantics({len(getattr(self, 'index', {}))} words, window {self.window})"
-    def _fitted(self, metric:str) -> Semantics:
-        "The model, or a `ValueError` naming `metric` when it has not been trained."
-        if not hasattr(self, 'index'): raise ValueError(f"{metric}: the model is not trained; call fit(texts) first")
-        return self
-
 def _cooccurrence(docs:list[list[str]], index:dict, window:int) -> tuple[list[int], list[int]]:
     "Row and column ids of every (word, neighbour within `window`) pair of every document."
     rows, cols = [], []
-    for d in docs:
-        ids = [index[w] for w in d]
-        for i, a in enumerate(ids):
+    for doc in docs:
+        ids = [index[word] for word in doc]
+        for i, word_id in enumerate(ids):
             for j in range(max(0, i - window), min(len(ids), i + window + 1)):
-                if j != i: rows.append(a); cols.append(ids[j])
+                if j != i:
+                    rows.append(word_id)
+                    cols.append(ids[j])
     return rows, cols
 
-# %% ../nbs/04b_semantics.ipynb #6c65ee23
-@patch
-def fit(self:Semantics, texts:Sequence[str], # the training texts (lowercased and split on whitespace)
-       ) -> Semantics:
-    "Count the context vectors and document frequencies of `texts`; returns the model."
-    from scipy.sparse import coo_matrix
-    docs = [t.lower().split() for t in as_texts(texts, 'texts', 'Semantics')]
-    self.df, self.n_docs = Counter(w for d in docs for w in set(d)), len(docs)
-    self.index = Vocab(w for d in docs for w in d)          # the text core's token -> id map: ids in order of first use
-    rows, cols = _cooccurrence(docs, self.index, self.window)
-    C = self.counts = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self.index),) * 2).tocsr()   # duplicates add up: counts
-    norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())
-    self.unit = C.multiply(1 / np.where(norms > 0, norms, 1)[:, None]).tocsr()
-    self.has_vec = norms > 0
-    self.__dict__.pop('_H', None)                      # a refit forgets the cached word entropies
-    return self
+_MAX_CELLS = 1 << 25    # the largest block `similarity_matrix` returns (256 MiB of float64)
+_DENSE_MAX = 1 << 22    # blocks up to this many cells are dense (32 MiB), as the rule reads
 
-# %% ../nbs/04b_semantics.ipynb #0a99b603
-_MAX_CELLS = 1 << 25          # the largest similarity block `similarity_matrix` returns (256 MiB of float64)
+class Semantics:
+    "The humor evaluator's word model: co-occurrence vectors (window 3) and document frequencies."
+    window = 3
+    def __repr__(self):
+        return f"Semantics({len(getattr(self, 'index', {}))} words, window {self.window})"
+    def _fitted(self, metric:str) -> Semantics:
+        "The model, or a `ValueError` naming `metric` when it has not been trained."
+        if not hasattr(self, 'index'):
+            raise ValueError(f"{metric}: the model is not trained; call fit(texts) first")
+        return self
 
-@patch
-def similarity_matrix(self:Semantics, a:Sequence[str], # words (as in the model: lowercased)
-                      b:Sequence[str], # more words; len(a) x len(b) at most 2**25
-                     ) -> np.ndarray:
-    "Word similarity for every pair (a_i, b_j): cosine of context vectors, 1 if equal, 0 if a vector is missing."
-    self._fitted('Semantics.similarity_matrix')
-    a, b = check_tokens(a, 'a', 'Semantics.similarity_matrix'), check_tokens(b, 'b', 'Semantics.similarity_matrix')
-    if len(a) * len(b) > _MAX_CELLS:
-        raise ValueError(f"Semantics.similarity_matrix: a has {len(a)} words and b {len(b)}: more than 2**25 similarities; use mean_similarity")
-    ia = np.array([self.index.get(w, -1) for w in a], np.int64); ib = np.array([self.index.get(w, -1) for w in b], np.int64)
-    S = np.zeros((len(a), len(b)))
-    ok_a, ok_b = np.flatnonzero(ia >= 0), np.flatnonzero(ib >= 0)
-    if len(ok_a) and len(ok_b):
-        S[np.ix_(ok_a, ok_b)] = (self.unit[ia[ok_a]] @ self.unit[ib[ok_b]].T).toarray()
-    same = {w: k for k, w in enumerate(dict.fromkeys([*a, *b]))}        # equal words, compared as integer ids
-    S[np.array([same[w] for w in a], np.int64)[:, None] == np.array([same[w] for w in b], np.int64)[None, :]] = 1.0
-    return S
+    def fit(self, texts:Sequence[str], # the training texts (lowercased and split on whitespace)
+           ) -> Semantics:
+        "Count the context vectors and document frequencies of `texts`; returns the model."
+        from scipy.sparse import coo_matrix
+        docs = [text.lower().split() for text in as_texts(texts, 'texts', 'Semantics')]
+        self.df, self.n_docs = Counter(word for doc in docs for word in set(doc)), len(docs)
+        # the text core's token -> id map: ids in order of first use
+        self.index = Vocab(word for doc in docs for word in doc)
+        rows, cols = _cooccurrence(docs, self.index, self.window)
+        shape = (len(self.index),) * 2
+        counts = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=shape).tocsr()   # repeats add
+        self.counts = counts
+        norms = np.sqrt(np.asarray(counts.multiply(counts).sum(axis=1)).ravel())
+        self.unit = counts.multiply(1 / np.where(norms > 0, norms, 1)[:, None]).tocsr()
+        self.has_vec = norms > 0
+        self.__dict__.pop('_entropies', None)       # a refit forgets the cached word entropies
+        return self
 
-# %% ../nbs/04b_semantics.ipynb #738c99fe
-@patch
-def similarity(self:Semantics, w1:str, # a word
-               w2:str, # another word
-              ) -> float:
-    "The similarity of two words."
-    w1, w2 = check_str(w1, 'w1', 'Semantics.similarity'), check_str(w2, 'w2', 'Semantics.similarity')
-    return float(self.similarity_matrix([w1.lower()], [w2.lower()])[0, 0])
-
-# %% ../nbs/04b_semantics.ipynb #722fbf9b
-_DENSE_MAX = 1 << 22          # blocks up to this many cells are computed densely (32 MiB), as the rule reads
-
-@patch
-def _row_means(self:Semantics, a:list[str], b:list[str]) -> np.ndarray:
-    "Each word of `a`'s mean similarity to the words of `b` (non-empty), in memory linear in len(a) + len(b) + the vocabulary."
-    if len(a) * len(b) <= _DENSE_MAX: return self.similarity_matrix(a, b).mean(axis=1)
-    ia, ib = (np.array([self.index.get(w, -1) for w in x], np.int64) for x in (a, b))
-    U = self.unit
-    s = U.T @ np.bincount(ib[ib >= 0], minlength=U.shape[0]).astype(float)          # sum of b's unit vectors
-    dot, sq = U @ s, np.asarray(U.multiply(U).sum(axis=1)).ravel()
-    cb = Counter(b)
-    known = ia >= 0
-    num = np.where(known, dot[np.where(known, ia, 0)], 0.0)
-    num += np.array([cb.get(w, 0) for w in a], float) * (1 - np.where(known, sq[np.where(known, ia, 0)], 0.0))
-    return num / len(b)
-
-# %% ../nbs/04b_semantics.ipynb #fa515e06
-@patch
-def mean_similarity(self:Semantics, a:Sequence[str], # words (lowercased)
-                    b:Sequence[str], # more words
-                   ) -> float:
-    "The mean of `similarity_matrix(a, b)` (0 when either is empty), in memory linear in the number of words."
-    self._fitted('Semantics.mean_similarity')
-    a, b = check_tokens(a, 'a', 'Semantics.mean_similarity'), check_tokens(b, 'b', 'Semantics.mean_similarity')
-    if not a or not b: return 0.0
-    if len(a) * len(b) <= _DENSE_MAX: return float(self.similarity_matrix(a, b).mean())
-    return float(np.mean(self._row_means(a, b)))
-
-# %% ../nbs/04b_semantics.ipynb #3b761007
-@patch
-def _word_entropy(self:Semantics) -> np.ndarray:
-    "Entropy (nats) of each word's context distribution."
-    if not hasattr(self, '_H'):
-        C = self.counts.tocsr(); tot = np.asarray(C.sum(axis=1)).ravel()
-        p = C.data / np.repeat(np.where(tot > 0, tot, 1), np.diff(C.indptr))
-        self._H = np.bincount(np.repeat(np.arange(C.shape[0]), np.diff(C.indptr)), weights=-p * np.log(p), minlength=C.shape[0])
-    return self._H
-
-@patch
-def ambiguity(self:Semantics, text:str, # the text to score
-             ) -> float:
-    "The ambiguity score: min(2 x mean context entropy of the words, 10)."
-    words, H = check_str(text, 'text', 'Semantics.ambiguity').lower().split(), self._fitted('Semantics.ambiguity')._word_entropy()
-    total = sum(H[self.index[w]] for w in words if w in self.index)
-    return min(total / max(len(words), 1) * 2, 10.0)
-
-# %% ../nbs/04b_semantics.ipynb #79113455
-@patch
-def distinctiveness(self:Semantics, text:str, # the text to score
-                    context:str, # its context (the prompt)
-                   ) -> float:
-    "The distinctiveness ratio: min(20 x std of each text word's mean similarity to the context, 10); 5.0 if either is empty."
-    self._fitted('Semantics.distinctiveness'); check_str(text, 'text', 'Semantics.distinctiveness'); check_str(context, 'context', 'Semantics.distinctiveness')
-    tw, cw = list(dict.fromkeys(text.lower().split())), list(dict.fromkeys(context.lower().split()))
-    if not tw or not cw: return 5.0
-    return min(float(np.std(self._row_means(tw, cw))) * 20, 10.0)
-
-# %% ../nbs/04b_semantics.ipynb #226d5d6d
-@patch
-def _distinct_to(self:Semantics, context:str, texts:Sequence[str]) -> dict[str, float]:
-    "The distinctiveness of each of the distinct `texts` with one context, from one block of word similarities."
-    cw = list(dict.fromkeys(context.lower().split()))
-    tws = {t: list(dict.fromkeys(t.lower().split())) for t in texts}
-    words = list(dict.fromkeys(w for tw in tws.values() for w in tw))
-    M, pos = self._row_means(words, cw) if cw and words else np.zeros(len(words)), {w: k for k, w in enumerate(words)}
-    return {t: 5.0 if not tw or not cw else min(float(np.std(M[[pos[w] for w in tw]])) * 20, 10.0) for t, tw in tws.items()}
-
-# %% ../nbs/04b_semantics.ipynb #3f859349
-@patch
-def distinctiveness_batch(self:Semantics, texts:Sequence[str], # the texts to score
-                          contexts:Sequence[str], # the context of each text (as many as texts)
+    def similarity_matrix(self, a:Sequence[str], # words (as in the model: lowercased)
+                          b:Sequence[str], # more words; len(a) x len(b) at most 2**25
                          ) -> np.ndarray:
-    "`distinctiveness` of every (text, context) pair, computed with one similarity block per distinct context."
-    self._fitted('Semantics.distinctiveness_batch')
-    texts, contexts = as_texts(texts, 'texts', 'Semantics.distinctiveness_batch'), as_texts(contexts, 'contexts', 'Semantics.distinctiveness_batch')
-    if len(texts) != len(contexts):
-        raise ValueError(f"Semantics.distinctiveness_batch: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
-    out, by_ctx = np.empty(len(texts)), {}
-    for i, c in enumerate(contexts): by_ctx.setdefault(c, []).append(i)
-    for c, idx in by_ctx.items():
-        val = self._distinct_to(c, list(dict.fromkeys(texts[i] for i in idx)))
-        out[idx] = [val[texts[i]] for i in idx]
-    return out
+        "Similarity of each pair (a_i, b_j): the context vectors' cosine; 1 if equal, 0 if none."
+        caller = 'Semantics.similarity_matrix'
+        self._fitted(caller)
+        a, b = check_tokens(a, 'a', caller), check_tokens(b, 'b', caller)
+        if len(a) * len(b) > _MAX_CELLS:
+            raise ValueError(f"{caller}: a has {len(a)} words and b {len(b)}: "
+                             f"more than 2**25 similarities; use mean_similarity")
+        ia = np.array([self.index.get(word, -1) for word in a], np.int64)
+        ib = np.array([self.index.get(word, -1) for word in b], np.int64)
+        sims = np.zeros((len(a), len(b)))
+        ok_a, ok_b = np.flatnonzero(ia >= 0), np.flatnonzero(ib >= 0)
+        if len(ok_a) and len(ok_b):
+            sims[np.ix_(ok_a, ok_b)] = (self.unit[ia[ok_a]] @ self.unit[ib[ok_b]].T).toarray()
+        same = {word: k for k, word in enumerate(dict.fromkeys([*a, *b]))}   # words as integer ids
+        same_a = np.array([same[word] for word in a], np.int64)
+        same_b = np.array([same[word] for word in b], np.int64)
+        sims[same_a[:, None] == same_b[None, :]] = 1.0
+        return sims
+
+    def similarity(self, w1:str, # a word
+                   w2:str, # another word
+                  ) -> float:
+        "The similarity of two words."
+        w1 = check_str(w1, 'w1', 'Semantics.similarity')
+        w2 = check_str(w2, 'w2', 'Semantics.similarity')
+        return float(self.similarity_matrix([w1.lower()], [w2.lower()])[0, 0])
+
+    def _row_means(self, a:list[str], b:list[str]) -> np.ndarray:
+        "Each word of `a`'s mean similarity to the words of `b` (non-empty), in linear memory."
+        if len(a) * len(b) <= _DENSE_MAX: return self.similarity_matrix(a, b).mean(axis=1)
+        ia = np.array([self.index.get(word, -1) for word in a], np.int64)
+        ib = np.array([self.index.get(word, -1) for word in b], np.int64)
+        unit = self.unit
+        b_sum = unit.T @ np.bincount(ib[ib >= 0], minlength=unit.shape[0]).astype(float)   # sum_j u
+        dot, sq_norm = unit @ b_sum, np.asarray(unit.multiply(unit).sum(axis=1)).ravel()
+        count_b = Counter(b)
+        known = ia >= 0
+        num = np.where(known, dot[np.where(known, ia, 0)], 0.0)
+        equal = np.array([count_b.get(word, 0) for word in a], float)
+        num += equal * (1 - np.where(known, sq_norm[np.where(known, ia, 0)], 0.0))
+        return num / len(b)
+
+    def mean_similarity(self, a:Sequence[str], # words (lowercased)
+                        b:Sequence[str], # more words
+                       ) -> float:
+        "The mean of `similarity_matrix(a, b)` (0 when either is empty), in linear memory."
+        caller = 'Semantics.mean_similarity'
+        self._fitted(caller)
+        a, b = check_tokens(a, 'a', caller), check_tokens(b, 'b', caller)
+        if not a or not b: return 0.0
+        if len(a) * len(b) <= _DENSE_MAX: return float(self.similarity_matrix(a, b).mean())
+        return float(np.mean(self._row_means(a, b)))
+
+    def _word_entropy(self) -> np.ndarray:
+        "Entropy (nats) of each word's context distribution."
+        if not hasattr(self, '_entropies'):
+            counts = self.counts.tocsr()
+            total = np.asarray(counts.sum(axis=1)).ravel()
+            row_len = np.diff(counts.indptr)
+            p = counts.data / np.repeat(np.where(total > 0, total, 1), row_len)
+            rows = np.repeat(np.arange(counts.shape[0]), row_len)
+            self._entropies = np.bincount(rows, weights=-p * np.log(p), minlength=counts.shape[0])
+        return self._entropies
+
+    def ambiguity(self, text:str, # the text to score
+                 ) -> float:
+        "The ambiguity score: min(2 x mean context entropy of the words, 10)."
+        words = check_str(text, 'text', 'Semantics.ambiguity').lower().split()
+        entropy = self._fitted('Semantics.ambiguity')._word_entropy()
+        total = sum(entropy[self.index[word]] for word in words if word in self.index)
+        return min(total / max(len(words), 1) * 2, 10.0)
+
+    def distinctiveness(self, text:str, # the text to score
+                        context:str, # its context (the prompt)
+                       ) -> float:
+        "min(20 x std of text words' mean similarities to the context, 10); 5.0 if either is empty."
+        caller = 'Semantics.distinctiveness'
+        self._fitted(caller)
+        check_str(text, 'text', caller)
+        check_str(context, 'context', caller)
+        text_words = list(dict.fromkeys(text.lower().split()))
+        context_words = list(dict.fromkeys(context.lower().split()))
+        if not text_words or not context_words: return 5.0
+        return min(float(np.std(self._row_means(text_words, context_words))) * 20, 10.0)
+
+    def _distinct_to(self, context:str, texts:Sequence[str]) -> dict[str, float]:
+        "The distinctiveness of each of the distinct `texts` with one context, from one block."
+        context_words = list(dict.fromkeys(context.lower().split()))
+        text_words = {text: list(dict.fromkeys(text.lower().split())) for text in texts}
+        words = list(dict.fromkeys(word for tw in text_words.values() for word in tw))
+        if context_words and words: means = self._row_means(words, context_words)
+        else: means = np.zeros(len(words))
+        pos = {word: k for k, word in enumerate(words)}
+        def score(tw): return min(float(np.std(means[[pos[word] for word in tw]])) * 20, 10.0)
+        return {text: 5.0 if not tw or not context_words else score(tw)
+                for text, tw in text_words.items()}
+
+    def distinctiveness_batch(self, texts:Sequence[str], # the texts to score
+                              contexts:Sequence[str], # the context of each text (as many as texts)
+                             ) -> np.ndarray:
+        "`distinctiveness` of every (text, context) pair, with one similarity block per context."
+        caller = 'Semantics.distinctiveness_batch'
+        self._fitted(caller)
+        texts, contexts = as_texts(texts, 'texts', caller), as_texts(contexts, 'contexts', caller)
+        if len(texts) != len(contexts):
+            raise ValueError(f"{caller}: got {len(texts)} texts but {len(contexts)} contexts; "
+                             f"one context per text")
+        out, by_context = np.empty(len(texts)), {}
+        for i, context in enumerate(contexts): by_context.setdefault(context, []).append(i)
+        for context, idx in by_context.items():
+            scores = self._distinct_to(context, list(dict.fromkeys(texts[i] for i in idx)))
+            out[idx] = [scores[texts[i]] for i in idx]
+        return out

@@ -13,7 +13,6 @@ from functools import lru_cache
 from itertools import chain, count
 
 import numpy as np
-from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'check_str', 'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_float',
@@ -24,15 +23,16 @@ __all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'check_str', 'check_sequence', 'as_t
 
 # %% ../nbs/00_text.ipynb #06e7a31a
 def _brief(x, n:int=60) -> str:
-    "A short repr of `x` for an error message; never fails (a value nested too deeply to print is named by its type)."
-    try: r = repr(x)
+    "A short repr of `x` for an error message; never fails (a value too deep to print: its type)."
+    try: shown = repr(x)
     except Exception: return f"<{type(x).__name__}>"
-    return r if len(r) <= n else r[:n - 3] + '...'
+    return shown if len(shown) <= n else shown[:n - 3] + '...'
 
 def _check_labels(name, metric, fn:str):
     "A validator's `name` and `metric` go into its messages, so they must be str."
     if not (isinstance(name, str) and isinstance(metric, str) and name and metric):
-        raise TypeError(f"{fn}: name and metric must be non-empty str, got {_brief(name, 20)} and {_brief(metric, 20)}")
+        raise TypeError(f"{fn}: name and metric must be non-empty str, "
+                        f"got {_brief(name, 20)} and {_brief(metric, 20)}")
 
 def check_str(x, # the value
               name:str, # what the caller calls it, e.g. 'text' or 'predictions[3]'
@@ -41,14 +41,15 @@ def check_str(x, # the value
     "`x` if it is a str, else a `TypeError` naming the metric and the argument."
     if not isinstance(x, str):
         _check_labels(name, metric, 'check_str')
-        raise TypeError(f"{metric}: {name} must be a str, got {type(x).__name__}" + (" (None)" if x is None else ""))
+        raise TypeError(f"{metric}: {name} must be a str, got {type(x).__name__}"
+                        + (" (None)" if x is None else ""))
     return x
 
 def check_sequence(x, # the value
                    name:str, # the argument's name
                    metric:str, # the metric's name
                   ) -> list:
-    "`x` as a list if it is a sequence of items (not a str, bytes, dict or None), else a `TypeError`."
+    "`x` as a list if it is a sequence (not a str, bytes, dict or None), else a `TypeError`."
     _check_labels(name, metric, 'check_sequence')
     if x is None or isinstance(x, (str, bytes, dict)) or not isinstance(x, Iterable):
         raise TypeError(f"{metric}: {name} must be a sequence, got {type(x).__name__}")
@@ -63,8 +64,10 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
     _check_labels(name, metric, 'as_texts')
     if isinstance(texts, str): return [texts]
     try: texts = check_sequence(texts, name, metric)
-    except TypeError: raise TypeError(f"{metric}: {name} must be a str or a sequence of str, got {type(texts).__name__}") from None
-    for i, t in enumerate(texts): check_str(t, f"{name}[{i}]", metric)
+    except TypeError:
+        raise TypeError(f"{metric}: {name} must be a str or a sequence of str, "
+                        f"got {type(texts).__name__}") from None
+    for i, text in enumerate(texts): check_str(text, f"{name}[{i}]", metric)
     return texts
 
 # %% ../nbs/00_text.ipynb #b1934885
@@ -72,11 +75,12 @@ def check_tokens(x, # the value: a list of str tokens
                  name:str, # the argument's name
                  metric:str, # the metric's name
                 ) -> list[str]:
-    "`x` as a list if it is a sequence of str tokens (not a str), else a `TypeError` naming the bad token."
+    "`x` as a list if it is a sequence of str tokens (not a str), else a `TypeError` naming one."
     _check_labels(name, metric, 'check_tokens')
     if isinstance(x, str) or not isinstance(x, Sequence):
-        raise TypeError(f"{metric}: {name} must be a list of tokens (str), got {type(x).__name__}; split the text first")
-    for i, t in enumerate(x): check_str(t, f"{name}[{i}]", metric)
+        raise TypeError(f"{metric}: {name} must be a list of tokens (str), "
+                        f"got {type(x).__name__}; split the text first")
+    for i, token in enumerate(x): check_str(token, f"{name}[{i}]", metric)
     return list(x)
 
 def check_int(x, # the value
@@ -88,9 +92,12 @@ def check_int(x, # the value
     "`x` as an int if it is an integer in [`low`, `high`], else a `ValueError`."
     _check_labels(name, metric, 'check_int')
     if not isinstance(low, int) or not (high is None or isinstance(high, int)):
-        raise TypeError(f"check_int: low and high must be int (high may be None), got {type(low).__name__} and {type(high).__name__}")
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < low or (high is not None and x > high):
-        raise ValueError(f"{metric}: {name} must be an int >= {low}" + (f" and <= {high}" if high is not None else "") + f", got {_brief(x)}")
+        raise TypeError(f"check_int: low and high must be int (high may be None), "
+                        f"got {type(low).__name__} and {type(high).__name__}")
+    if (isinstance(x, bool) or not isinstance(x, (int, np.integer))
+            or x < low or (high is not None and x > high)):
+        upper = f" and <= {high}" if high is not None else ""
+        raise ValueError(f"{metric}: {name} must be an int >= {low}{upper}, got {_brief(x)}")
     return int(x)
 
 def check_float(x, # the value
@@ -101,14 +108,16 @@ def check_float(x, # the value
                 open_low:bool=False, # exclude `low` itself
                 open_high:bool=False, # exclude `high` itself
                ) -> float:
-    "`x` as a float if it is a finite real number (not a bool) in the range, else a `TypeError` or `ValueError`."
+    "`x` as a float if it is a finite number (not a bool) in range, else `TypeError`/`ValueError`."
     _check_labels(name, metric, 'check_float')
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or not all(isinstance(v, bool) for v in (open_low, open_high)):
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+    if not numbers or not all(isinstance(v, bool) for v in (open_low, open_high)):
         raise TypeError("check_float: low and high must be numbers, open_low and open_high bools")
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
         raise TypeError(f"{metric}: {name} must be a number, got {type(x).__name__}")
     x = float(x)
-    if not math.isfinite(x) or x < low or x > high or (open_low and x == low) or (open_high and x == high):
+    if (not math.isfinite(x) or x < low or x > high
+            or (open_low and x == low) or (open_high and x == high)):
         rng = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
         raise ValueError(f"{metric}: {name} must be a finite number in {rng}, got {x!r}")
     return x
@@ -125,9 +134,9 @@ def check_bool(x, # the value
 
 # %% ../nbs/00_text.ipynb #c3c8c29e
 def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of them
-                references:str|Sequence[str|Sequence[str]], # for each hypothesis: a reference or a list of references
+                references:str|Sequence[str|Sequence[str]], # per hypothesis: a reference or a list
                 metric:str='check_pairs', # the metric's name, for error messages
-                name:str='hypotheses', # what the caller calls the first argument ('predictions' in the `Metric` API)
+                name:str='hypotheses', # the first argument's name ('predictions' in `Metric`)
                ) -> tuple[list[str], list[list[str]]]:
     "Validate hypothesis/reference pairs; return `(hyps, refs)` with `refs[i]` a list of strings."
     _check_labels(name, metric, 'check_pairs')
@@ -140,42 +149,48 @@ def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of
     references = check_sequence(references, 'references', metric)
     if len(references) != len(hyps):
         raise ValueError(f"{metric}: got {len(hyps)} {name} but {len(references)} references; "
-                         f"they must be the same length (one entry of references per item of {name})")
-    refs = [as_texts(r, f"references[{i}]", metric) or [''] for i, r in enumerate(references)]
+                         f"they must be the same length "
+                         f"(one entry of references per item of {name})")
+    refs = [as_texts(item, f"references[{i}]", metric) or [''] for i, item in enumerate(references)]
     return hyps, refs
 
 # %% ../nbs/00_text.ipynb #dc21a50d
-def as_array(x, # a list, an array or a tensor (torch tensors are detached and moved to the CPU)
+def as_array(x, # a list, an array or a tensor (a torch tensor is detached and moved to the CPU)
              name:str, # the argument's name, for error messages
              metric:str, # the metric's name, for error messages
              numeric:bool=True, # require numbers (bool, int or float)
              finite:bool=False, # also require every number to be finite (no NaN or inf)
             ) -> np.ndarray:
     "A NumPy array from a list, an array or a tensor."
-    _check_labels(name, metric, 'as_array'); check_bool(numeric, 'numeric', 'as_array'); check_bool(finite, 'finite', 'as_array')
+    _check_labels(name, metric, 'as_array')
+    check_bool(numeric, 'numeric', 'as_array')
+    check_bool(finite, 'finite', 'as_array')
     if hasattr(x, 'detach') and hasattr(x, 'cpu'): x = x.detach().cpu().numpy()
-    try: a = np.asarray(x)
+    try: array = np.asarray(x)
     except (ValueError, TypeError, RecursionError, OverflowError) as e:
-        raise ValueError(f"{metric}: {name} is not a rectangular array of numbers ({str(e)[:100]})") from None
-    if numeric and (a.dtype == object or a.dtype.kind not in 'biuf'):
-        raise TypeError(f"{metric}: {name} must hold numbers, got dtype {a.dtype}")
-    if finite and a.dtype.kind == 'f' and not np.isfinite(a).all():
-        raise ValueError(f"{metric}: {name} must be finite; it has NaN or inf at index {tuple(int(v) for v in np.argwhere(~np.isfinite(a))[0])}")
-    return a
+        raise ValueError(f"{metric}: {name} is not a rectangular array of numbers "
+                         f"({str(e)[:100]})") from None
+    if numeric and (array.dtype == object or array.dtype.kind not in 'biuf'):
+        raise TypeError(f"{metric}: {name} must hold numbers, got dtype {array.dtype}")
+    if finite and array.dtype.kind == 'f' and not np.isfinite(array).all():
+        where = tuple(int(v) for v in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(f"{metric}: {name} must be finite; it has NaN or inf at index {where}")
+    return array
 
 def check_base(base, # a logarithm base
                metric:str, # the metric's name, for error messages
               ) -> float:
     "`base` if it is a real number > 1 (2 for bits, e for nats), else a `ValueError`."
     _check_labels('base', metric, 'check_base')
-    if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)) or not base > 1 or base == float('inf'):
+    if (isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating))
+            or not base > 1 or base == float('inf')):
         raise ValueError(f"{metric}: base must be a finite number > 1, got {_brief(base)}")
     return float(base)
 
 # %% ../nbs/00_text.ipynb #6fa85721
 class Tokenizer:
     "Base class: a named, versioned callable from a string to a list of tokens."
-    name, version, norm = 'base', '1', 'none'     # norm: the Unicode normalisation applied before tokenizing
+    name, version, norm = 'base', '1', 'none'     # norm: the Unicode normalisation applied first
     def __init__(self, lowercase:bool=False): # lowercase the text before tokenizing?
         self.lowercase = check_bool(lowercase, 'lowercase', type(self).__name__)
     def tokenize(self, text:str) -> list[str]: raise NotImplementedError
@@ -184,14 +199,14 @@ class Tokenizer:
         check_str(text, 'text', type(self).__name__)
         return self.tokenize(text.lower() if self.lowercase else text)
     def batch(self, texts:Iterable[str]) -> list[list[str]]:
-        "Tokenize many texts (subclasses may do this faster than one call each); a lone str is one text."
-        return [self(t) for t in as_texts(texts, 'texts', type(self).__name__)]
+        "Tokenize many texts (a subclass may do it faster); a lone str is one text."
+        return [self(text) for text in as_texts(texts, 'texts', type(self).__name__)]
     @property
     def signature(self) -> str: return f"{self.name}-v{self.version}"
     @property
     def case(self) -> str: return 'lc' if self.lowercase else 'mixed'
     def signature_options(self) -> dict[str, str]:
-        "What this tokenizer contributes to a metric's signature: its name and version, its casing, its normalisation."
+        "What it adds to a metric's signature: its name and version, its casing, its normalisation."
         return {'tok': self.signature, 'case': self.case, 'norm': self.norm}
     def __repr__(self): return f"{type(self).__name__}(lowercase={self.lowercase})"
     def __eq__(self, other): return type(self) is type(other) and self.lowercase == other.lowercase
@@ -201,7 +216,8 @@ class Tokenizer:
 class WhitespaceTokenizer(Tokenizer):
     "Split on runs of whitespace; nothing else changes."
     name, version = 'whitespace', '1'
-    def tokenize(self, text:str) -> list[str]: return check_str(text, 'text', 'WhitespaceTokenizer').split()
+    def tokenize(self, text:str) -> list[str]:
+        return check_str(text, 'text', 'WhitespaceTokenizer').split()
     def batch(self, texts:Iterable[str]) -> list[list[str]]:
         texts = as_texts(texts, 'texts', 'WhitespaceTokenizer')
         return list(map(str.split, map(str.lower, texts) if self.lowercase else texts))
@@ -209,7 +225,8 @@ class WhitespaceTokenizer(Tokenizer):
 # %% ../nbs/00_text.ipynb #1b1e1d96
 _WORD = r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}\p{N}]+)*"
 _EMOJI_MOD = r"[\p{M}\uFE0F\U0001F3FB-\U0001F3FF]*"
-_EMOJI = rf"\p{{Regional_Indicator}}{{2}}|\p{{Extended_Pictographic}}{_EMOJI_MOD}(?:\u200D\p{{Extended_Pictographic}}{_EMOJI_MOD})*"
+_EMOJI = (rf"\p{{Regional_Indicator}}{{2}}|\p{{Extended_Pictographic}}{_EMOJI_MOD}"
+          rf"(?:\u200D\p{{Extended_Pictographic}}{_EMOJI_MOD})*")
 
 @lru_cache(maxsize=None)
 def _unicode_word_re():
@@ -217,14 +234,15 @@ def _unicode_word_re():
     return regex.compile(f"{_EMOJI}|{_WORD}")
 
 class UnicodeWordTokenizer(Tokenizer):
-    "Words of letters/digits of any script (with combining marks), and emoji, after NFC normalisation."
+    "Words of letters/digits of any script (with combining marks) and emoji, NFC-normalised first."
     name, version, norm = 'unicode', '1', 'nfc'
     def tokenize(self, text:str) -> list[str]:
-        return _unicode_word_re().findall(unicodedata.normalize('NFC', check_str(text, 'text', 'UnicodeWordTokenizer')))
+        text = check_str(text, 'text', 'UnicodeWordTokenizer')
+        return _unicode_word_re().findall(unicodedata.normalize('NFC', text))
 
 # %% ../nbs/00_text.ipynb #489520c5
 _13A_RULES = (
-    (re.compile(r'([\{-\~\[-\` -\&\(-\+\:-\@\/])'), r' \1 '),  # ASCII symbols except . , - ' and digits/letters
+    (re.compile(r'([\{-\~\[-\` -\&\(-\+\:-\@\/])'), r' \1 '),  # symbols but . , - ' (ASCII)
     (re.compile(r'([^0-9])([\.,])'), r'\1 \2 '),               # period/comma not after a digit
     (re.compile(r'([\.,])([^0-9])'), r' \1 \2'),               # period/comma not before a digit
     (re.compile(r'([0-9])(-)'), r'\1 \2 '),                    # hyphen after a digit
@@ -244,17 +262,18 @@ def _tok13a(line:str) -> tuple[str, ...]:
 # %% ../nbs/00_text.ipynb #8aae4733
 _13A_SYMBOL = re.compile(r'[\{-\~\[-\`!-\&\(-\+\:-\@\/]')   # rule 1's class without the space
 _13A_PAD = {chr(c): f" {chr(c)} " for c in range(128)}
-_13A_LONE = ((re.compile(r'\.(?<![.,]\.)(?![.,])(?:(?<![0-9]\.)|(?![0-9]))'), ' . '),   # rules 2 and 3 on a period or comma
-             (re.compile(r',(?<![.,],)(?![.,])(?:(?<![0-9],)|(?![0-9]))'), ' , '))      # alone: padded unless between digits
+# rules 2 and 3 on a period or comma alone: padded unless between digits
+_13A_LONE = ((re.compile(r'\.(?<![.,]\.)(?![.,])(?:(?<![0-9]\.)|(?![0-9]))'), ' . '),
+             (re.compile(r',(?<![.,],)(?![.,])(?:(?<![0-9],)|(?![0-9]))'), ' , '))
 _13A_RUN = re.compile(r'[.,][.,]+')
 _13A_HYPHEN = re.compile(r'-(?<=[0-9]-)')                    # rule 4
-_13A_SEPS = ('\x00', '\x01', '\uffff', '\U0010fffe')         # line separators, the first that no line contains
+_13A_SEPS = ('\x00', '\x01', '\uffff', '\U0010fffe')         # separators: the first no line has
 
-def _13a_pad(m:re.Match) -> str: return _13A_PAD[m[0]]
+def _13a_pad(match:re.Match) -> str: return _13A_PAD[match[0]]
 
-def _13a_run(m:re.Match) -> str:
-    "Rules 2 and 3 on a run of periods and commas, read with the characters just before and after it."
-    local = m.string[m.start() - 1:m.end() + 1]
+def _13a_run(match:re.Match) -> str:
+    "Rules 2 and 3 on a run of periods and commas, read with the characters around it."
+    local = match.string[match.start() - 1:match.end() + 1]
     for pat, rep in _13A_RULES[1:3]: local = pat.sub(rep, local)
     return local[1:-1]
 
@@ -263,20 +282,23 @@ def _tok13a_joined(lines:list[str]) -> list[list[str]]:
     "The 13a tokens of each of `lines` (right-stripped), from one joined string (see above)."
     n = len(lines)
     sep = next((s for s in _13A_SEPS if (text := f" {s} ".join(lines)).count(s) == n - 1), None)
-    if sep is None or n == 0: return [list(_tok13a(line)) for line in lines]     # no free separator: line by line
+    if sep is None or n == 0: return [list(_tok13a(line)) for line in lines]   # no free separator
     text = text.replace('<skipped>', '').replace('-\n', '').replace('\n', ' ')
     if '&' in text:
         for ent, ch in _13A_ENTITIES: text = text.replace(ent, ch)
     text = _13A_SYMBOL.sub(_13a_pad, f" {text} ")
     for pat, rep in _13A_LONE: text = pat.sub(rep, text)
-    toks, out, i = _13A_HYPHEN.sub(' - ', _13A_RUN.sub(_13a_run, text)).split(), [], 0
-    for _ in range(n - 1): j = toks.index(sep, i); out.append(toks[i:j]); i = j + 1
-    return out + [toks[i:]]
+    toks, out, start = _13A_HYPHEN.sub(' - ', _13A_RUN.sub(_13a_run, text)).split(), [], 0
+    for _ in range(n - 1):
+        end = toks.index(sep, start)
+        out.append(toks[start:end])
+        start = end + 1
+    return out + [toks[start:]]
 
 def _tok13a_batch(lines:list[str], # the lines, each right-stripped (as `Tokenizer13a` strips them)
                   chunk:int=4096, # lines per joined string
                  ) -> list[list[str]]:
-    "`[list(_tok13a(line)) for line in lines]`, computed `chunk` lines at a time from their joined text."
+    "`[list(_tok13a(line)) for line in lines]`, from the joined text of `chunk` lines at a time."
     out = []
     for i in range(0, len(lines), chunk): out += _tok13a_joined(lines[i:i + chunk])
     return out
@@ -285,38 +307,47 @@ def _tok13a_batch(lines:list[str], # the lines, each right-stripped (as `Tokeniz
 class Tokenizer13a(Tokenizer):
     "The `mteval-v13a` tokenizer (sacrebleu's default for BLEU)."
     name, version = '13a', '1'
-    def tokenize(self, text:str) -> list[str]: return list(_tok13a(check_str(text, 'text', 'Tokenizer13a').rstrip()))
+    def tokenize(self, text:str) -> list[str]:
+        return list(_tok13a(check_str(text, 'text', 'Tokenizer13a').rstrip()))
     def batch(self, texts:Iterable[str]) -> list[list[str]]:
         "The tokens of each text, many lines per pass (`_tok13a_batch`); a lone str is one text."
-        if not (type(texts) is list and {str}.issuperset(map(type, texts))): texts = as_texts(texts, 'texts', 'Tokenizer13a')
-        return _tok13a_batch(list(map(str.rstrip, map(str.lower, texts) if self.lowercase else texts)))
+        if not (type(texts) is list and {str}.issuperset(map(type, texts))):
+            texts = as_texts(texts, 'texts', 'Tokenizer13a')
+        if self.lowercase: texts = map(str.lower, texts)
+        return _tok13a_batch(list(map(str.rstrip, texts)))
 
 # %% ../nbs/00_text.ipynb #7356e596
 _ROUGE_TOKEN = re.compile(r'[a-z0-9]+')
-_ASCII_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))  # keep a-z, 0-9
+_ASCII_SPACE = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))  # a-z, 0-9
 
 def _rouge_tokens(text:str) -> list[str]:
-    "Runs of a-z0-9 in lowercased `text`: a byte translation, equal to the regex `[a-z0-9]+` and faster; a non-ASCII character becomes '?', a separator."
+    "Runs of a-z0-9 in lowercased `text`: the regex `[a-z0-9]+`, faster, by a byte translation."
+    # a non-ASCII character becomes '?', a separator
     return text.encode('ascii', 'replace').translate(_ASCII_SPACE).decode('ascii').split()
 
 class RougeScoreTokenizer(Tokenizer):
-    "rouge-score's tokenizer: lowercased runs of ASCII letters and digits; everything else is dropped."
+    "rouge-score's tokenizer: lowercased runs of ASCII letters and digits; the rest is dropped."
     name, version = 'rouge-score', '1'
     def __init__(self, lowercase:bool=True): # ignored: it always lowercases
-        check_bool(lowercase, 'lowercase', 'RougeScoreTokenizer'); super().__init__(lowercase=True)
-    def tokenize(self, text:str) -> list[str]: return _rouge_tokens(check_str(text, 'text', 'RougeScoreTokenizer'))
+        check_bool(lowercase, 'lowercase', 'RougeScoreTokenizer')
+        super().__init__(lowercase=True)
+    def tokenize(self, text:str) -> list[str]:
+        return _rouge_tokens(check_str(text, 'text', 'RougeScoreTokenizer'))
     def batch(self, texts:Iterable[str]) -> list[list[str]]:
-        return list(map(_rouge_tokens, map(str.lower, as_texts(texts, 'texts', 'RougeScoreTokenizer'))))
+        texts = as_texts(texts, 'texts', 'RougeScoreTokenizer')
+        return list(map(_rouge_tokens, map(str.lower, texts)))
 
 # %% ../nbs/00_text.ipynb #3bc8e369
 _NOT_WORD_OR_SPACE = re.compile(r'[^\w\s]')
 
 class DesignTokenizer(Tokenizer):
-    "The statistical humor evaluator's tokenizer: lowercase, delete characters that are neither word characters nor whitespace, split."
+    "The humor evaluator's tokenizer: lowercase, keep only word characters and whitespace, split."
     name, version = 'design', '1'
     def __init__(self, lowercase:bool=True): # ignored: it always lowercases
-        check_bool(lowercase, 'lowercase', 'DesignTokenizer'); super().__init__(lowercase=True)
-    def tokenize(self, text:str) -> list[str]: return _NOT_WORD_OR_SPACE.sub('', check_str(text, 'text', 'DesignTokenizer')).split()
+        check_bool(lowercase, 'lowercase', 'DesignTokenizer')
+        super().__init__(lowercase=True)
+    def tokenize(self, text:str) -> list[str]:
+        return _NOT_WORD_OR_SPACE.sub('', check_str(text, 'text', 'DesignTokenizer')).split()
 
 # %% ../nbs/00_text.ipynb #26c14a0a
 @lru_cache(maxsize=1)
@@ -325,38 +356,45 @@ def _treebank():
     return TreebankWordTokenizer()
 
 class TreebankTokenizer(Tokenizer):
-    "nltk's Penn Treebank word tokenizer (the humor evaluator's diversity metrics use it, lowercased)."
+    "nltk's Penn Treebank tokenizer (the humor evaluator's diversity metrics use it, lowercased)."
     name, version = 'treebank', '1'
-    def tokenize(self, text:str) -> list[str]: return _treebank().tokenize(check_str(text, 'text', 'TreebankTokenizer'))
+    def tokenize(self, text:str) -> list[str]:
+        return _treebank().tokenize(check_str(text, 'text', 'TreebankTokenizer'))
 
 # %% ../nbs/00_text.ipynb #8d0784e1
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
-              'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a, 'rouge-score': RougeScoreTokenizer,
-              'design': DesignTokenizer, 'treebank': TreebankTokenizer}
+              'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a,
+              'rouge-score': RougeScoreTokenizer, 'design': DesignTokenizer,
+              'treebank': TreebankTokenizer}
 
 def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                   lowercase:bool=False, # lowercase before tokenizing (only used with a name)
                   metric:str='tokenizer', # metric name for error messages
                  ) -> Tokenizer:
     "Resolve `tokenizer` to a `Tokenizer` instance."
-    _check_labels('tokenizer', metric, 'get_tokenizer'); lowercase = check_bool(lowercase, 'lowercase', metric)
+    _check_labels('tokenizer', metric, 'get_tokenizer')
+    lowercase = check_bool(lowercase, 'lowercase', metric)
     if isinstance(tokenizer, Tokenizer): return tokenizer
-    if isinstance(tokenizer, str) and tokenizer in TOKENIZERS: return TOKENIZERS[tokenizer](lowercase=lowercase)
-    raise ValueError(f"{metric}: unknown tokenizer {_brief(tokenizer)}; expected one of {sorted(TOKENIZERS)} or a Tokenizer")
+    if isinstance(tokenizer, str) and tokenizer in TOKENIZERS:
+        return TOKENIZERS[tokenizer](lowercase=lowercase)
+    raise ValueError(f"{metric}: unknown tokenizer {_brief(tokenizer)}; "
+                     f"expected one of {sorted(TOKENIZERS)} or a Tokenizer")
 
 # %% ../nbs/00_text.ipynb #cfea2780
-MAX_NGRAM_ORDER = 100   # the highest n-gram order any metric counts: BLEU's max_n, ngram_overlap's orders
+MAX_NGRAM_ORDER = 100   # the highest order a metric counts: BLEU's max_n, ngram_overlap's orders
 
 def ngrams(tokens:Sequence[str], # the tokens of one text (a list, not a str)
            n:int, # the n-gram order, >= 1 (an order above len(tokens) has no n-grams)
           ) -> Iterator[tuple[str, ...]]:
     "The n-grams of `tokens`, in order, as tuples."
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
-        raise TypeError(f"ngrams: tokens must be a list of tokens (str), got {type(tokens).__name__}; split the text first")
+        raise TypeError(f"ngrams: tokens must be a list of tokens (str), "
+                        f"got {type(tokens).__name__}; split the text first")
     n = check_int(n, 'n', 'ngrams')
     if n > len(tokens): return iter(())
-    if n <= 8: return zip(*(tokens[i:] for i in range(n)))      # n shifted copies: fastest for the usual orders
-    return (tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))   # one window at a time: memory O(n), not O(n * len)
+    if n <= 8: return zip(*(tokens[i:] for i in range(n)))   # n shifted copies: fastest for low n
+    # one window at a time: memory O(n), not O(n * len)
+    return (tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
 def ngram_counts(tokens:Sequence[str], # the tokens of one text
                  n:int, # the n-gram order
@@ -366,80 +404,98 @@ def ngram_counts(tokens:Sequence[str], # the tokens of one text
 
 # %% ../nbs/00_text.ipynb #b339820e
 class Vocab(dict):
-    "Token -> integer id: growing (new tokens get new ids) when `unk_id` is None, else fixed (unseen str -> `unk_id`)."
-    def __init__(self, tokens:Iterable=(), # initial tokens; the first occurrence of each gets ids 0, 1, 2, ...
-                 unk_id:int|None=None, # the id of an unseen token in a fixed vocabulary; None: the vocabulary grows
+    "Token -> integer id: growing (`unk_id` None: new token, new id) or fixed (unseen -> `unk_id`)."
+    def __init__(self,
+                 tokens:Iterable=(), # initial tokens; ids 0, 1, 2, ... in order of first occurrence
+                 unk_id:int|None=None, # a fixed vocabulary's id of an unseen token; None: it grows
                 ):
         if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Iterable):
-            raise TypeError(f"Vocab: tokens must be an iterable of tokens (not a str), got {type(tokens).__name__}")
-        self.unk_id = None if unk_id is None else check_int(unk_id, 'unk_id', 'Vocab', low=-1, high=2**62)
+            raise TypeError(f"Vocab: tokens must be an iterable of tokens (not a str), "
+                            f"got {type(tokens).__name__}")
+        if unk_id is not None: unk_id = check_int(unk_id, 'unk_id', 'Vocab', low=-1, high=2**62)
+        self.unk_id = unk_id
         try: super().__init__(zip(dict.fromkeys(tokens), count()))
-        except TypeError as e: raise TypeError(f"Vocab: tokens must be hashable (str, or tuples for n-grams): {e}") from None
+        except TypeError as e:
+            raise TypeError(f"Vocab: tokens must be hashable (str, or tuples for n-grams): "
+                            f"{e}") from None
     def __missing__(self, token):
         if self.unk_id is None: raise KeyError(token)
         if isinstance(token, str): return self.unk_id
         raise TypeError(f"Vocab: a token must be a str, got {type(token).__name__}")
-    def __repr__(self): return f"Vocab({len(self)} tokens, " + ("growing)" if self.unk_id is None else f"unk_id={self.unk_id})")
+    def __repr__(self):
+        kind = "growing" if self.unk_id is None else f"unk_id={self.unk_id}"
+        return f"Vocab({len(self)} tokens, {kind})"
 
-# %% ../nbs/00_text.ipynb #b6f814eb
-@patch
-def encode(self:Vocab, token_lists:Iterable[Sequence], # lists of tokens
-          ) -> tuple[np.ndarray, np.ndarray]:
-    "The ids of all tokens of all lists, concatenated, and the length of each list."
-    M = 'Vocab.encode'
-    token_lists = token_lists if isinstance(token_lists, list) else check_sequence(token_lists, 'token_lists', M)
-    for i, t in enumerate(token_lists):
-        if isinstance(t, (str, bytes)) or not isinstance(t, Collection):
-            raise TypeError(f"{M}: token_lists[{i}] must be a list of tokens (not a str), got {type(t).__name__}")
-    lens = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
-    flat = chain.from_iterable(token_lists)
-    try:
-        if self.unk_id is not None: return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
-        grow = defaultdict(count(len(self)).__next__, self)   # C-level growth: a new token gets the next dense id
-        ids = np.fromiter(map(grow.__getitem__, flat), np.int64, int(lens.sum()))
-    except TypeError as e:
-        if str(e).startswith('Vocab'): raise
-        raise TypeError(f"{M}: tokens must be hashable (str, or tuples for n-grams): {e}") from None
-    self.update(grow)
-    return ids, lens
+    def encode(self, token_lists:Iterable[Sequence], # lists of tokens
+              ) -> tuple[np.ndarray, np.ndarray]:
+        "The ids of all tokens of all lists, concatenated, and the length of each list."
+        caller = 'Vocab.encode'
+        if not isinstance(token_lists, list):
+            token_lists = check_sequence(token_lists, 'token_lists', caller)
+        for i, tokens in enumerate(token_lists):
+            if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Collection):
+                raise TypeError(f"{caller}: token_lists[{i}] must be a list of tokens (not a str), "
+                                f"got {type(tokens).__name__}")
+        lens = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
+        flat = chain.from_iterable(token_lists)
+        try:
+            if self.unk_id is not None:
+                return np.fromiter(map(self.__getitem__, flat), np.int64, int(lens.sum())), lens
+            grow = defaultdict(count(len(self)).__next__, self)   # grows in C: new token, next id
+            ids = np.fromiter(map(grow.__getitem__, flat), np.int64, int(lens.sum()))
+        except TypeError as e:
+            if str(e).startswith('Vocab'): raise
+            raise TypeError(f"{caller}: tokens must be hashable (str, or tuples for n-grams): "
+                            f"{e}") from None
+        self.update(grow)
+        return ids, lens
 
 # %% ../nbs/00_text.ipynb #85613fa5
 def _unique_inverse(key:np.ndarray) -> tuple[np.ndarray, int]:
-    "Dense ids of the values of `key` (equal values, equal ids) and their number; `np.unique` without its overhead."
+    "Dense ids of the values of `key` (equal values, equal ids), their number: a fast `np.unique`."
     order = np.argsort(key)
-    sk = key[order]
-    new = np.empty(len(sk), bool); new[:1] = True
-    np.not_equal(sk[1:], sk[:-1], out=new[1:])
-    code = np.empty(len(key), np.int64); code[order] = np.cumsum(new) - 1
+    sorted_key = key[order]
+    new = np.empty(len(sorted_key), bool)
+    new[:1] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
+    code = np.empty(len(key), np.int64)
+    code[order] = np.cumsum(new) - 1
     return code, int(new.sum())
 
 # %% ../nbs/00_text.ipynb #3579890a
-def _count_orders(m, t, tok, seg, src, left, R):
-    "Fill matches `m` and totals `t` (segments x orders), order by order (see the steps above)."
-    (N, orders), V = m.shape, int(tok.max(initial=0)) + 1
-    pos, code = np.arange(len(tok)), seg              # order 1 extends the pair (segment, nothing) by a token
+def _count_orders(matches, totals, tok, seg, src, left, n_refs):
+    "Fill `matches` and `totals` (segments x orders), order by order (see the steps above)."
+    (n_segments, orders), vocab_size = matches.shape, int(tok.max(initial=0)) + 1
+    pos, code = np.arange(len(tok)), seg   # order 1 extends (segment, nothing) by a token
     for n in range(1, orders + 1):
-        if n > 1:                                       # keep the positions that still start an n-gram in their row
+        if n > 1:                          # the positions that still start an n-gram in their row
             keep = left >= n
             pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
-        code, U = _unique_inverse(code * V + tok[pos + n - 1])   # id of (segment, n-gram)
+        # the id of each (segment, n-gram)
+        code, n_codes = _unique_inverse(code * vocab_size + tok[pos + n - 1])
         hyp = src < 0
-        hyp_c = np.bincount(code[hyp], minlength=U)
-        ref_c = np.bincount(code[src == 0], minlength=U)
-        for k in range(1, R): ref_c = np.maximum(ref_c, np.bincount(code[src == k], minlength=U))
-        code_seg = np.empty(U, np.int64); code_seg[code] = seg
-        m[:, n - 1] = np.bincount(code_seg, weights=np.minimum(hyp_c, ref_c), minlength=N)
-        t[:, n - 1] = np.bincount(seg[hyp], minlength=N)
+        hyp_c = np.bincount(code[hyp], minlength=n_codes)
+        ref_c = np.bincount(code[src == 0], minlength=n_codes)
+        for k in range(1, n_refs):
+            ref_c = np.maximum(ref_c, np.bincount(code[src == k], minlength=n_codes))
+        code_seg = np.empty(n_codes, np.int64)
+        code_seg[code] = seg
+        clipped = np.minimum(hyp_c, ref_c)
+        matches[:, n - 1] = np.bincount(code_seg, weights=clipped, minlength=n_segments)
+        totals[:, n - 1] = np.bincount(seg[hyp], minlength=n_segments)
 
 # %% ../nbs/00_text.ipynb #7c9b71b5
-def _ids(x, name:str, M:str, high:int) -> np.ndarray:
-    "`x` as a 1-D int64 array of integers in [0, high), else a `TypeError`/`ValueError` naming `name`."
-    a = as_array(x, name, M)
-    if a.ndim != 1: raise ValueError(f"{M}: {name} must be 1-D, got shape {a.shape}")
-    if a.size == 0: return np.zeros(0, np.int64)
-    if a.dtype.kind not in 'iu': raise TypeError(f"{M}: {name} must hold integers, got dtype {a.dtype}")
-    if a.min() < 0 or a.max() >= high: raise ValueError(f"{M}: {name} must hold integers in [0, {high}), got {(a.min() if a.min() < 0 else a.max()).item()}")
-    return a.astype(np.int64, copy=False)
+def _ids(x, name:str, caller:str, high:int) -> np.ndarray:
+    "`x` as a 1-D int64 array of integers in [0, high), else a `TypeError`/`ValueError`."
+    ids = as_array(x, name, caller)
+    if ids.ndim != 1: raise ValueError(f"{caller}: {name} must be 1-D, got shape {ids.shape}")
+    if ids.size == 0: return np.zeros(0, np.int64)
+    if ids.dtype.kind not in 'iu':
+        raise TypeError(f"{caller}: {name} must hold integers, got dtype {ids.dtype}")
+    if ids.min() < 0 or ids.max() >= high:
+        raise ValueError(f"{caller}: {name} must hold integers in [0, {high}), "
+                         f"got {(ids.min() if ids.min() < 0 else ids.max()).item()}")
+    return ids.astype(np.int64, copy=False)
 
 # %% ../nbs/00_text.ipynb #58c7e939
 def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
@@ -450,43 +506,57 @@ def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
                       orders:int=4, # count orders 1..orders
                      ) -> tuple[np.ndarray, np.ndarray]:
     "`ngram_overlap` on integer token ids (non-negative), for callers that already have them."
-    M = 'ngram_overlap_ids'
-    orders = check_int(orders, 'orders', M, high=MAX_NGRAM_ORDER + 1)   # + 1: BLEU's methods 5 and 7 read one order past max_n
-    hid, rid = _ids(hid, 'hid', M, 2**31), _ids(rid, 'rid', M, 2**31)
-    hlen, rlen, nref = _ids(hlen, 'hlen', M, 2**40), _ids(rlen, 'rlen', M, 2**40), _ids(nref, 'nref', M, 2**40)
-    for a, b, what in ((nref, hlen, 'nref has {} entries but hlen {}'), (hid, hlen.sum(), 'hid has {} ids but hlen sums to {}'),
-                       (rlen, nref.sum(), 'rlen has {} entries but nref sums to {}'), (rid, rlen.sum(), 'rid has {} ids but rlen sums to {}')):
-        if len(a) != (b if np.ndim(b) == 0 else len(b)): raise ValueError(f"{M}: " + what.format(len(a), b if np.ndim(b) == 0 else len(b)))
-    N = len(hlen)
-    m, t = np.zeros((N, orders), np.int64), np.zeros((N, orders), np.int64)
-    if N == 0: return m, t
-    ref_seg, starts = np.repeat(np.arange(N), nref), np.cumsum(nref) - nref
+    caller = 'ngram_overlap_ids'
+    # + 1: BLEU's methods 5 and 7 read one order past max_n
+    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    hid, rid = _ids(hid, 'hid', caller, 2**31), _ids(rid, 'rid', caller, 2**31)
+    hlen, rlen = _ids(hlen, 'hlen', caller, 2**40), _ids(rlen, 'rlen', caller, 2**40)
+    nref = _ids(nref, 'nref', caller, 2**40)
+    checks = ((nref, hlen, 'nref has {} entries but hlen {}'),
+              (hid, hlen.sum(), 'hid has {} ids but hlen sums to {}'),
+              (rlen, nref.sum(), 'rlen has {} entries but nref sums to {}'),
+              (rid, rlen.sum(), 'rid has {} ids but rlen sums to {}'))
+    for array, expected, what in checks:
+        size = expected if np.ndim(expected) == 0 else len(expected)
+        if len(array) != size: raise ValueError(f"{caller}: " + what.format(len(array), size))
+    n_segments = len(hlen)
+    matches = np.zeros((n_segments, orders), np.int64)
+    totals = np.zeros((n_segments, orders), np.int64)
+    if n_segments == 0: return matches, totals
+    ref_seg, starts = np.repeat(np.arange(n_segments), nref), np.cumsum(nref) - nref
     tok, lens = np.concatenate([hid, rid]), np.concatenate([hlen, rlen])
-    row_seg = np.concatenate([np.arange(N), ref_seg])
-    row_src = np.concatenate([np.full(N, -1), np.arange(len(rlen)) - starts[ref_seg]])  # -1: hypothesis, k: k-th reference
+    row_seg = np.concatenate([np.arange(n_segments), ref_seg])
+    # -1: the hypothesis, k: the k-th reference
+    row_src = np.concatenate([np.full(n_segments, -1), np.arange(len(rlen)) - starts[ref_seg]])
     row = np.repeat(np.arange(len(lens)), lens)
-    left = lens[row] - (np.arange(len(tok)) - (np.cumsum(lens) - lens)[row])  # tokens from each position to its row's end
-    _count_orders(m, t, tok, row_seg[row], row_src[row], left, int(nref.max(initial=0)))
-    return m, t
+    left = lens[row] - (np.arange(len(tok)) - (np.cumsum(lens) - lens)[row])   # tokens to row's end
+    _count_orders(matches, totals, tok, row_seg[row], row_src[row], left, int(nref.max(initial=0)))
+    return matches, totals
 
 # %% ../nbs/00_text.ipynb #36f83160
 def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
-                  ref_toks:list[list[list[str]]], # for each hypothesis, the tokens of each of its references
+                  ref_toks:list[list[list[str]]], # per hypothesis, the tokens of each reference
                   orders:int=4, # count orders 1..orders
                  ) -> tuple[np.ndarray, np.ndarray]:
-    "Clipped matches `m[i, n-1]` against the max over segment i's references, and hypothesis n-gram totals `t[i, n-1]`."
-    M = 'ngram_overlap'
-    hyp_toks, ref_toks = check_sequence(hyp_toks, 'hyp_toks', M), check_sequence(ref_toks, 'ref_toks', M)
+    "Clipped matches `m[i, n-1]` (max over segment i's references), hypothesis totals `t[i, n-1]`."
+    caller = 'ngram_overlap'
+    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
+    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
     if len(ref_toks) != len(hyp_toks):
-        raise ValueError(f"{M}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; give one list of references per hypothesis")
-    orders = check_int(orders, 'orders', M, high=MAX_NGRAM_ORDER + 1)
-    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', M) for i, rs in enumerate(ref_toks)]
+        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
+                         f"give one list of references per hypothesis")
+    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    ref_toks = [check_sequence(refs, f'ref_toks[{i}]', caller) for i, refs in enumerate(ref_toks)]
     vocab = Vocab()
     try: hid, hlen = vocab.encode(hyp_toks)
-    except TypeError as e: raise TypeError(f"{M}: hyp_toks must hold lists of str tokens ({e})") from None
-    try: rid, rlen = vocab.encode([r for rs in ref_toks for r in rs])
-    except TypeError as e: raise TypeError(f"{M}: ref_toks must hold lists of lists of str tokens ({e})") from None
-    return ngram_overlap_ids(hid, hlen, rid, rlen, np.fromiter(map(len, ref_toks), np.int64, len(hyp_toks)), orders)
+    except TypeError as e:
+        raise TypeError(f"{caller}: hyp_toks must hold lists of str tokens ({e})") from None
+    try: rid, rlen = vocab.encode([ref for refs in ref_toks for ref in refs])
+    except TypeError as e:
+        raise TypeError(f"{caller}: ref_toks must hold lists of lists of str tokens "
+                        f"({e})") from None
+    nref = np.fromiter(map(len, ref_toks), np.int64, len(hyp_toks))
+    return ngram_overlap_ids(hid, hlen, rid, rlen, nref, orders)
 
 # %% ../nbs/00_text.ipynb #99850ab3
 @lru_cache(maxsize=None)
@@ -501,16 +571,17 @@ def porter_stem(word:str, # one word
                ) -> str:
     "nltk's Porter stem of `word` (cached)."
     return _stem(check_str(word, 'word', 'porter_stem'))
-porter_stem.cache_clear = _stem.cache_clear   # forget the cached stems (benchmarks time a cold cache)
+porter_stem.cache_clear = _stem.cache_clear   # forget the cached stems (benchmarks time a cold one)
 
 def stem_tokens(tokens:Sequence[str], # tokens to stem (a list of str, not a str)
                 min_len:int=4, # shorter tokens are kept as they are (rouge-score's rule); >= 0
                ) -> list[str]:
     "Porter-stem every token of at least `min_len` characters."
     min_len = check_int(min_len, 'min_len', 'stem_tokens', low=0)
-    if isinstance(tokens, str) or not isinstance(tokens, Sequence) or not {str}.issuperset(map(type, tokens)):
-        tokens = check_tokens(tokens, 'tokens', 'stem_tokens')      # the slow path names the bad token
-    return [_stem(t) if len(t) >= min_len else t for t in tokens]
+    if (isinstance(tokens, str) or not isinstance(tokens, Sequence)
+            or not {str}.issuperset(map(type, tokens))):
+        tokens = check_tokens(tokens, 'tokens', 'stem_tokens')   # the slow path names the bad token
+    return [_stem(token) if len(token) >= min_len else token for token in tokens]
 
 # %% ../nbs/00_text.ipynb #ef6b757f
 _SENT_END = re.compile(r'(?<=[.!?…।])\s+|(?<=[。！？])')
@@ -520,7 +591,10 @@ def split_sentences(text:str, # the text
                    ) -> list[str]:
     "Split `text` into sentences by `rule`, dropping empty ones."
     check_str(text, 'text', 'split_sentences')
-    if not isinstance(rule, str): raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {type(rule).__name__}")
+    if not isinstance(rule, str):
+        raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', "
+                         f"got {type(rule).__name__}")
     if rule == 'newline': return [s for s in text.split('\n') if s]
-    if rule == 'punct': return [s.strip() for line in text.split('\n') for s in _SENT_END.split(line) if s.strip()]
+    if rule == 'punct':
+        return [s.strip() for line in text.split('\n') for s in _SENT_END.split(line) if s.strip()]
     raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {_brief(rule)}")
