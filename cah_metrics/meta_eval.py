@@ -600,9 +600,9 @@ def _records(src, what: str, fn: str, arg: str) -> tuple[str, list]:
             name, out = str(src), read_json_lines(src)
         except InputError:
             raise
-        except (TypeError, ValueError) as e:  # not a path at all: name the argument
-            kind = ValueError if isinstance(e, ValueError) else TypeError
-            raise kind(f"{fn}: {arg}: {e}") from None
+        except (TypeError, ValueError) as err:  # not a path at all: name the argument
+            kind = ValueError if isinstance(err, ValueError) else TypeError
+            raise kind(f"{fn}: {arg}: {err}") from None
     elif isinstance(src, Sequence) and not isinstance(src, (str, bytes)):
         name, out = f"<{what}>", list(enumerate(src, 1))
     else:
