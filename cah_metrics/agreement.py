@@ -8,12 +8,11 @@ Docs: https://cah-metrics.github.io/cah_metrics/agreement.html.md"""
 from __future__ import annotations
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
-from fastcore.basics import patch
 
-from .core import Signature, json_ready
+from .core import Record, Signature, json_ready
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, resampled_sums
 from .text import as_array, check_float, check_int, _brief
 
@@ -23,177 +22,218 @@ __all__ = ['AlphaResult', 'krippendorff_alpha', 'ICCForm', 'ICCResult', 'icc', '
 # %% ../nbs/08a_agreement.ipynb #fba2c61b
 _NUM, _STR = (bool, int, float, np.bool_, np.integer, np.floating), (str, np.str_)
 
-def _missing_marker(missing, F:str):
+def _missing_marker(missing, caller:str):
     "`missing` checked: None, float('nan'), a finite number (as a float) or a str."
     if missing is None or isinstance(missing, _STR): return missing
     if isinstance(missing, _NUM) and not isinstance(missing, (bool, np.bool_)):
-        try: v = float(missing)
-        except OverflowError: v = math.inf
-        if not math.isinf(v): return v
-    raise TypeError(f"{F}: missing must be None, float('nan'), a finite number or a str (the value that marks a missing rating), got {_brief(missing)}")
+        try: number = float(missing)
+        except OverflowError: number = math.inf
+        if not math.isinf(number): return number
+    raise TypeError(f"{caller}: missing must be None, float('nan'), a finite number or a str "
+                    f"(the value that marks a missing rating), got {_brief(missing)}")
 
 def _at(i:int, N:int, names=('ratings',)) -> str:
-    "The cell of flat index `i` in an N-column matrix, as the user would index it: ratings[r][c] (or a[c], b[c] for named rows)."
+    "Flat index `i` of an N-column matrix as a user writes it: ratings[r][c] (or a[c], b[c])."
     r, c = divmod(int(i), N)
     return f"ratings[{r}][{c}]" if names == ('ratings',) else f"{names[r]}[{c}]"
 
 # %% ../nbs/08a_agreement.ipynb #b75c2e6b
-def _rows(ratings, F:str) -> list[list]:
-    "`ratings` as a list of equally long rows (one per rater), else an error naming the first bad row."
+def _rows(ratings, caller:str) -> list[list]:
+    "`ratings` as a list of equally long rows (one per rater), else an error naming the bad row."
     if isinstance(ratings, (str, bytes)) or not isinstance(ratings, Sequence):
-        raise TypeError(f"{F}: ratings must be a raters x items matrix (a list of rows, one per rater, or a 2-D array), got {type(ratings).__name__}")
+        raise TypeError(f"{caller}: ratings must be a raters x items matrix (a list of rows, "
+                        f"one per rater, or a 2-D array), got {type(ratings).__name__}")
     rows = list(ratings)
-    if not rows: raise ValueError(f"{F}: ratings is empty; it needs one row per rater, one column per item")
+    if not rows:
+        raise ValueError(f"{caller}: ratings is empty; it needs one row per rater, "
+                         "one column per item")
     for i, r in enumerate(rows):
         if isinstance(r, np.ndarray) and r.ndim == 1: rows[i] = r = r.tolist()
         if isinstance(r, (str, bytes)) or not isinstance(r, Sequence):
-            raise TypeError(f"{F}: ratings[{i}] must be a row of ratings (a list with one entry per item), got {type(r).__name__}; "
+            raise TypeError(f"{caller}: ratings[{i}] must be a row of ratings "
+                            f"(a list with one entry per item), got {type(r).__name__}; "
                             "ratings is raters x items, a list of rows")
         if len(r) != len(rows[0]):
-            raise ValueError(f"{F}: ratings[{i}] has {len(r)} ratings but ratings[0] has {len(rows[0])}; every rater's row needs "
-                             "one entry per item (None where the rater gave no rating)")
+            raise ValueError(f"{caller}: ratings[{i}] has {len(r)} ratings but ratings[0] has "
+                             f"{len(rows[0])}; every rater's row needs one entry per item "
+                             "(None where the rater gave no rating)")
     return rows
 
 # %% ../nbs/08a_agreement.ipynb #fe59241e
-def _numeric_mask(X:np.ndarray, none:np.ndarray|None, F:str, mk, names=('ratings',)):
-    "(X with NaN in its missing cells, mask of present ratings, None): NaN cells are None's (`none`, from a list) or, where `mk` is NaN, missing; cells equal to a number `mk` are missing; inf is an error."
+def _numeric_mask(X:np.ndarray, none:np.ndarray|None, caller:str, mk, names=('ratings',)):
+    "(X with NaN in its missing cells, mask of present ratings, None); inf is an error."
+    # NaN cells are None's (`none`, from a list) or, where `mk` is NaN, missing; cells equal to a
+    # number `mk` are missing.
     nan = np.isnan(X)
-    if not (isinstance(mk, float) and math.isnan(mk)) and nan.any() and (bad := nan if none is None else nan & ~none).any():
-        raise ValueError(f"{F}: {_at(np.flatnonzero(bad)[0], X.shape[1], names)} is NaN; mark a missing rating with None, "
+    nan_marks = isinstance(mk, float) and math.isnan(mk)
+    if not nan_marks and nan.any() and (bad := nan if none is None else nan & ~none).any():
+        raise ValueError(f"{caller}: {_at(np.flatnonzero(bad)[0], X.shape[1], names)} is NaN; "
+                         "mark a missing rating with None, "
                          "or pass missing=float('nan') to read NaN as missing")
     if np.isinf(X).any():
         i = np.flatnonzero(np.isinf(X))[0]
-        raise ValueError(f"{F}: {_at(i, X.shape[1], names)} is {X.flat[i]}; ratings must be finite numbers")
+        raise ValueError(f"{caller}: {_at(i, X.shape[1], names)} is {X.flat[i]}; "
+                         "ratings must be finite numbers")
     if isinstance(mk, float) and not math.isnan(mk) and (eq := X == mk).any():
-        X, nan = np.where(eq, np.nan, X), nan | eq        # a missing cell is NaN, always (the caller's array is never changed)
+        # a missing cell is NaN, always (the caller's array is never changed)
+        X, nan = np.where(eq, np.nan, X), nan | eq
     return X, ~nan, None
 
 def _codes_of(vals:list, gone:list, shape) -> tuple[np.ndarray, list]:
-    "String categories -> (codes as float64 in the sorted order of the distinct strings, NaN where missing; the sorted strings)."
+    "String categories -> (float64 codes in sorted order, NaN if missing; the sorted strings)."
     labels = sorted({str(v) for v, g in zip(vals, gone) if not g})
     code = {s: i for i, s in enumerate(labels)}
-    return np.array([math.nan if g else code[str(v)] for v, g in zip(vals, gone)], np.float64).reshape(shape), labels
+    codes = [math.nan if g else code[str(v)] for v, g in zip(vals, gone)]
+    return np.array(codes, np.float64).reshape(shape), labels
 
 # %% ../nbs/08a_agreement.ipynb #4fd16002
-def _from_rows(rows:list, F:str, mk, numbers:str|None, names=('ratings',)):
-    "Rectangular rows -> (X, mask, labels). `numbers`: why strings are refused (None: strings are nominal categories)."
+def _from_rows(rows:list, caller:str, mk, numbers:str|None, names=('ratings',)):
+    "Rectangular rows -> (X, mask, labels). `numbers`: why strings are refused (None: categories)."
     k, N = len(rows), len(rows[0])
     flat = [v for r in rows for v in r]
     kinds = set(map(type, flat))
     at = lambda test: _at(next(i for i, v in enumerate(flat) if test(v)), N, names)
+    is_str, is_num = (lambda v: isinstance(v, _STR)), (lambda v: isinstance(v, _NUM))
     if odd := {t for t in kinds if t is not type(None) and not issubclass(t, _NUM + _STR)}:
         bad = next(v for v in flat if type(v) in odd)
-        raise TypeError(f"{F}: {at(lambda v: type(v) in odd)} is {_brief(bad, 40)} ({type(bad).__name__}); a rating must be a number "
+        raise TypeError(f"{caller}: {at(lambda v: type(v) in odd)} is {_brief(bad, 40)} "
+                        f"({type(bad).__name__}); a rating must be a number "
                         "or a str, and None marks a missing one")
     if any(issubclass(t, _STR) for t in kinds):
         if any(issubclass(t, _NUM) for t in kinds):
-            raise TypeError(f"{F}: the ratings mix numbers and strings ({at(lambda v: isinstance(v, _STR))} is a str, {at(lambda v: isinstance(v, _NUM))} a number); use one kind")
-        if numbers: raise TypeError(f"{F}: {at(lambda v: isinstance(v, _STR))} is a str; {numbers}")
+            raise TypeError(f"{caller}: the ratings mix numbers and strings "
+                            f"({at(is_str)} is a str, {at(is_num)} a number); use one kind")
+        if numbers: raise TypeError(f"{caller}: {at(is_str)} is a str; {numbers}")
         gone = [v is None or v == mk for v in flat]
         X, labels = _codes_of(flat, gone, (k, N))
         return X, ~np.array(gone, bool).reshape(k, N), labels
     try: X = np.array([math.nan if v is None else v for v in flat], np.float64).reshape(k, N)
-    except OverflowError: raise ValueError(f"{F}: {at(lambda v: isinstance(v, int) and abs(v) > 1e308)} is too large for a float64") from None
-    return _numeric_mask(X, np.fromiter((v is None for v in flat), bool, len(flat)).reshape(k, N), F, mk, names)
+    except OverflowError:
+        huge = at(lambda v: isinstance(v, int) and abs(v) > 1e308)
+        raise ValueError(f"{caller}: {huge} is too large for a float64") from None
+    none = np.fromiter((v is None for v in flat), bool, len(flat)).reshape(k, N)
+    return _numeric_mask(X, none, caller, mk, names)
 
 # %% ../nbs/08a_agreement.ipynb #7a779b16
-def _from_array(a:np.ndarray, F:str, mk, numbers:str|None):
+def _from_array(a:np.ndarray, caller:str, mk, numbers:str|None):
     "A 2-D array of numbers or str -> (X, mask, labels)."
-    if a.ndim != 2: raise ValueError(f"{F}: ratings must be 2-D, raters x items (one row per rater), got an array of shape {a.shape}")
+    if a.ndim != 2:
+        raise ValueError(f"{caller}: ratings must be 2-D, raters x items (one row per rater), "
+                         f"got an array of shape {a.shape}")
     if a.dtype.kind in 'US':
-        if numbers: raise TypeError(f"{F}: ratings holds strings (dtype {a.dtype}); {numbers}")
+        if numbers: raise TypeError(f"{caller}: ratings holds strings (dtype {a.dtype}); {numbers}")
         gone = (a == mk) if isinstance(mk, str) else np.zeros(a.shape, bool)
         X, labels = _codes_of(a.ravel().tolist(), gone.ravel().tolist(), a.shape)
         return X, ~gone, labels
-    if a.dtype.kind not in 'biuf': raise TypeError(f"{F}: ratings must hold numbers (or str categories), got dtype {a.dtype}")
-    return _numeric_mask(a.astype(np.float64, copy=False), None, F, mk)
+    if a.dtype.kind not in 'biuf':
+        raise TypeError(f"{caller}: ratings must hold numbers (or str categories), "
+                        f"got dtype {a.dtype}")
+    return _numeric_mask(a.astype(np.float64, copy=False), None, caller, mk)
 
-def _grid(ratings, F:str, missing=None, numbers:str|None=None):
-    "Validate a raters x items matrix: (X float64, mask of present ratings, str categories or None)."
-    mk = _missing_marker(missing, F)
+def _grid(ratings, caller:str, missing=None, numbers:str|None=None):
+    "A checked raters x items matrix: (X float64, mask of present ratings, str categories or None)."
+    mk = _missing_marker(missing, caller)
     if isinstance(ratings, np.ndarray) or hasattr(ratings, 'detach'):
-        a = as_array(ratings, 'ratings', F, numeric=False)
-        out = _from_array(a, F, mk, numbers) if a.dtype != object else _from_rows(_rows(a.tolist(), F), F, mk, numbers)
-    else: out = _from_rows(_rows(ratings, F), F, mk, numbers)
-    if not out[0].shape[0]: raise ValueError(f"{F}: ratings is empty; it needs one row per rater, one column per item")
-    if not out[0].shape[1]: raise ValueError(f"{F}: ratings has no items (its rows are empty)")
+        a = as_array(ratings, 'ratings', caller, numeric=False)
+        if a.dtype != object: out = _from_array(a, caller, mk, numbers)
+        else: out = _from_rows(_rows(a.tolist(), caller), caller, mk, numbers)
+    else: out = _from_rows(_rows(ratings, caller), caller, mk, numbers)
+    if not out[0].shape[0]:
+        raise ValueError(f"{caller}: ratings is empty; it needs one row per rater, "
+                         "one column per item")
+    if not out[0].shape[1]: raise ValueError(f"{caller}: ratings has no items (its rows are empty)")
     return out
 
 # %% ../nbs/08a_agreement.ipynb #5dfe29a0
-_DENSE_CELLS = 1 << 24     # the most numbers of a dense items x values count matrix (128 MiB of int64)
-_COMPARE_VALUES = 32       # ratings with at most this many distinct values are counted by comparisons, one per value
+_DENSE_CELLS = 1 << 24     # the most cells of a dense items x values count matrix (128 MiB int64)
+_COMPARE_VALUES = 32       # at most this many distinct values: counted by comparisons, one a value
 
 def _count_matrix(codes:np.ndarray, items:np.ndarray, V:int, N:int) -> np.ndarray:
-    "The items x values count matrix of ratings with value indices `codes` on items `items`: one bincount."
+    "The items x values count matrix of ratings with value indices `codes` on items `items`."
     return np.bincount(codes * N + items, minlength=V * N).reshape(V, N).T
 
 def _counts(X:np.ndarray, mask:np.ndarray) -> tuple[np.ndarray, np.ndarray|None, np.ndarray|None]:
-    "(the sorted distinct values, the items x values count matrix or None where it would pass `_DENSE_CELLS`, the value index of each present rating, row-major, or None)."
+    "(the sorted distinct values, the items x values counts or None, the value codes or None)."
+    # The counts are None where they would pass `_DENSE_CELLS`; the codes (the value index of each
+    # present rating, row-major) are None where the counts came from comparisons.
     N, lo, hi = X.shape[1], float(np.nanmin(X)), float(np.nanmax(X))
-    sample = X.ravel()[::max(1, X.size >> 16)]        # candidates: a sample's distinct values (NaN: missing), the extremes, and their grid if short
+    # candidates: a sample's distinct values (NaN: missing), the extremes, and their grid if short
+    sample = X.ravel()[::max(1, X.size >> 16)]
     values = np.union1d(sample[~np.isnan(sample)], [lo, hi])
     step = np.diff(values).min() if len(values) > 1 else 1.0
-    if (hi - lo) / step < _COMPARE_VALUES: values = np.union1d(values, lo + step * np.arange(round((hi - lo) / step) + 1))
+    if (hi - lo) / step < _COMPARE_VALUES:
+        values = np.union1d(values, lo + step * np.arange(round((hi - lo) / step) + 1))
     if len(values) <= _COMPARE_VALUES and len(values) * N <= _DENSE_CELLS:
         C = np.stack([np.count_nonzero(X == v, axis=0) for v in values], axis=1)
-        if C.sum() == mask.sum(): return values, C, None          # else some rating is none of these values
+        if C.sum() == mask.sum(): return values, C, None    # else some rating is none of these
     x = X[mask]
-    if len(values) > 4096: values, codes = np.unique(x, return_inverse=True)                 # many values (continuous ratings)
-    else: values = np.unique(x); codes = np.searchsorted(values, x)                           # few: a binary search beats a second sort
+    if len(values) > 4096:               # many values (continuous ratings)
+        values, codes = np.unique(x, return_inverse=True)
+    else:                                # few: a binary search beats a second sort
+        values = np.unique(x)
+        codes = np.searchsorted(values, x)
     if len(values) * N > _DENSE_CELLS: return values, None, codes
     return values, _count_matrix(codes, np.nonzero(mask)[1], len(values), N), codes
 
 # %% ../nbs/08a_agreement.ipynb #8ff7a81c
 def _coincidences(C:np.ndarray, m:np.ndarray) -> np.ndarray:
-    "The V x V coincidence matrix of pairable items' counts C (items x values) with m ratings each (all >= 2)."
+    "The V x V coincidences of pairable items' counts C (items x values), m ratings each (>= 2)."
     Cw = C * (1.0 / (m - 1))[:, None]
     return Cw.T @ C - np.diag(Cw.sum(0))
 
 # %% ../nbs/08a_agreement.ipynb #607216fd
 def _ratio_quad(NV:np.ndarray, values:np.ndarray, block:int=512) -> np.ndarray:
-    "n^T Delta n for each row n of NV (B x V), Delta_ck = ((c - k)/(c + k))^2; a block of values at a time, never the V x V matrix."
+    "n^T Delta n for each row n of NV (B x V), Delta_ck = ((c - k)/(c + k))^2."
+    # a block of values at a time, never the V x V matrix
     out = np.zeros(len(NV))
     for s in range(0, len(values), block):
         t = values[s:s + block, None] + values
-        d = np.divide(values[s:s + block, None] - values, t, out=np.zeros_like(t), where=t != 0) ** 2
-        out += (NV[:, s:s + block] * (NV @ d.T)).sum(1)
+        d = np.divide(values[s:s + block, None] - values, t, out=np.zeros_like(t), where=t != 0)
+        out += (NV[:, s:s + block] * (NV @ (d ** 2).T)).sum(1)
     return out
 
 def _ordinal_parts(S:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(n, n D_o, n(n-1) D_e) from summed coincidences, B x V^2: the distances are the squared differences of the mid-ranks."
-    o = S.reshape(len(S), V, V); nv = o.sum(2); n = nv.sum(1)
+    "(n, n D_o, n(n-1) D_e) from summed coincidences, B x V^2; distances: squared mid-rank gaps."
+    o = S.reshape(len(S), V, V)
+    nv = o.sum(2)
+    n = nv.sum(1)
     F = np.cumsum(nv, 1) - nv / 2
     d = (F[:, :, None] - F[:, None, :]) ** 2
     return n, (o * d).sum((1, 2)), np.einsum('bi,bij,bj->b', nv, d, nv)
 
 # %% ../nbs/08a_agreement.ipynb #4a5da98a
 def _alpha_from_sums(S, # summed per-item statistics: (d,) or (B, d), one row per resample
-                     level:str, # the level the statistics are for ('nominal', 'ordinal', 'interval', 'ratio')
-                     values:np.ndarray|None=None, # the distinct values (the columns of the counts), for ratio and ordinal
+                     level:str, # their level: 'nominal', 'ordinal', 'interval' or 'ratio'
+                     values:np.ndarray|None=None, # the distinct values (ratio and ordinal)
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(alpha, D_o, D_e), arrays with one entry per row of S; pure. Where D_e = 0, alpha is NaN: the caller decides what that means."
+    "(alpha, D_o, D_e), one entry per row of S; pure. Where D_e = 0, alpha is NaN (caller decides)."
     S = np.atleast_2d(np.asarray(S, np.float64))
     if level == 'ordinal': n, Q, E = _ordinal_parts(S, len(values))
     else:
         n, Q = S[:, 0], S[:, 1]
-        E = (2 * (n * S[:, 3] - S[:, 2] ** 2) if level == 'interval' else
-             n * n - (S[:, 2:] ** 2).sum(1) if level == 'nominal' else _ratio_quad(S[:, 2:], values))
+        if level == 'interval': E = 2 * (n * S[:, 3] - S[:, 2] ** 2)
+        elif level == 'nominal': E = n * n - (S[:, 2:] ** 2).sum(1)
+        else: E = _ratio_quad(S[:, 2:], values)
     Do, De = Q / n, E / (n * (n - 1))
-    with np.errstate(divide='ignore', invalid='ignore'): a = np.where(De > 0, 1 - Do / np.where(De > 0, De, 1), np.nan)
-    return a, Do, De
+    with np.errstate(divide='ignore', invalid='ignore'):
+        alpha = np.where(De > 0, 1 - Do / np.where(De > 0, De, 1), np.nan)
+    return alpha, Do, De
 
 # %% ../nbs/08a_agreement.ipynb #91d59236
 def _interval_stats(X:np.ndarray, mask:np.ndarray) -> np.ndarray:
-    "Per pairable item (columns, all with >= 2 ratings; NaN where missing): m, Q, and the sum and sum of squares of its ratings minus the pooled mean."
+    "Per pairable item: m, Q, and the sum and sum of squares of its ratings minus the pooled mean."
+    # items are columns, each with >= 2 ratings; NaN where missing
     m, D = mask.sum(0).astype(np.float64), np.where(mask, X, 0.0)
     t = D.sum(0)
     xbar, mu = t / m, t.sum() / m.sum()
-    D -= xbar; D *= mask                              # deviations from the item's own mean, 0 where missing (in place: one copy of X)
+    # deviations from the item's own mean, 0 where missing (in place: one copy of X)
+    D -= xbar
+    D *= mask
     ss = np.einsum('ij,ij->j', D, D)
     return np.column_stack([m, 2 * m * ss / (m - 1), t - m * mu, ss + m * (xbar - mu) ** 2])
 
 def _count_stats(C:np.ndarray, m:np.ndarray, level:str, Q:np.ndarray|None=None) -> np.ndarray:
-    "Per pairable item, from its counts: [m, Q, counts] (nominal; ratio with its Q given), or its flattened V x V coincidences (ordinal)."
+    "Per pairable item: [m, Q, counts] (nominal; ratio given Q), or V x V coincidences (ordinal)."
     Cf = C.astype(np.float64)
     if level == 'ordinal':
         V = C.shape[1]
@@ -207,64 +247,81 @@ def _count_stats(C:np.ndarray, m:np.ndarray, level:str, Q:np.ndarray|None=None) 
 def _ratio_delta(values:np.ndarray) -> np.ndarray:
     "The V x V ratio distances ((c - k)/(c + k))^2, 0 where c = k = 0."
     t = values[:, None] + values
-    return np.divide(values[:, None] - values, t, out=np.zeros_like(t, dtype=np.float64), where=t != 0) ** 2
+    zeros = np.zeros_like(t, dtype=np.float64)
+    return np.divide(values[:, None] - values, t, out=zeros, where=t != 0) ** 2
 
 def _ratio_pairs(X:np.ndarray, mask:np.ndarray) -> np.ndarray:
-    "Per item, the sum of the ratio distance over its ordered pairs of ratings: one rater against all later ones at a time."
+    "Per item, the sum of the ratio distance over its ordered pairs of ratings."
+    # one rater against all later ones at a time
     out = np.zeros(X.shape[1])
     for r in range(len(X) - 1):
         both = mask[r] & mask[r + 1:]
         t = X[r] + X[r + 1:]
-        out += np.where(both, np.divide(X[r] - X[r + 1:], t, out=np.zeros_like(t), where=both & (t != 0)) ** 2, 0).sum(0)
+        d = np.divide(X[r] - X[r + 1:], t, out=np.zeros_like(t), where=both & (t != 0))
+        out += np.where(both, d ** 2, 0).sum(0)
     return 2 * out
 
 def _ratio_q(X:np.ndarray, mask:np.ndarray, values:np.ndarray, C:np.ndarray|None) -> np.ndarray:
-    "Q_u of the ratio level: counts times distances when V is small (N V^2 work), else the pairs of raters (N k^2 / 2)."
+    "Q_u of the ratio level: counts times distances (N V^2 work), or pairs of raters (N k^2 / 2)."
     m = mask.sum(0)
-    if C is not None and len(values) <= max(64, len(X)): Cf = C.astype(np.float64); return ((Cf @ _ratio_delta(values)) * Cf).sum(1) / (m - 1)
+    if C is not None and len(values) <= max(64, len(X)):     # V is small
+        Cf = C.astype(np.float64)
+        return ((Cf @ _ratio_delta(values)) * Cf).sum(1) / (m - 1)
     return _ratio_pairs(X, mask) / (m - 1)
 
 # %% ../nbs/08a_agreement.ipynb #4106719f
 _LEVELS = ('nominal', 'ordinal', 'interval', 'ratio')
-_RATIO_VALUES = 20_000     # ratio alpha's D_e compares every pair of distinct values: at most this many
+_RATIO_VALUES = 20_000     # ratio alpha's D_e compares every pair of distinct values: at most these
 
-def _alpha_sums(X:np.ndarray, mask:np.ndarray, level:str, F:str) -> tuple[np.ndarray, str, np.ndarray|None]:
-    "(summed statistics of the pairable items, the level they are for, the distinct values) by the cheapest route."
+def _alpha_sums(X:np.ndarray, mask:np.ndarray, level:str,
+                caller:str) -> tuple[np.ndarray, str, np.ndarray|None]:
+    "(the pairable items' summed statistics, the level they are for, the distinct values), cheaply."
     if level == 'interval': return _interval_stats(X, mask).sum(0), 'interval', None
     values, C, codes = _counts(X, mask)
     V, N, m = len(values), X.shape[1], mask.sum(0)
     if level == 'ratio' and V > _RATIO_VALUES:
-        raise ValueError(f"{F}: ratio alpha compares every pair of distinct values, and the ratings have {V:,} (at most {_RATIO_VALUES:,}); round them")
+        raise ValueError(f"{caller}: ratio alpha compares every pair of distinct values, and the "
+                         f"ratings have {V:,} (at most {_RATIO_VALUES:,}); round them")
     if C is not None:
-        if level == 'ordinal': return _coincidences(C.astype(np.float64), m).ravel(), 'ordinal', values
-        return _count_stats(C, m, level, _ratio_q(X, mask, values, C) if level == 'ratio' else None).sum(0), level, values
+        if level == 'ordinal':
+            return _coincidences(C.astype(np.float64), m).ravel(), 'ordinal', values
+        Q = _ratio_q(X, mask, values, C) if level == 'ratio' else None
+        return _count_stats(C, m, level, Q).sum(0), level, values
     nv = np.bincount(codes, minlength=V).astype(np.float64)
     if level == 'ordinal':                                   # interval alpha of the mid-ranks
-        R = np.full(X.shape, np.nan); R[mask] = (np.cumsum(nv) - nv / 2)[codes]
+        R = np.full(X.shape, np.nan)
+        R[mask] = (np.cumsum(nv) - nv / 2)[codes]
         return _interval_stats(R, mask).sum(0), 'interval', None
     if level == 'nominal':
-        uk, cnt = np.unique(np.nonzero(mask)[1] * V + codes, return_counts=True)      # (item, value) codes: the nonzero counts
+        # (item, value) codes: the nonzero counts
+        uk, cnt = np.unique(np.nonzero(mask)[1] * V + codes, return_counts=True)
         Q = (m * m - np.bincount(uk // V, cnt.astype(np.float64) ** 2, minlength=N)) / (m - 1)
     else: Q = _ratio_q(X, mask, values, None)
     return np.concatenate([[m.sum(), Q.sum()], nv]), level, values
 
 # %% ../nbs/08a_agreement.ipynb #0b777289
-def _alpha_rows(X:np.ndarray, mask:np.ndarray, level:str, B:int, F:str) -> tuple[np.ndarray, np.ndarray|None]:
-    "One row of statistics per pairable item, for a bootstrap of B resamples, and the distinct values; a ValueError where they would not fit."
+def _alpha_rows(X:np.ndarray, mask:np.ndarray, level:str, B:int,
+                caller:str) -> tuple[np.ndarray, np.ndarray|None]:
+    "Per pairable item, one row of statistics for a bootstrap of B resamples; the distinct values."
+    # a ValueError where they would not fit
     if level == 'interval': return _interval_stats(X, mask), None
     values, C, _ = _counts(X, mask)
     V, N = len(values), X.shape[1]
     d = V * V if level == 'ordinal' else V + 2
-    if C is None or N * d > _DENSE_CELLS or B * d > 1 << 27 or (level != 'nominal' and B * V * V > 1 << 28):
-        raise ValueError(f"{F}: the bootstrap of {level} alpha keeps {'a V x V block of coincidences' if level == 'ordinal' else 'V counts'} per item, "
-                         f"and {V:,} distinct values on {N:,} pairable items are too many; round the ratings to fewer values, "
+    too_big = B * d > 1 << 27 or (level != 'nominal' and B * V * V > 1 << 28)
+    if C is None or N * d > _DENSE_CELLS or too_big:
+        kept = 'a V x V block of coincidences' if level == 'ordinal' else 'V counts'
+        raise ValueError(f"{caller}: the bootstrap of {level} alpha keeps {kept} per item, "
+                         f"and {V:,} distinct values on {N:,} pairable items are too many; "
+                         "round the ratings to fewer values, "
                          "use fewer resamples, or use level='interval'")
-    return _count_stats(C, mask.sum(0), level, _ratio_q(X, mask, values, C) if level == 'ratio' else None), values
+    Q = _ratio_q(X, mask, values, C) if level == 'ratio' else None
+    return _count_stats(C, mask.sum(0), level, Q), values
 
 # %% ../nbs/08a_agreement.ipynb #8ce8efc3
 @dataclass(frozen=True)
-class AlphaResult:
-    "Krippendorff's alpha, what it is computed from, and (on request) a bootstrap interval over items; `float(result)` is alpha."
+class AlphaResult(Record):
+    "Krippendorff's alpha, what it rests on, and (if asked) a bootstrap interval; float() is alpha."
     alpha: float               # 1 - observed / expected
     level: str                 # 'nominal', 'ordinal', 'interval' or 'ratio'
     observed: float            # D_o, the observed disagreement
@@ -281,97 +338,124 @@ class AlphaResult:
     seed: int|None = None      # the seed of the resamples
     signature: str = ''        # the options that change the numbers, and the library version
     def __float__(self) -> float: return float(self.alpha)
-    def to_dict(self) -> dict: return {f.name: json_ready(getattr(self, f.name)) for f in fields(self)}
-
-# %% ../nbs/08a_agreement.ipynb #4fb19f5b
-@patch
-def __repr__(self:AlphaResult) -> str:
-    ci = ''
-    if self.low is not None:
-        und = f", {self.n_undefined} undefined" if self.n_undefined else ''
-        ci = f" [{self.low:.4f}, {self.high:.4f}] ({self.confidence:.0%} bootstrap percentile, {self.n_resamples} resamples of the items{und}, seed {self.seed})"
-    return (f"alpha = {self.alpha:.4f}{ci} ({self.level}; {self.n_pairable} of {self.n_items} items pairable, "
-            f"{self.n_values} values, {self.n_raters} raters)")
+    def __repr__(self) -> str:
+        ci = ''
+        if self.low is not None:
+            und = f", {self.n_undefined} undefined" if self.n_undefined else ''
+            ci = (f" [{self.low:.4f}, {self.high:.4f}] ({self.confidence:.0%} bootstrap "
+                  f"percentile, {self.n_resamples} resamples of the items{und}, seed {self.seed})")
+        return (f"alpha = {self.alpha:.4f}{ci} ({self.level}; {self.n_pairable} of {self.n_items} "
+                f"items pairable, {self.n_values} values, {self.n_raters} raters)")
 
 # %% ../nbs/08a_agreement.ipynb #9f443cfc
-def _pairable(X:np.ndarray, mask:np.ndarray, labels, level:str, F:str) -> tuple[np.ndarray, np.ndarray, int]:
-    "The columns of the pairable items (2 or more ratings), checked: at least 2 raters, ratio ratings >= 0, some variation."
-    if len(X) < 2: raise ValueError(f"{F}: ratings has 1 rater (row); agreement needs at least 2 raters (ratings is raters x items)")
+def _pairable(X:np.ndarray, mask:np.ndarray, labels, level:str,
+              caller:str) -> tuple[np.ndarray, np.ndarray, int]:
+    "The pairable items' columns (2+ ratings), checked: 2+ raters, ratio ratings >= 0, variation."
+    if len(X) < 2:
+        raise ValueError(f"{caller}: ratings has 1 rater (row); agreement needs at least 2 raters "
+                         "(ratings is raters x items)")
     P = mask.sum(0) >= 2
     if not P.any():
-        raise ValueError(f"{F}: no item has 2 or more ratings, so there is no pair of ratings to compare" + ("" if mask.any() else " (every rating is missing)"))
+        raise ValueError(f"{caller}: no item has 2 or more ratings, so there is no pair of ratings "
+                         "to compare" + ("" if mask.any() else " (every rating is missing)"))
     if level == 'ratio' and (neg := X < 0).any():          # missing cells are NaN: never < 0
         i = np.flatnonzero(neg)[0]
-        raise ValueError(f"{F}: {_at(i, X.shape[1])} is {X.flat[i]:g}; ratio ratings must be >= 0 (a true zero); use level='interval' for ratings that can be negative")
+        raise ValueError(f"{caller}: {_at(i, X.shape[1])} is {X.flat[i]:g}; ratio ratings must "
+                         "be >= 0 (a true zero); use level='interval' for ratings that can be "
+                         "negative")
     if not P.all(): X, mask = X[:, P], mask[:, P]
     lo, hi = np.nanmin(X), np.nanmax(X)
     if lo == hi:
-        v = repr(labels[int(lo)]) if labels else f"{lo:g}"
-        raise ValueError(f"{F}: every pairable rating is the same value ({v}), so the expected disagreement D_e is 0 and alpha is 0/0, undefined "
+        value = repr(labels[int(lo)]) if labels else f"{lo:g}"
+        raise ValueError(f"{caller}: every pairable rating is the same value ({value}), so the "
+                         "expected disagreement D_e is 0 and alpha is 0/0, undefined "
                          "(Krippendorff 2011; krippendorff.alpha raises too)")
     return X, mask, int(P.sum())
 
 # %% ../nbs/08a_agreement.ipynb #b93b337a
-def _alpha_interval(rows:np.ndarray, level:str, values, B:int, confidence:float, seed, De:float, F:str) -> tuple[float, float, int]:
-    "The percentile interval of B bootstrap alphas from the item rows (resampled sums), and how many resamples had no variation."
+def _alpha_interval(rows:np.ndarray, level:str, values, B:int, confidence:float, seed, De:float,
+                    caller:str) -> tuple[float, float, int]:
+    "The percentile interval of B bootstrap alphas of item rows; the resamples without variation."
     boot, _, De_b = _alpha_from_sums(resampled_sums(rows, B, seed), level, values)
     ok = De_b > 1e-12 * De
-    if not ok.any(): raise ValueError(f"{F}: no bootstrap resample of the {len(rows)} pairable items has any variation; there are too few items for an interval")
+    if not ok.any():
+        raise ValueError(f"{caller}: no bootstrap resample of the {len(rows)} pairable items has "
+                         "any variation; there are too few items for an interval")
     low, high = percentile_interval(boot[ok], confidence)
     return low, high, int((~ok).sum())
 
 # %% ../nbs/08a_agreement.ipynb #74ce911e
-def krippendorff_alpha(ratings, # raters x items: a list of rows (one per rater) or a 2-D array; None marks a missing rating
+def krippendorff_alpha(ratings, # raters x items: rows (one per rater) or a 2-D array; None: missing
                        level:str='nominal', # 'nominal', 'ordinal', 'interval' or 'ratio'
-                       missing:float|str|None=None, # one more marker of a missing rating: float('nan'), a number or a str (None always is one)
-                       n_resamples:int=0, # bootstrap resamples of the pairable items for an interval (0: no interval)
+                       # a marker of a missing rating besides None: float('nan'), a number or a str
+                       missing:float|str|None=None,
+                       n_resamples:int=0, # bootstrap resamples of the items (0: no interval)
                        confidence:float=0.95, # the interval's level, in (0, 1)
-                       seed:int|None=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1 (None: fresh entropy)
+                       seed:int|None=DEFAULT_SEED, # the resamples' seed, 0 to 2**63 - 1 (None: any)
                       ) -> AlphaResult:
-    "Krippendorff's alpha of a raters x items matrix with missing ratings; items with fewer than 2 ratings are ignored."
-    F = 'krippendorff_alpha'
-    if not isinstance(level, str) or level not in _LEVELS: raise ValueError(f"{F}: level must be one of {', '.join(map(repr, _LEVELS))}, got {_brief(level)}")
-    B, c = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES), check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    if seed is not None: check_int(seed, 'seed', F, low=0, high=2**63 - 1)
-    X, mask, labels = _grid(ratings, F, missing, None if level == 'nominal' else f"{level} alpha needs numbers (strings are nominal categories)")
+    "Krippendorff's alpha of a raters x items matrix; items with fewer than 2 ratings are ignored."
+    caller = 'krippendorff_alpha'
+    if not isinstance(level, str) or level not in _LEVELS:
+        raise ValueError(f"{caller}: level must be one of {', '.join(map(repr, _LEVELS))}, "
+                         f"got {_brief(level)}")
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    confidence = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    if seed is not None: check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
+    numbers = (None if level == 'nominal'
+               else f"{level} alpha needs numbers (strings are nominal categories)")
+    X, mask, labels = _grid(ratings, caller, missing, numbers)
     k, N = X.shape
-    X, mask, Np = _pairable(X, mask, labels, level, F)
+    X, mask, Np = _pairable(X, mask, labels, level, caller)
     e = math.frexp(float(np.nanmax(np.abs(X))))[1] if level in ('interval', 'ratio') else 0
     X = np.ldexp(X, -e)             # |X| < 1, exactly X / 2**e: no square overflows
     with np.errstate(over='ignore', invalid='ignore'):        # nominal, ordinal: spreads overflow
-        rows, values = _alpha_rows(X, mask, level, B, F) if B else (None, None)
-        S, kind, values = (rows.sum(0), level, values) if B else _alpha_sums(X, mask, level, F)
-        a, Do, De = (float(v[0]) for v in _alpha_from_sums(S, kind, values))
-    low, high, und = _alpha_interval(rows, level, values, B, c, seed, De, F) if B else (None, None, 0)
+        rows, values = _alpha_rows(X, mask, level, B, caller) if B else (None, None)
+        S, kind, values = (rows.sum(0), level, values) if B else _alpha_sums(X, mask, level, caller)
+        alpha, Do, De = (float(v[0]) for v in _alpha_from_sums(S, kind, values))
+    if B: low, high, und = _alpha_interval(rows, level, values, B, confidence, seed, De, caller)
+    else: low, high, und = None, None, 0
     if level == 'interval':         # D_o, D_e in squared rating units (inf or 0 beyond float64)
         with np.errstate(over='ignore', under='ignore'):
             Do, De = (float(np.ldexp(d, 2 * e)) for d in (Do, De))
-    sig = Signature(F, {'level': level, 'missing': missing, 'resamples': B, **({'confidence': c, 'seed': seed} if B else {})})
-    return AlphaResult(a, level, Do, De, k, N, Np, int(mask.sum()), low, high, c if B else None, B, und, seed if B else None, str(sig))
+    options = {'level': level, 'missing': missing, 'resamples': B}
+    if B: options.update(confidence=confidence, seed=seed)
+    sig = Signature(caller, options)
+    return AlphaResult(alpha, level, Do, De, k, N, Np, int(mask.sum()), low, high,
+                       confidence if B else None, B, und, seed if B else None, str(sig))
 
 # %% ../nbs/08a_agreement.ipynb #fb8ab844
-def _icc_table(ratings, missing, incomplete:str, F:str) -> tuple[np.ndarray, int]:
-    "The items x raters table of the complete items (float64), and how many incomplete items were left out."
-    if not isinstance(incomplete, str) or incomplete not in ('raise', 'omit'): raise ValueError(f"{F}: incomplete must be 'raise' or 'omit', got {_brief(incomplete)}")
-    X, mask, _ = _grid(ratings, F, missing, "the ICC needs numbers")
-    if len(X) < 2: raise ValueError(f"{F}: ratings has 1 rater (row); the ICC needs at least 2 raters (ratings is raters x items)")
+def _icc_table(ratings, missing, incomplete:str, caller:str) -> tuple[np.ndarray, int]:
+    "The items x raters table of the complete items (float64), and how many others were left out."
+    if not isinstance(incomplete, str) or incomplete not in ('raise', 'omit'):
+        raise ValueError(f"{caller}: incomplete must be 'raise' or 'omit', "
+                         f"got {_brief(incomplete)}")
+    X, mask, _ = _grid(ratings, caller, missing, "the ICC needs numbers")
+    if len(X) < 2:
+        raise ValueError(f"{caller}: ratings has 1 rater (row); the ICC needs at least 2 raters "
+                         "(ratings is raters x items)")
     full = mask.all(0)
     if not full.all() and incomplete == 'raise':
         j = int(np.flatnonzero(~full)[0])
-        raise ValueError(f"{F}: item {j} (column {j} of ratings) has {int((~mask[:, j]).sum())} missing rating(s), and {int((~full).sum())} of "
-                         f"{len(full)} items are incomplete; the ICC needs every rater's rating of every item: pass incomplete='omit' to leave "
-                         "them out (pingouin's nan_policy='omit'), or use krippendorff_alpha, which allows missing ratings")
-    if full.sum() < 2: raise ValueError(f"{F}: the ICC needs at least 2 complete items, got {int(full.sum())} of {len(full)}")
+        raise ValueError(f"{caller}: item {j} (column {j} of ratings) has "
+                         f"{int((~mask[:, j]).sum())} missing rating(s), "
+                         f"and {int((~full).sum())} of "
+                         f"{len(full)} items are incomplete; the ICC needs every rater's rating of "
+                         "every item: pass incomplete='omit' to leave "
+                         "them out (pingouin's nan_policy='omit'), or use krippendorff_alpha, "
+                         "which allows missing ratings")
+    if full.sum() < 2:
+        raise ValueError(f"{caller}: the ICC needs at least 2 complete items, "
+                         f"got {int(full.sum())} of {len(full)}")
     return X[:, full].T, int((~full).sum())
 
 # %% ../nbs/08a_agreement.ipynb #fd0b629e
 _ROUNDING = 1e-12    # a mean square, or a sum of them, within this share of its terms' sizes is 0
 
-def _mean_squares(Y:np.ndarray, F:str) -> tuple[tuple[float, float, float, float], int]:
+def _mean_squares(Y:np.ndarray, caller:str) -> tuple[tuple[float, float, float, float], int]:
     "((MSB, MSJ, MSE, MSW) of the items x raters table Y / 2**e, e): Y scaled by a power of two."
     n, k = Y.shape
     if Y.min() == Y.max():
-        raise ValueError(f"{F}: every rating is the same value ({Y.flat[0]:g}); there is no "
+        raise ValueError(f"{caller}: every rating is the same value ({Y.flat[0]:g}); there is no "
                          "variance to split, and every ICC is 0/0")
     e = math.frexp(float(np.abs(Y).max()))[1]
     Z = np.ldexp(Y, -e)                           # |Z| < 1, exactly Y / 2**e: no square overflows
@@ -382,12 +466,12 @@ def _mean_squares(Y:np.ndarray, F:str) -> tuple[tuple[float, float, float, float
     MSW = (SSJ + SSE) / (n * (k - 1))
     tiny = _ROUNDING * (SSB + SSJ + SSE) / (n * k - 1)
     if MSE <= tiny:
-        raise ValueError(f"{F}: the ratings have no residual variation (MSE = 0: each rater's "
+        raise ValueError(f"{caller}: the ratings have no residual variation (MSE = 0: each rater's "
                          "ratings are another's plus a constant), so F = MSB/MSE is infinite and "
                          "the F-based intervals are undefined (pingouin gives inf and NaN)")
     if MSB <= tiny:
-        raise ValueError(f"{F}: every item has the same mean rating (MSB = 0); the average-measure "
-                         "ICCs divide by MSB and are undefined")
+        raise ValueError(f"{caller}: every item has the same mean rating (MSB = 0); "
+                         "the average-measure ICCs divide by MSB and are undefined")
     return (float(MSB), float(MSJ), float(MSE), float(MSW)), e
 
 # %% ../nbs/08a_agreement.ipynb #1a17e6bb
@@ -404,7 +488,8 @@ def _icc2k_at(MSB:float, # mean square between items
 
 def _icc_values(MSB:float, MSJ:float, MSE:float, MSW:float, n:int, k:int) -> list[float]:
     "ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k of n items, k raters (ICC2k: -inf at its pole)."
-    return [(MSB - MSW) / (MSB + (k - 1) * MSW), (MSB - MSE) / (MSB + (k - 1) * MSE + k * (MSJ - MSE) / n),
+    return [(MSB - MSW) / (MSB + (k - 1) * MSW),
+            (MSB - MSE) / (MSB + (k - 1) * MSE + k * (MSJ - MSE) / n),
             (MSB - MSE) / (MSB + (k - 1) * MSE), (MSB - MSW) / MSB, _icc2k_at(MSB, MSJ, MSE, n),
             (MSB - MSE) / MSB]
 
@@ -428,13 +513,14 @@ def _icc_intervals(icc:list, MSB:float, MSJ:float, MSE:float, MSW:float, n:int, 
             (1 - 1 / F3l, 1 - 1 / F3u)]
 
 # %% ../nbs/08a_agreement.ipynb #5bdd500b
-_ICC_FORMS = (('ICC1', 'ICC(1,1)'), ('ICC2', 'ICC(A,1)'), ('ICC3', 'ICC(C,1)'), ('ICC1k', 'ICC(1,k)'), ('ICC2k', 'ICC(A,k)'), ('ICC3k', 'ICC(C,k)'))
+_ICC_FORMS = (('ICC1', 'ICC(1,1)'), ('ICC2', 'ICC(A,1)'), ('ICC3', 'ICC(C,1)'),
+              ('ICC1k', 'ICC(1,k)'), ('ICC2k', 'ICC(A,k)'), ('ICC3k', 'ICC(C,k)'))
 
 @dataclass(frozen=True)
-class ICCForm:
+class ICCForm(Record):
     "One intraclass correlation: its value, F test and F-based interval."
     form: str        # Shrout & Fleiss's name: 'ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k' or 'ICC3k'
-    label: str       # McGraw & Wong's (and pingouin 0.7's Type): 'ICC(1,1)', 'ICC(A,1)', 'ICC(C,1)', 'ICC(1,k)', 'ICC(A,k)', 'ICC(C,k)'
+    label: str       # McGraw & Wong's (pingouin 0.7's Type): 'ICC(1,1)', 'ICC(A,1)' ... 'ICC(C,k)'
     icc: float       # the intraclass correlation
     F: float         # the F statistic of the test of ICC = 0
     df1: int         # its numerator degrees of freedom
@@ -443,12 +529,16 @@ class ICCForm:
     low: float       # the F-based interval's lower end
     high: float      # its upper end
     @property
-    def CI95(self) -> tuple[float, float]: return (self.low, self.high)   # the interval under pingouin's name; its level is the result's `confidence`
-    def to_dict(self) -> dict: return {**{f.name: json_ready(getattr(self, f.name)) for f in fields(self)}, 'CI95': [json_ready(self.low), json_ready(self.high)]}
+    def CI95(self) -> tuple[float, float]:
+        "The interval under pingouin's name; its level is the result's `confidence`."
+        return (self.low, self.high)
+    def to_dict(self) -> dict:
+        "Every field, and the interval once more under pingouin's name `CI95`."
+        return {**super().to_dict(), 'CI95': [json_ready(self.low), json_ready(self.high)]}
 
 # %% ../nbs/08a_agreement.ipynb #0c51c312
 @dataclass(frozen=True)
-class ICCResult:
+class ICCResult(Record):
     "The six intraclass correlations of one ratings matrix; `result['ICC2']` is one of them."
     forms: tuple         # the six ICCForms, in the order ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k
     n_items: int         # the complete items used
@@ -461,183 +551,222 @@ class ICCResult:
     msw: float           # within items
     signature: str       # the options that change the numbers, and the library version
     def __getitem__(self, form:str) -> ICCForm:
-        for f in self.forms:
-            if f.form == form or f.label == form: return f
-        raise KeyError(f"ICCResult: no form {_brief(form)}; the forms are {', '.join(f.form for f in self.forms)}")
-    def to_dict(self) -> dict:
-        return {f.name: [x.to_dict() for x in self.forms] if f.name == 'forms' else json_ready(getattr(self, f.name)) for f in fields(self)}
-
-# %% ../nbs/08a_agreement.ipynb #4136e698
-@patch
-def __repr__(self:ICCResult) -> str:
-    head = (f"ICC of {self.n_items} items x {self.n_raters} raters" + (f" ({self.n_omitted} incomplete items left out)" if self.n_omitted else '')
-            + f"; {self.confidence:.0%} F-based intervals")
-    lines = [head, f"{'form':6} {'type':9} {'ICC':>8} {'F':>9} {'df1':>5} {'df2':>6} {'pval':>10}  interval"]
-    for f in self.forms:
-        lines.append(f"{f.form:6} {f.label:9} {f.icc:8.4f} {f.F:9.4f} {f.df1:5d} {f.df2:6d} {f.pval:10.3g}  [{f.low:.4f}, {f.high:.4f}]")
-    return '\n'.join(lines)
-
-@patch
-def to_frame(self:ICCResult):
-    "pingouin's table: Type, ICC, F, df1, df2, pval, CI95 (unrounded), one row per form."
-    import pandas as pd
-    return pd.DataFrame({'Type': [f.label for f in self.forms], 'ICC': [f.icc for f in self.forms], 'F': [f.F for f in self.forms],
-                         'df1': [f.df1 for f in self.forms], 'df2': [f.df2 for f in self.forms], 'pval': [f.pval for f in self.forms],
-                         'CI95': [np.array([f.low, f.high]) for f in self.forms]}, index=[f.form for f in self.forms])
+        for one in self.forms:
+            if one.form == form or one.label == form: return one
+        raise KeyError(f"ICCResult: no form {_brief(form)}; "
+                       f"the forms are {', '.join(f.form for f in self.forms)}")
+    def __repr__(self) -> str:
+        omitted = f" ({self.n_omitted} incomplete items left out)" if self.n_omitted else ''
+        head = (f"ICC of {self.n_items} items x {self.n_raters} raters{omitted}"
+                f"; {self.confidence:.0%} F-based intervals")
+        cols = f"{'form':6} {'type':9} {'ICC':>8} {'F':>9} {'df1':>5} {'df2':>6} {'pval':>10}"
+        lines = [head, f"{cols}  interval"]
+        for one in self.forms:
+            lines.append(f"{one.form:6} {one.label:9} {one.icc:8.4f} {one.F:9.4f} {one.df1:5d} "
+                         f"{one.df2:6d} {one.pval:10.3g}  [{one.low:.4f}, {one.high:.4f}]")
+        return '\n'.join(lines)
+    def to_frame(self):
+        "pingouin's table: Type, ICC, F, df1, df2, pval, CI95 (unrounded), one row per form."
+        import pandas as pd
+        forms = self.forms
+        return pd.DataFrame({'Type': [f.label for f in forms], 'ICC': [f.icc for f in forms],
+                             'F': [f.F for f in forms], 'df1': [f.df1 for f in forms],
+                             'df2': [f.df2 for f in forms], 'pval': [f.pval for f in forms],
+                             'CI95': [np.array([f.low, f.high]) for f in forms]},
+                            index=[f.form for f in forms])
 
 # %% ../nbs/08a_agreement.ipynb #614031bb
-def _icc2k_undefined(vals:list, ms:tuple, n:int, k:int, F:str) -> str:
+def _icc2k_undefined(vals:list, ms:tuple, n:int, k:int, caller:str) -> str:
     "Why ICC2k is undefined here: its denominator is zero or negative (ICC2 at or below the pole)."
     MSB, MSJ, MSE, _ = ms
     with np.errstate(all='ignore'): raw = np.float64(MSB - MSE) / np.float64(MSB + (MSJ - MSE) / n)
     share = (MSB + (MSJ - MSE) / n) / (MSB + (MSJ + MSE) / n)
-    rest = ', '.join(f'{f} {v:.6g}' for (f, _), v in zip(_ICC_FORMS, vals) if f != 'ICC2k')
-    return (f"{F}: ICC2k is undefined for these ratings: its denominator MSB + (MSJ - MSE)/n is "
-            f"zero or negative ({share:.3g} of MSB + (MSJ + MSE)/n; zero means within "
-            f"{_ROUNDING:g} of it, rounding), that is ICC2 = {vals[1]:.6g} is at or below "
-            f"-1/(k - 1) = {-1 / (k - 1):.6g}, "
+    rest = ', '.join(f'{name} {v:.6g}' for (name, _), v in zip(_ICC_FORMS, vals) if name != 'ICC2k')
+    return (f"{caller}: ICC2k is undefined for these ratings: its denominator "
+            f"MSB + (MSJ - MSE)/n is zero or negative ({share:.3g} of MSB + (MSJ + MSE)/n; "
+            f"zero means within {_ROUNDING:g} of it, rounding), that is ICC2 = {vals[1]:.6g} is "
+            f"at or below -1/(k - 1) = {-1 / (k - 1):.6g}, "
             f"the pole of k ICC2 / (1 + (k - 1) ICC2); the formula gives {raw:.6g} (pingouin "
             f"prints that; at a zero denominator it is rounding noise). The other ICCs are {rest}")
 
 def icc(ratings, # raters x items: a list of rows (one per rater) or a 2-D array of numbers
-        missing:float|str|None=None, # one more marker of a missing rating: float('nan'), a number or a str (None always is one)
-        incomplete:str='raise', # an item with a missing rating: 'raise' a ValueError naming it, or 'omit' the item
+        # a marker of a missing rating besides None: float('nan'), a number or a str
+        missing:float|str|None=None,
+        incomplete:str='raise', # an item with a missing rating: 'raise' a ValueError, or 'omit' it
         confidence:float=0.95, # the level of the F-based intervals, in (0, 1)
        ) -> ICCResult:
-    "The six Shrout & Fleiss intraclass correlations (ICC1, ICC2, ICC3 and their k forms), with F tests and F-based intervals."
-    F = 'icc'
-    c = check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    Y, omitted = _icc_table(ratings, missing, incomplete, F)
-    (n, k), (ms, e) = Y.shape, _mean_squares(Y, F)
-    with np.errstate(all='ignore'):                    # an interval end can be infinite: the check below names it
+    "The six Shrout & Fleiss ICCs (ICC1, ICC2, ICC3 and their k forms), with F tests and intervals."
+    caller = 'icc'
+    confidence = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    Y, omitted = _icc_table(ratings, missing, incomplete, caller)
+    (n, k), (ms, e) = Y.shape, _mean_squares(Y, caller)
+    with np.errstate(all='ignore'):      # an interval end can be infinite: the check below names it
         vals = _icc_values(*ms, n, k)
-        cis = _icc_intervals(vals, *ms, n, k, c)
-    if vals[4] == -math.inf: raise ValueError(_icc2k_undefined(vals, ms, n, k, F))
+        cis = _icc_intervals(vals, *ms, n, k, confidence)
+    if vals[4] == -math.inf: raise ValueError(_icc2k_undefined(vals, ms, n, k, caller))
     from scipy.stats import f as fdist
     one_way = (ms[0] / ms[3], n - 1, n * (k - 1))     # ICC1, ICC1k: MSB/MSW; the others MSB/MSE
     two_way = (ms[0] / ms[2], n - 1, (n - 1) * (k - 1))
     forms = []
     for j, ((name, label), v, (lo, hi)) in enumerate(zip(_ICC_FORMS, vals, cis)):
         Fv, d1, d2 = one_way if j % 3 == 0 else two_way
-        forms.append(ICCForm(name, label, float(v), float(Fv), d1, d2, float(fdist.sf(Fv, d1, d2)), float(lo), float(hi)))
+        p = float(fdist.sf(Fv, d1, d2))
+        forms.append(ICCForm(name, label, float(v), float(Fv), d1, d2, p, float(lo), float(hi)))
     low_ok = lambda f: math.isfinite(f.low) or (f.form == 'ICC2k' and f.low == -math.inf)   # pole
     fine = lambda f: math.isfinite(f.icc) and math.isfinite(f.high) and low_ok(f)
     if bad := [f.form for f in forms if not fine(f)]:
-        raise ValueError(f"{F}: the F-based interval of {', '.join(bad)} is undefined for these "
+        raise ValueError(f"{caller}: the F-based interval of {', '.join(bad)} is undefined "
+                         "for these "
                          "ratings (an end is infinite or NaN, as pingouin gives it; for ICC2k, "
                          "ICC2's whole interval lies at or below its pole); the ICCs are "
                          + ', '.join(f'{f.form} {f.icc:.6g}' for f in forms))
     with np.errstate(over='ignore', under='ignore'):
         mean_sq = [float(np.ldexp(m, 2 * e)) for m in ms]
-    sig = Signature(F, {'missing': missing, 'incomplete': incomplete, 'confidence': c})
-    return ICCResult(tuple(forms), n, k, omitted, c, *mean_sq, str(sig))
+    options = {'missing': missing, 'incomplete': incomplete, 'confidence': confidence}
+    sig = Signature(caller, options)
+    return ICCResult(tuple(forms), n, k, omitted, confidence, *mean_sq, str(sig))
 
 # %% ../nbs/08a_agreement.ipynb #c9632c04
-def _two_raters(a, b, F:str) -> tuple[np.ndarray, list|None]:
-    "The two raters' ratings as one 2 x n matrix (numbers, or codes of str categories), checked: sequences, same length, nothing missing."
+def _two_raters(a, b, caller:str) -> tuple[np.ndarray, list|None]:
+    "The two raters' ratings as one checked 2 x n matrix (numbers, or codes of str categories)."
+    # checked: sequences, same length, nothing missing
     rows = []
     for name, x in (('a', a), ('b', b)):
         if isinstance(x, np.ndarray) or hasattr(x, 'detach'):
-            x = as_array(x, name, F, numeric=False)
-            if x.ndim != 1: raise ValueError(f"{F}: {name} must be 1-D (one rating per item), got an array of shape {x.shape}")
+            x = as_array(x, name, caller, numeric=False)
+            if x.ndim != 1:
+                raise ValueError(f"{caller}: {name} must be 1-D (one rating per item), "
+                                 f"got an array of shape {x.shape}")
             x = x.tolist()
         elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
-            raise TypeError(f"{F}: {name} must be a sequence of ratings (one per item), got {type(x).__name__}")
+            raise TypeError(f"{caller}: {name} must be a sequence of ratings (one per item), "
+                            f"got {type(x).__name__}")
         rows.append(list(x))
-    if len(rows[0]) != len(rows[1]): raise ValueError(f"{F}: a has {len(rows[0])} ratings but b has {len(rows[1])}; they must rate the same items, in the same order")
-    if not rows[0]: raise ValueError(f"{F}: a and b are empty; there are no items to compare")
-    X, mask, cats = _from_rows(rows, F, math.nan, None, names=('a', 'b'))
+    if len(rows[0]) != len(rows[1]):
+        raise ValueError(f"{caller}: a has {len(rows[0])} ratings but b has {len(rows[1])}; "
+                         "they must rate the same items, in the same order")
+    if not rows[0]: raise ValueError(f"{caller}: a and b are empty; there are no items to compare")
+    X, mask, cats = _from_rows(rows, caller, math.nan, None, names=('a', 'b'))
     if not mask.all():
         i = np.flatnonzero(~mask)[0]
-        raise ValueError(f"{F}: {_at(i, X.shape[1], ('a', 'b'))} is missing ({_brief(rows[i // X.shape[1]][i % X.shape[1]])}); Cohen's kappa needs "
-                         "both raters' ratings of every item: leave out the items either rater skipped")
+        gap = rows[i // X.shape[1]][i % X.shape[1]]
+        raise ValueError(f"{caller}: {_at(i, X.shape[1], ('a', 'b'))} is missing ({_brief(gap)}); "
+                         "Cohen's kappa needs both raters' ratings of every item: "
+                         "leave out the items either rater skipped")
     return X, cats
 
 # %% ../nbs/08a_agreement.ipynb #37e0f418
-def _positions(X:np.ndarray, mask:np.ndarray, cats:list|None, given, F:str, arg:str) -> tuple[np.ndarray, np.ndarray]:
-    "Each present rating's position among the categories (the sorted distinct ratings, or `given` in its order), and those categories."
+def _positions(X:np.ndarray, mask:np.ndarray, cats:list|None, given, caller:str,
+               arg:str) -> tuple[np.ndarray, np.ndarray]:
+    "Each present rating's position among the categories, and those categories."
+    # the categories: the sorted distinct ratings, or `given` in its order
     u, inv = np.unique(X[mask], return_inverse=True)
     have = [cats[int(v)] for v in u] if cats is not None else u.tolist()
     if given is None:
-        return inv, np.array(have) if cats is not None else (u.astype(np.int64) if np.all((u == np.round(u)) & (np.abs(u) < 2**53)) else u)
+        if cats is not None: return inv, np.array(have)
+        whole = np.all((u == np.round(u)) & (np.abs(u) < 2**53))
+        return inv, u.astype(np.int64) if whole else u
     if isinstance(given, np.ndarray): given = given.tolist()
     if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not len(given):
-        raise TypeError(f"{F}: {arg} must be a non-empty list of categories (numbers or str), got {_brief(given)}")
+        raise TypeError(f"{caller}: {arg} must be a non-empty list of categories (numbers or str), "
+                        f"got {_brief(given)}")
     kind, want = (_STR, 'str') if cats is not None else (_NUM, 'numbers')
-    if bad := [g for g in given if not isinstance(g, kind) or (want == 'numbers' and not math.isfinite(float(g)))]:
-        raise TypeError(f"{F}: {arg} must hold {want}, like the ratings; it holds {_brief(bad[0], 30)}")
+    odd = lambda g: not isinstance(g, kind) or (want == 'numbers' and not math.isfinite(float(g)))
+    if bad := [g for g in given if odd(g)]:
+        raise TypeError(f"{caller}: {arg} must hold {want}, like the ratings; "
+                        f"it holds {_brief(bad[0], 30)}")
     keys = [str(g) if cats is not None else float(g) for g in given]
-    if len(set(keys)) != len(keys): raise ValueError(f"{F}: {arg} has a category twice: {_brief(given)}")
-    pos = {k: i for i, k in enumerate(keys)}
-    if out := [h for h in have if h not in pos]: raise ValueError(f"{F}: the rating {out[0]!r} is not one of {arg} {_brief(given)}")
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{caller}: {arg} has a category twice: {_brief(given)}")
+    pos = {key: i for i, key in enumerate(keys)}
+    if out := [h for h in have if h not in pos]:
+        raise ValueError(f"{caller}: the rating {out[0]!r} is not one of {arg} {_brief(given)}")
     return np.array([pos[h] for h in have], np.int64)[inv], np.array(given)
 
 # %% ../nbs/08a_agreement.ipynb #5abcd8d0
 def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str categories
                 b, # the second rater's ratings of the same items, in the same order
-                weights:str|None=None, # None (unweighted), 'linear' or 'quadratic' disagreement weights, by category position
-                labels=None, # the categories in order (default: the sorted distinct ratings); the weights use their positions
+                # None (unweighted), 'linear' or 'quadratic' disagreement weights, by position
+                weights:str|None=None,
+                labels=None, # the categories in order (default: the sorted distinct ratings)
                ) -> float:
     "Cohen's kappa of two raters, optionally weighted; equal to scikit-learn's `cohen_kappa_score`."
-    F = 'cohen_kappa'
+    caller = 'cohen_kappa'
     if not (weights is None or isinstance(weights, str) and weights in ('linear', 'quadratic')):
-        raise ValueError(f"{F}: weights must be None, 'linear' or 'quadratic', got {_brief(weights)}")
-    X, cats = _two_raters(a, b, F)
-    pos, categories = _positions(X, np.ones(X.shape, bool), cats, labels, F, 'labels')
+        raise ValueError(f"{caller}: weights must be None, 'linear' or 'quadratic', "
+                         f"got {_brief(weights)}")
+    X, cats = _two_raters(a, b, caller)
+    pos, categories = _positions(X, np.ones(X.shape, bool), cats, labels, caller, 'labels')
     L, (i, j) = len(categories), pos.reshape(2, -1)
-    O = np.bincount(i * L + j, minlength=L * L).reshape(L, L) / X.shape[1]        # observed shares p_ij
-    E = np.outer(O.sum(1), O.sum(0))                                             # chance: p_i. p_.j
+    O = np.bincount(i * L + j, minlength=L * L).reshape(L, L) / X.shape[1]    # observed shares p_ij
+    E = np.outer(O.sum(1), O.sum(0))                                         # chance: p_i. p_.j
     g = np.arange(L)
-    W = (g[:, None] != g).astype(np.float64) if weights is None else np.abs(g[:, None] - g).astype(np.float64) ** (1 if weights == 'linear' else 2)
+    if weights is None: W = (g[:, None] != g).astype(np.float64)
+    else: W = np.abs(g[:, None] - g).astype(np.float64) ** (1 if weights == 'linear' else 2)
     if (W * E).sum() <= 0:
-        raise ValueError(f"{F}: both raters put every item in one category ({_brief(categories[i[0]].item())}), so the chance agreement is 1 and "
+        only = _brief(categories[i[0]].item())
+        raise ValueError(f"{caller}: both raters put every item in one category ({only}), "
+                         "so the chance agreement is 1 and "
                          "kappa is 0/0, undefined (scikit-learn returns nan with a warning)")
     return float(1 - (W * O).sum() / (W * E).sum())
 
 # %% ../nbs/08a_agreement.ipynb #e6af236e
-def _check_table(table, F:str) -> np.ndarray:
-    "The items x categories table of counts as float64, checked: non-negative integers, equal row totals of at least 2."
-    t = as_array(table, 'table', F)
-    if t.ndim != 2 or 0 in t.shape: raise ValueError(f"{F}: table must be 2-D, items x categories (counts), with at least one of each; got shape {t.shape}")
+def _check_table(table, caller:str) -> np.ndarray:
+    "The items x categories counts as float64, checked: integers >= 0, equal row totals >= 2."
+    t = as_array(table, 'table', caller)
+    if t.ndim != 2 or 0 in t.shape:
+        raise ValueError(f"{caller}: table must be 2-D, items x categories (counts), "
+                         f"with at least one of each; got shape {t.shape}")
     t = t.astype(np.float64)
     if (bad := ~np.isfinite(t) | (t < 0) | (t != np.floor(t))).any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"{F}: table[{i}][{j}] is {float(t[i, j])!r}; table holds counts of ratings: non-negative integers")
+        raise ValueError(f"{caller}: table[{i}][{j}] is {float(t[i, j])!r}; "
+                         "table holds counts of ratings: non-negative integers")
     with np.errstate(over='ignore'): r = t.sum(1)
     if (r != r[0]).any():
         i = int(np.flatnonzero(r != r[0])[0])
-        raise ValueError(f"{F}: row {i} of table has {r[i]:g} ratings but row 0 has {r[0]:g}; Fleiss' kappa needs the same number of ratings "
-                         "of every item (leave out the incomplete items, or use krippendorff_alpha, which allows missing ratings)")
-    if r[0] < 2: raise ValueError(f"{F}: every item has {r[0]:g} rating(s); Fleiss' kappa needs at least 2 per item")
+        raise ValueError(f"{caller}: row {i} of table has {r[i]:g} ratings but row 0 has {r[0]:g}; "
+                         "Fleiss' kappa needs the same number of ratings "
+                         "of every item (leave out the incomplete items, "
+                         "or use krippendorff_alpha, which allows missing ratings)")
+    if r[0] < 2:
+        raise ValueError(f"{caller}: every item has {r[0]:g} rating(s); "
+                         "Fleiss' kappa needs at least 2 per item")
     return t
 
 # %% ../nbs/08a_agreement.ipynb #273da1ef
-def fleiss_kappa(table, # items x categories: table[i][j] raters put item i in category j (statsmodels' layout)
-                 method:str='fleiss', # 'fleiss' (chance from the categories' shares) or 'randolph' (uniform chance, 1/q)
+def fleiss_kappa(table, # items x categories: table[i][j] raters put item i in category j
+                 # 'fleiss' (chance from the categories' shares) or 'randolph' (uniform, 1/q)
+                 method:str='fleiss',
                 ) -> float:
-    "Fleiss' kappa (or Randolph's free-marginal kappa) of an items x categories table of counts; equal to statsmodels' `fleiss_kappa`."
-    F = 'fleiss_kappa'
-    if not isinstance(method, str) or method not in ('fleiss', 'randolph'): raise ValueError(f"{F}: method must be 'fleiss' or 'randolph', got {_brief(method)}")
-    t = _check_table(table, F)
+    "Fleiss' (or Randolph's free-marginal) kappa of items x categories counts, as in statsmodels."
+    caller = 'fleiss_kappa'
+    if not isinstance(method, str) or method not in ('fleiss', 'randolph'):
+        raise ValueError(f"{caller}: method must be 'fleiss' or 'randolph', got {_brief(method)}")
+    t = _check_table(table, caller)
     (N, q), r = t.shape, t[0].sum()
     with np.errstate(all='ignore'):
         P_bar = (((t * t).sum(1) - r) / (r * (r - 1))).mean()
         P_e = ((t.sum(0) / (N * r)) ** 2).sum() if method == 'fleiss' else 1 / q
-    if not (math.isfinite(P_bar) and math.isfinite(P_e)): raise ValueError(f"{F}: the counts are too large to compute kappa in float64")
+    if not (math.isfinite(P_bar) and math.isfinite(P_e)):
+        raise ValueError(f"{caller}: the counts are too large to compute kappa in float64")
     if P_e >= 1:
-        raise ValueError(f"{F}: " + ("every rating is in one category" if method == 'fleiss' else "table has one category") +
-                         ", so the chance agreement P_e is 1 and kappa is 0/0, undefined (statsmodels returns nan)")
+        why = "every rating is in one category" if method == 'fleiss' else "table has one category"
+        raise ValueError(f"{caller}: {why}, so the chance agreement P_e is 1 and kappa is 0/0, "
+                         "undefined (statsmodels returns nan)")
     return float((P_bar - P_e) / (1 - P_e))
 
 # %% ../nbs/08a_agreement.ipynb #9336905e
-def rating_table(ratings, # raters x items: a list of rows (one per rater) or a 2-D array; None marks a missing rating
-                 categories=None, # the categories of the columns, in order (default: the sorted distinct ratings)
-                 missing:float|str|None=None, # one more marker of a missing rating: float('nan'), a number or a str (None always is one)
+def rating_table(ratings, # raters x items: rows (one per rater) or a 2-D array; None: missing
+                 categories=None, # the columns' categories, in order (default: the sorted ratings)
+                 # a marker of a missing rating besides None: float('nan'), a number or a str
+                 missing:float|str|None=None,
                 ) -> tuple[np.ndarray, np.ndarray]:
-    "The items x categories table of counts (Fleiss' kappa's input) of a raters x items matrix, and the categories of its columns."
-    F = 'rating_table'
-    X, mask, cats = _grid(ratings, F, missing)
-    if not mask.any(): raise ValueError(f"{F}: every rating is missing")
-    pos, categories = _positions(X, mask, cats, categories, F, 'categories')
+    "The items x categories counts (Fleiss' kappa's input) of a ratings matrix; the categories."
+    caller = 'rating_table'
+    X, mask, cats = _grid(ratings, caller, missing)
+    if not mask.any(): raise ValueError(f"{caller}: every rating is missing")
+    pos, categories = _positions(X, mask, cats, categories, caller, 'categories')
     N, q = X.shape[1], len(categories)
-    return np.bincount(np.nonzero(mask)[1] * q + pos, minlength=N * q).reshape(N, q), categories
+    counts = np.bincount(np.nonzero(mask)[1] * q + pos, minlength=N * q).reshape(N, q)
+    return counts, categories

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from itertools import product
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import Signature, json_ready
 from .text import _brief, as_array, check_bool, check_float, check_int, check_sequence
@@ -23,79 +22,103 @@ __all__ = ['assign_folds', 'fold_seeds', 'cv_interval', 'CVResult', 'cross_valid
 # %% ../nbs/09_crossval.ipynb #b6b870b7
 _MAX_WORK = 10**8        # repeats x folds x n: the most an assignment may ask for (a few seconds)
 
-def _labels(x, name:str, M:str, n:int|None=None) -> tuple[np.ndarray, np.ndarray]:
-    "The sorted distinct labels of `x` and each item's index among them; a `TypeError`/`ValueError` naming `name` unless `x` is a 1-D array of labels."
-    a = as_array(x, name, M, numeric=False)
-    if a.dtype == object and a.size and all(isinstance(v, str) for v in a.ravel()): a = a.astype(str)
-    if a.dtype.kind == 'f' and np.isfinite(a).all() and (a == np.round(a)).all() and (np.abs(a) < 2**53).all(): a = a.astype(np.int64)
-    if a.dtype.kind not in 'biuU': raise TypeError(f"{M}: {name} must hold labels (bool, int or str), got dtype {a.dtype}")
-    if a.ndim != 1: raise ValueError(f"{M}: {name} must be 1-D (one label per item), got shape {a.shape}")
-    if n is not None and len(a) != n: raise ValueError(f"{M}: {name} has {len(a)} labels but there are {n} items")
+def _labels(x, name:str, caller:str, n:int|None=None) -> tuple[np.ndarray, np.ndarray]:
+    "The sorted distinct labels of `x` and each item's index among them."
+    # a `TypeError`/`ValueError` naming `name` unless `x` is a 1-D array of labels
+    a = as_array(x, name, caller, numeric=False)
+    if a.dtype == object and a.size and all(isinstance(v, str) for v in a.ravel()):
+        a = a.astype(str)
+    if (a.dtype.kind == 'f' and np.isfinite(a).all() and (a == np.round(a)).all()
+            and (np.abs(a) < 2**53).all()):
+        a = a.astype(np.int64)
+    if a.dtype.kind not in 'biuU':
+        raise TypeError(f"{caller}: {name} must hold labels (bool, int or str), "
+                        f"got dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"{caller}: {name} must be 1-D (one label per item), got shape {a.shape}")
+    if n is not None and len(a) != n:
+        raise ValueError(f"{caller}: {name} has {len(a)} labels but there are {n} items")
     classes, codes = np.unique(a, return_inverse=True)
     return classes, codes.reshape(-1).astype(np.int64)
 
 # %% ../nbs/09_crossval.ipynb #b461c807
-def _check_folds(n:int, folds, repeats, seed, y, g, M:str) -> tuple[int, int, int]:
-    "Validated `folds`, `repeats` and `seed` for `n` items, class codes `y` and group codes `g` (either may be None)."
-    folds = check_int(folds, 'folds', M, low=2, high=max(n, 2))
-    repeats, seed = check_int(repeats, 'repeats', M, high=100), check_int(seed, 'seed', M, low=0, high=2**32 - 1)
-    if repeats * folds * n > _MAX_WORK: raise ValueError(f"{M}: repeats x folds x n = {repeats * folds * n:,} is over {_MAX_WORK:,}; use fewer folds or repeats")
-    if g is not None and (G := int(g.max()) + 1) < folds: raise ValueError(f"{M}: there are {G} groups, fewer than folds={folds}; a group never spans two folds")
+def _check_folds(n:int, folds, repeats, seed, y, g, caller:str) -> tuple[int, int, int]:
+    "Checked `folds`, `repeats`, `seed` for `n` items, class codes `y`, group codes `g` (or None)."
+    folds = check_int(folds, 'folds', caller, low=2, high=max(n, 2))
+    repeats = check_int(repeats, 'repeats', caller, high=100)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
+    if repeats * folds * n > _MAX_WORK:
+        raise ValueError(f"{caller}: repeats x folds x n = {repeats * folds * n:,} is over "
+                         f"{_MAX_WORK:,}; use fewer folds or repeats")
+    if g is not None and (G := int(g.max()) + 1) < folds:
+        raise ValueError(f"{caller}: there are {G} groups, fewer than folds={folds}; "
+                         "a group never spans two folds")
     if y is not None and (c := int(np.bincount(y).min())) < folds:
-        raise ValueError(f"{M}: the smallest class has {c} items, fewer than folds={folds}; a stratified fold needs one item of each class")
+        raise ValueError(f"{caller}: the smallest class has {c} items, fewer than folds={folds}; "
+                         "a stratified fold needs one item of each class")
     return folds, repeats, seed
 
 def _splitter(stratified:bool, grouped:bool):
     "scikit-learn's splitter class for these options."
     from sklearn.model_selection import GroupKFold, KFold, StratifiedGroupKFold, StratifiedKFold
-    return {(False, False): KFold, (True, False): StratifiedKFold, (False, True): GroupKFold, (True, True): StratifiedGroupKFold}[stratified, grouped]
+    return {(False, False): KFold, (True, False): StratifiedKFold, (False, True): GroupKFold,
+            (True, True): StratifiedGroupKFold}[stratified, grouped]
 
 # %% ../nbs/09_crossval.ipynb #6ab3fe03
-def _assign(n:int, folds, strata, groups, repeats, seed, M:str) -> tuple[np.ndarray, str]:
-    "The fold assignment (repeats, n) and the splitter's name; `strata` and `groups` are label arrays or None."
-    y = None if strata is None else _labels(strata, 'strata', M, n)[1]
-    g = None if groups is None else _labels(groups, 'groups', M, n)[1]
-    folds, repeats, seed = _check_folds(n, folds, repeats, seed, y, g, M)
+def _assign(n:int, folds, strata, groups, repeats, seed, caller:str) -> tuple[np.ndarray, str]:
+    "The fold assignment (repeats, n) and the splitter's name; `strata`, `groups`: labels or None."
+    y = None if strata is None else _labels(strata, 'strata', caller, n)[1]
+    g = None if groups is None else _labels(groups, 'groups', caller, n)[1]
+    folds, repeats, seed = _check_folds(n, folds, repeats, seed, y, g, caller)
     cls, rng = _splitter(y is not None, g is not None), np.random.RandomState(seed)
     out = np.empty((repeats, n), np.int64)
-    for r in range(repeats):                 # as RepeatedKFold: one RandomState, passed to each repeat's splitter
-        for k, (_, test) in enumerate(cls(folds, shuffle=True, random_state=rng).split(np.zeros((n, 0)), y, g)): out[r, test] = k
+    for r in range(repeats):   # as RepeatedKFold: one RandomState, passed to each repeat's splitter
+        splits = cls(folds, shuffle=True, random_state=rng).split(np.zeros((n, 0)), y, g)
+        for k, (_, test) in enumerate(splits): out[r, test] = k
     return out, cls.__name__
 
 def assign_folds(n:int, # the number of items, >= 2
                  folds:int=5, # K, the number of folds: 2 <= K <= n
-                 strata=None, # a class label per item: keep each fold's class proportions (stratified K-fold)
-                 groups=None, # a group label per item: a group never spans two folds (grouped K-fold)
+                 strata=None, # a class label per item: keep the class proportions (stratified)
+                 groups=None, # a group label per item: a group never spans two folds (grouped)
                  repeats:int=1, # repeat with fresh shuffles (repeated K-fold), 1 to 100
-                 seed:int=0, # seeds the shuffles: NumPy's `RandomState(seed)`, as scikit-learn's splitters use it
+                 seed:int=0, # seeds the shuffles: NumPy's `RandomState(seed)`, as scikit-learn's
                 ) -> np.ndarray:
     "The test fold (0..K-1) of every item in every repeat: an int array of shape (repeats, n)."
-    return _assign(check_int(n, 'n', 'assign_folds', low=2), folds, strata, groups, repeats, seed, 'assign_folds')[0]
+    n = check_int(n, 'n', 'assign_folds', low=2)
+    return _assign(n, folds, strata, groups, repeats, seed, 'assign_folds')[0]
 
 # %% ../nbs/09_crossval.ipynb #edb9a162
 def fold_seeds(seed:int, # the cross-validation's seed, 0 to 2**32 - 1
                count:int, # how many: one per split (repeats x folds), at most 100,000
               ) -> list[int]:
-    "Independent 32-bit seeds, one per split: word 0 of each child of `SeedSequence(seed).spawn(count)`."
+    "Independent 32-bit seeds, one per split: word 0 of each of `SeedSequence(seed).spawn(count)`."
     seed = check_int(seed, 'seed', 'fold_seeds', low=0, high=2**32 - 1)
     count = check_int(count, 'count', 'fold_seeds', high=100_000)
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
 
 # %% ../nbs/09_crossval.ipynb #33e651e9
-def _accuracy(y, pred, s, C:int): return (pred == y).mean(-1)
+def _accuracy(y, pred, s, C:int):
+    "The share of `pred` equal to `y`."
+    return (pred == y).mean(-1)
 
 def _balanced_accuracy(y, pred, s, C:int):
     "The mean over the classes present in `y` of each class's recall."
-    return np.mean([((pred == c) & (y == c)).sum(-1) / (y == c).sum(-1) for c in range(C) if (y == c).any()], axis=0)
+    recalls = [((pred == c) & (y == c)).sum(-1) / (y == c).sum(-1)
+               for c in range(C) if (y == c).any()]
+    return np.mean(recalls, axis=0)
 
 def _roc_auc(y, pred, s, C:int):
     "Mann-Whitney AUC of the scores `s` for the positives `y == 1`, ties counting one half."
     from scipy.stats import rankdata
     pos = y == 1
-    m1 = pos.sum(-1); m0 = pos.shape[-1] - m1
+    m1 = pos.sum(-1)
+    m0 = pos.shape[-1] - m1
     return ((rankdata(s, axis=-1) * pos).sum(-1) - m1 * (m1 + 1) / 2) / (m1 * m0)
 
-_SCORERS = {'accuracy': (_accuracy, False), 'balanced_accuracy': (_balanced_accuracy, False), 'roc_auc': (_roc_auc, True)}   # name: (function, needs scores)
+_SCORERS = {'accuracy': (_accuracy, False),                # name: (function, needs scores)
+            'balanced_accuracy': (_balanced_accuracy, False),
+            'roc_auc': (_roc_auc, True)}
 
 # %% ../nbs/09_crossval.ipynb #bb1d7e4f
 _METHODS = ('corrected-t', 'naive-t', 'bootstrap')
@@ -103,22 +126,31 @@ _METHODS = ('corrected-t', 'naive-t', 'bootstrap')
 def cv_interval(scores, # the score of each split (repeats x folds of them, at least 2)
                 test_fraction:float, # n_test / n_train of a split: 1 / (K - 1) for K-fold
                 confidence:float=0.95, # the interval's level, in (0, 1)
-                method:str='corrected-t', # 'corrected-t' (Nadeau & Bengio) or 'naive-t' (splits as if independent)
+                # 'corrected-t' (Nadeau & Bengio) or 'naive-t' (splits as if independent)
+                method:str='corrected-t',
                ) -> tuple[float, float]:
-    "An interval for the mean split score: mean ± t(J-1) sqrt((1/J + test_fraction) s²) (corrected) or sqrt(s²/J) (naive)."
-    M = 'cv_interval'
-    s = as_array(scores, 'scores', M, finite=True).astype(float)
-    if s.ndim != 1 or len(s) < 2: raise ValueError(f"{M}: scores must be a 1-D array of at least 2 split scores, got shape {s.shape}")
-    rho, conf = check_float(test_fraction, 'test_fraction', M, low=0), check_float(confidence, 'confidence', M, 0, 1, True, True)
-    if not isinstance(method, str) or method not in _METHODS[:2]: raise ValueError(f"{M}: method must be 'corrected-t' or 'naive-t', got {_brief(method)}")
+    "An interval for the mean split score: ± t(J-1) sqrt((1/J + test_fraction) s²), or sqrt(s²/J)."
+    caller = 'cv_interval'
+    s = as_array(scores, 'scores', caller, finite=True).astype(float)
+    if s.ndim != 1 or len(s) < 2:
+        raise ValueError(f"{caller}: scores must be a 1-D array of at least 2 split scores, "
+                         f"got shape {s.shape}")
+    rho = check_float(test_fraction, 'test_fraction', caller, low=0)
+    conf = check_float(confidence, 'confidence', caller, 0, 1, True, True)
+    if not isinstance(method, str) or method not in _METHODS[:2]:
+        raise ValueError(f"{caller}: method must be 'corrected-t' or 'naive-t', "
+                         f"got {_brief(method)}")
     from scipy.stats import t
     J, m = len(s), float(s.mean())
-    h = float(t.ppf((1 + conf) / 2, J - 1)) * math.sqrt((1 / J + (rho if method == 'corrected-t' else 0.0)) * s.var(ddof=1))
+    share = rho if method == 'corrected-t' else 0.0
+    h = float(t.ppf((1 + conf) / 2, J - 1)) * math.sqrt((1 / J + share) * s.var(ddof=1))
     return m - h, m + h
 
 # %% ../nbs/09_crossval.ipynb #330822ec
-def _bootstrap_ci(y, pred, score, A, folds:int, names, C:int, confidence:float, n_resamples:int, seed:int) -> dict:
-    "Percentile interval of the mean split score, test items resampled within each split and class; no refitting."
+def _bootstrap_ci(y, pred, score, A, folds:int, names, C:int, confidence:float, n_resamples:int,
+                  seed:int) -> dict:
+    "Percentile interval of the mean split score; test items resampled per split and class."
+    # no refitting
     rng, reps = np.random.default_rng(seed), {s: np.zeros(n_resamples) for s in names}
     for r, k in product(range(A.shape[0]), range(folds)):
         test = np.flatnonzero(A[r] == k)
@@ -127,19 +159,21 @@ def _bootstrap_ci(y, pred, score, A, folds:int, names, C:int, confidence:float, 
         for b0 in range(0, n_resamples, step):
             b = min(step, n_resamples - b0)
             idx = np.concatenate([rng.choice(t, (b, len(t))) for t in strata], axis=1)
-            for s in names: reps[s][b0:b0 + b] += _SCORERS[s][0](y[idx], pred[r, idx], None if score is None else score[r, idx], C)
+            for s in names:
+                scores = None if score is None else score[r, idx]
+                reps[s][b0:b0 + b] += _SCORERS[s][0](y[idx], pred[r, idx], scores, C)
     from cah_metrics.resample import percentile_interval
     return {s: percentile_interval(v / (A.shape[0] * folds), confidence) for s, v in reps.items()}
 
 # %% ../nbs/09_crossval.ipynb #934dd1af
 @dataclass(repr=False, eq=False)
 class CVResult:
-    "A K-fold cross-validation: the score of every split, their mean and sd, an interval for the mean, the out-of-fold predictions."
-    scores: dict          # score name -> the score of each split, repeat by repeat (a float array of repeats x folds)
+    "A K-fold cross-validation: every split's score, their mean, sd and interval, the predictions."
+    scores: dict          # score name -> each split's score, repeat by repeat (repeats x folds)
     mean: dict            # score name -> the mean of the split scores
     sd: dict              # score name -> their population standard deviation (np.std, ddof=0)
-    ci: dict              # score name -> (low, high), an interval for the mean at `confidence`, clipped to [0, 1]
-    model: str            # the estimator's class (a pipeline's steps joined by '+'), or the fit function's name
+    ci: dict              # score name -> (low, high), the mean's interval, clipped to [0, 1]
+    model: str            # the estimator's class (or a pipeline's, joined by '+'), or fit's name
     splitter: str         # KFold, StratifiedKFold, GroupKFold or StratifiedGroupKFold
     folds: int
     repeats: int
@@ -152,154 +186,213 @@ class CVResult:
     labels: np.ndarray    # (n,) each item's true class index
     assignment: np.ndarray    # (repeats, n) the fold in which each item was tested
     predictions: np.ndarray   # (repeats, n) each item's predicted class index when it was tested
-    decision: np.ndarray|None = None   # (repeats, n) its positive-class score, when a score needs one (roc_auc)
-
-# %% ../nbs/09_crossval.ipynb #b528e4ae
-@patch
-def __repr__(self:CVResult) -> str:
-    J = len(next(iter(self.scores.values())))
-    head = f"CVResult({self.model}: {self.splitter}, {self.folds} folds x {self.repeats} repeat{'s' * (self.repeats > 1)}, n = {self.n}, seed {self.seed})"
-    w = max(map(len, self.scores))
-    rows = [f"  {k:<{w}}  {self.mean[k]:.4f} ± {self.sd[k]:.4f}  {self.confidence * 100:g}% {self.interval} [{self.ci[k][0]:.4f}, {self.ci[k][1]:.4f}]"
-            f"  splits: {' '.join(f'{v:.4f}' for v in self.scores[k][:10])}{' ...' * (J > 10)}" for k in self.scores]
-    return '\n'.join([head, *rows])
-
-# %% ../nbs/09_crossval.ipynb #88cd5e3e
-@patch(as_prop=True)
-def signature(self:CVResult) -> Signature:
-    "model, splitter, folds, repeats, seed, interval, confidence (and the bootstrap's resamples), then the library version."
-    opts = dict(model=self.model, splitter=self.splitter, folds=self.folds, repeats=self.repeats, seed=self.seed,
-                interval=self.interval, confidence=self.confidence)
-    return Signature('crossval', {**opts, **({'resamples': self.n_resamples} if self.n_resamples else {})})
-
-@patch
-def to_dict(self:CVResult) -> dict:
-    "Scores, means, sds, intervals and settings as plain JSON types (no per-item arrays)."
-    keep = ('model', 'splitter', 'folds', 'repeats', 'n', 'seed', 'interval', 'confidence', 'n_resamples')
-    return {**{k: getattr(self, k) for k in keep}, 'classes': json_ready(self.classes), 'scores': json_ready(self.scores),
-            'mean': dict(self.mean), 'sd': dict(self.sd), 'ci': {k: list(v) for k, v in self.ci.items()}, 'signature': str(self.signature)}
-
-# %% ../nbs/09_crossval.ipynb #ff624fc9
-@patch
-def with_interval(self:CVResult, method:str='corrected-t', # 'corrected-t', 'naive-t' or 'bootstrap'
-                  confidence:float=0.95, # the level, in (0, 1)
-                  n_resamples:int=1000, # bootstrap resamples, 100 to 100,000 (seeded by the result's seed)
-                 ) -> CVResult:
-    "The same result with `ci` computed by `method` at `confidence`; no model is fitted again."
-    M = 'CVResult.with_interval'
-    if not isinstance(method, str) or method not in _METHODS: raise ValueError(f"{M}: method must be one of {', '.join(_METHODS)}, got {_brief(method)}")
-    confidence = check_float(confidence, 'confidence', M, 0, 1, True, True)
-    if method != 'bootstrap':
-        ci = {k: cv_interval(v, 1 / (self.folds - 1), confidence, method) for k, v in self.scores.items()}
-        return dataclasses.replace(self, ci={k: (max(lo, 0.0), min(hi, 1.0)) for k, (lo, hi) in ci.items()}, interval=method, confidence=confidence, n_resamples=None)
-    n_resamples = check_int(n_resamples, 'n_resamples', M, low=100, high=100_000)
-    if 'Group' in self.splitter: raise ValueError(f"{M}: the bootstrap resamples items, which are not independent when they come in groups; use method='corrected-t'")
-    ci = _bootstrap_ci(self.labels, self.predictions, self.decision, self.assignment, self.folds, list(self.scores), len(self.classes), confidence, n_resamples, self.seed)
-    return dataclasses.replace(self, ci=ci, interval=method, confidence=confidence, n_resamples=n_resamples)
+    decision: np.ndarray|None = None   # (repeats, n) its positive-class score, for roc_auc
+    def __repr__(self) -> str:
+        J = len(next(iter(self.scores.values())))
+        head = (f"CVResult({self.model}: {self.splitter}, {self.folds} folds x {self.repeats} "
+                f"repeat{'s' * (self.repeats > 1)}, n = {self.n}, seed {self.seed})")
+        width = max(map(len, self.scores))
+        level = f"{self.confidence * 100:g}% {self.interval}"
+        rows = [f"  {k:<{width}}  {self.mean[k]:.4f} ± {self.sd[k]:.4f}  {level} "
+                f"[{self.ci[k][0]:.4f}, {self.ci[k][1]:.4f}]"
+                f"  splits: {' '.join(f'{v:.4f}' for v in self.scores[k][:10])}{' ...' * (J > 10)}"
+                for k in self.scores]
+        return '\n'.join([head, *rows])
+    @property
+    def signature(self) -> Signature:
+        "model, splitter, folds, repeats, seed, interval, confidence (resamples), library version."
+        opts = dict(model=self.model, splitter=self.splitter, folds=self.folds,
+                    repeats=self.repeats, seed=self.seed, interval=self.interval,
+                    confidence=self.confidence)
+        if self.n_resamples: opts['resamples'] = self.n_resamples
+        return Signature('crossval', opts)
+    def to_dict(self) -> dict:
+        "Scores, means, sds, intervals and settings as plain JSON types (no per-item arrays)."
+        keep = ('model', 'splitter', 'folds', 'repeats', 'n', 'seed', 'interval', 'confidence',
+                'n_resamples')
+        return {**{k: getattr(self, k) for k in keep}, 'classes': json_ready(self.classes),
+                'scores': json_ready(self.scores), 'mean': dict(self.mean), 'sd': dict(self.sd),
+                'ci': {k: list(v) for k, v in self.ci.items()}, 'signature': str(self.signature)}
+    def with_interval(self, method:str='corrected-t', # 'corrected-t', 'naive-t' or 'bootstrap'
+                      confidence:float=0.95, # the level, in (0, 1)
+                      # bootstrap resamples, 100 to 100,000 (seeded by the result's seed)
+                      n_resamples:int=1000,
+                     ) -> CVResult:
+        "The same result with `ci` computed by `method` at `confidence`; no model is fitted again."
+        caller = 'CVResult.with_interval'
+        if not isinstance(method, str) or method not in _METHODS:
+            raise ValueError(f"{caller}: method must be one of {', '.join(_METHODS)}, "
+                             f"got {_brief(method)}")
+        confidence = check_float(confidence, 'confidence', caller, 0, 1, True, True)
+        if method != 'bootstrap':
+            ci = {k: cv_interval(v, 1 / (self.folds - 1), confidence, method)
+                  for k, v in self.scores.items()}
+            clipped = {k: (max(lo, 0.0), min(hi, 1.0)) for k, (lo, hi) in ci.items()}
+            return dataclasses.replace(self, ci=clipped, interval=method, confidence=confidence,
+                                       n_resamples=None)
+        n_resamples = check_int(n_resamples, 'n_resamples', caller, low=100, high=100_000)
+        if 'Group' in self.splitter:
+            raise ValueError(f"{caller}: the bootstrap resamples items, which are not independent "
+                             "when they come in groups; use method='corrected-t'")
+        ci = _bootstrap_ci(self.labels, self.predictions, self.decision, self.assignment,
+                           self.folds, list(self.scores), len(self.classes), confidence,
+                           n_resamples, self.seed)
+        return dataclasses.replace(self, ci=ci, interval=method, confidence=confidence,
+                                   n_resamples=n_resamples)
 
 # %% ../nbs/09_crossval.ipynb #b6f9503e
-def _model_kind(model, M:str) -> tuple[str, str]:
+def _model_kind(model, caller:str) -> tuple[str, str]:
     "'estimator' or 'function', and the model's name for the signature."
-    if isinstance(model, type): raise TypeError(f"{M}: model must be an estimator instance (e.g. LogisticRegression()) or a fit function, got the class {model.__name__}")
+    if isinstance(model, type):
+        raise TypeError(f"{caller}: model must be an estimator instance "
+                        f"(e.g. LogisticRegression()) or a fit function, "
+                        f"got the class {model.__name__}")
     if callable(getattr(model, 'fit', None)) and callable(getattr(model, 'predict', None)):
         steps = getattr(model, 'steps', None)                    # a Pipeline: name it by its steps
-        pipe = isinstance(steps, list) and steps and all(isinstance(p, tuple) and len(p) == 2 for p in steps)
-        return 'estimator', '+'.join(type(s).__name__ for _, s in steps) if pipe else type(model).__name__
+        pipe = (isinstance(steps, list) and steps
+                and all(isinstance(p, tuple) and len(p) == 2 for p in steps))
+        if pipe: return 'estimator', '+'.join(type(step).__name__ for _, step in steps)
+        return 'estimator', type(model).__name__
     if callable(model): return 'function', getattr(model, '__name__', type(model).__name__)
-    raise TypeError(f"{M}: model must be an estimator with fit and predict, or a fit function fit(X_train, y_train, seed) -> predict, got {type(model).__name__}")
+    raise TypeError(f"{caller}: model must be an estimator with fit and predict, or a fit function "
+                    f"fit(X_train, y_train, seed) -> predict, got {type(model).__name__}")
 
 # %% ../nbs/09_crossval.ipynb #0ec5f3fe
-def _as_codes(pred, classes:np.ndarray, m:int, j:int, M:str) -> np.ndarray:
-    "An estimator's `m` predicted labels as indices into `classes`; a `ValueError` for another number or a label not among them."
+def _as_codes(pred, classes:np.ndarray, m:int, j:int, caller:str) -> np.ndarray:
+    "An estimator's `m` predicted labels as indices into `classes`, checked: `m`, all known."
     pred = np.asarray(pred).reshape(-1)
-    if len(pred) != m: raise ValueError(f"{M}: the model made {len(pred)} predictions for the {m} test items of split {j}")
-    try: codes = np.clip(np.searchsorted(classes, pred), 0, len(classes) - 1); ok = np.asarray(classes[codes] == pred, bool)
+    if len(pred) != m:
+        raise ValueError(f"{caller}: the model made {len(pred)} predictions for the {m} test items "
+                         f"of split {j}")
+    try:
+        codes = np.clip(np.searchsorted(classes, pred), 0, len(classes) - 1)
+        ok = np.asarray(classes[codes] == pred, bool)
     except (TypeError, ValueError): codes, ok = None, np.zeros(len(pred), bool)
     if not ok.all():
         bad = pred[~ok][0]
-        raise ValueError(f"{M}: the model predicted a label that is not in y on split {j}: {_brief(bad.item() if isinstance(bad, np.generic) else bad)}")
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(f"{caller}: the model predicted a label that is not in y on split {j}: "
+                         f"{_brief(bad)}")
     return codes
 
-def _positive_score(est, X_test, classes, j:int, M:str) -> np.ndarray:
-    "The estimator's score of the positive class: decision_function, else predict_proba's second column."
-    if not np.array_equal(getattr(est, 'classes_', classes), classes): raise ValueError(f"{M}: split {j}'s training items lack a class; use stratify=True or fewer folds")
+def _positive_score(est, X_test, classes, j:int, caller:str) -> np.ndarray:
+    "The estimator's score of the positive class: decision_function, else predict_proba's column 1."
+    if not np.array_equal(getattr(est, 'classes_', classes), classes):
+        raise ValueError(f"{caller}: split {j}'s training items lack a class; "
+                         "use stratify=True or fewer folds")
     if hasattr(est, 'decision_function'): s = est.decision_function(X_test)
     elif hasattr(est, 'predict_proba'): s = np.asarray(est.predict_proba(X_test))[:, 1]
-    else: raise TypeError(f"{M}: roc_auc needs scores, but the model has neither decision_function nor predict_proba")
-    s = as_array(s, f'the scores of split {j}', M, finite=True).reshape(-1).astype(float)
-    if len(s) != len(X_test): raise ValueError(f"{M}: the model gave {len(s)} scores for the {len(X_test)} test items of split {j}")
+    else:
+        raise TypeError(f"{caller}: roc_auc needs scores, but the model has neither "
+                        "decision_function nor predict_proba")
+    s = as_array(s, f'the scores of split {j}', caller, finite=True).reshape(-1).astype(float)
+    if len(s) != len(X_test):
+        raise ValueError(f"{caller}: the model gave {len(s)} scores for the {len(X_test)} test "
+                         f"items of split {j}")
     return s
 
 # %% ../nbs/09_crossval.ipynb #674de015
-def _fit_predict(model, kind:str, X, y, classes, train, test, seed, scores:bool, j:int, M:str):
-    "Fit on the training items of split `j`: the test items' predicted class indices and (if `scores`) positive-class scores."
+def _fit_predict(model, kind:str, X, y, classes, train, test, seed, scores:bool, j:int, caller:str):
+    "Fit split `j`'s training items: the test items' predicted classes and positive-class scores."
+    # the predicted class indices, and the scores if `scores` (else None)
     if kind == 'estimator':
         from sklearn.base import clone
-        est = (clone(model) if hasattr(model, 'get_params') else copy.deepcopy(model)).fit(X[train], classes[y[train]])
-        return _as_codes(est.predict(X[test]), classes, len(test), j, M), (_positive_score(est, X[test], classes, j, M) if scores else None)
+        est = clone(model) if hasattr(model, 'get_params') else copy.deepcopy(model)
+        est = est.fit(X[train], classes[y[train]])
+        codes = _as_codes(est.predict(X[test]), classes, len(test), j, caller)
+        return codes, (_positive_score(est, X[test], classes, j, caller) if scores else None)
     predict = model(X[train], y[train], seed)
-    if not callable(predict): raise TypeError(f"{M}: the fit function must return a predict function, got {type(predict).__name__} on split {j}")
-    P = as_array(predict(X[test]), f'the class scores of split {j}', M, finite=True)
-    if P.shape != (len(test), len(classes)): raise ValueError(f"{M}: predict must return a score per class per test item, shape {(len(test), len(classes))}, got {P.shape} on split {j}")
+    if not callable(predict):
+        raise TypeError(f"{caller}: the fit function must return a predict function, "
+                        f"got {type(predict).__name__} on split {j}")
+    P = as_array(predict(X[test]), f'the class scores of split {j}', caller, finite=True)
+    if P.shape != (len(test), len(classes)):
+        raise ValueError(f"{caller}: predict must return a score per class per test item, "
+                         f"shape {(len(test), len(classes))}, got {P.shape} on split {j}")
     return P.argmax(1), (P[:, 1] - P[:, 0]).astype(float) if scores else None
 
 # %% ../nbs/09_crossval.ipynb #e26cf57c
-def _check_inputs(X, y, scoring, M:str):
-    "Validated features, (classes, class indices) and score names."
-    X = as_array(X, 'X', M, finite=True)
-    if X.ndim != 2: raise ValueError(f"{M}: X must be 2-D (items x features), got shape {X.shape}; for one feature use X.reshape(-1, 1)")
-    classes, codes = _labels(y, 'y', M, len(X))
-    if len(X) < 2 or len(classes) < 2: raise ValueError(f"{M}: y must hold at least two classes and X at least two rows, got {len(classes)} classes in {len(X)} rows")
-    names = [scoring] if isinstance(scoring, str) else check_sequence(scoring, 'scoring', M)
+def _check_inputs(X, y, scoring, caller:str):
+    "Checked features, (classes, class indices) and score names."
+    X = as_array(X, 'X', caller, finite=True)
+    if X.ndim != 2:
+        raise ValueError(f"{caller}: X must be 2-D (items x features), got shape {X.shape}; "
+                         "for one feature use X.reshape(-1, 1)")
+    classes, codes = _labels(y, 'y', caller, len(X))
+    if len(X) < 2 or len(classes) < 2:
+        raise ValueError(f"{caller}: y must hold at least two classes and X at least two rows, "
+                         f"got {len(classes)} classes in {len(X)} rows")
+    names = [scoring] if isinstance(scoring, str) else check_sequence(scoring, 'scoring', caller)
     for s in names:
-        if not isinstance(s, str) or s not in _SCORERS: raise ValueError(f"{M}: scoring must name scores among {', '.join(_SCORERS)}, got {_brief(s)}")
-    if not names or len(set(names)) < len(names): raise ValueError(f"{M}: scoring must name at least one score, each once, got {_brief(names)}")
-    if 'roc_auc' in names and len(classes) != 2: raise ValueError(f"{M}: roc_auc needs two classes, y has {len(classes)}")
+        if not isinstance(s, str) or s not in _SCORERS:
+            raise ValueError(f"{caller}: scoring must name scores among {', '.join(_SCORERS)}, "
+                             f"got {_brief(s)}")
+    if not names or len(set(names)) < len(names):
+        raise ValueError(f"{caller}: scoring must name at least one score, each once, "
+                         f"got {_brief(names)}")
+    if 'roc_auc' in names and len(classes) != 2:
+        raise ValueError(f"{caller}: roc_auc needs two classes, y has {len(classes)}")
     return X, classes, codes, names
 
 # %% ../nbs/09_crossval.ipynb #6ccbe1ff
-def _run_splits(model, kind, X, y, classes, A, folds, names, seed, M):
-    "Fit and score every split: per-split scores, predicted class indices and positive-class scores (repeats, n)."
+def _run_splits(model, kind, X, y, classes, A, folds, names, seed, caller):
+    "Fit and score every split: per-split scores, predicted classes, positive-class scores (R, n)."
     R, n, C = A.shape[0], len(y), len(classes)
     need = any(_SCORERS[s][1] for s in names)
     seeds = fold_seeds(seed, R * folds) if kind == 'function' else [None] * (R * folds)
-    pred, dec, per = np.zeros((R, n), np.int64), (np.zeros((R, n)) if need else None), {s: np.zeros(R * folds) for s in names}
+    pred, dec = np.zeros((R, n), np.int64), (np.zeros((R, n)) if need else None)
+    per = {s: np.zeros(R * folds) for s in names}
     for j, (r, k) in enumerate(product(range(R), range(folds))):
         test, train = np.flatnonzero(A[r] == k), np.flatnonzero(A[r] != k)
         if (miss := np.setdiff1d(np.arange(C), y[train])).size:
-            raise ValueError(f"{M}: split {j} (repeat {r}, fold {k}) has no training item of class {_brief(classes[miss[0]].item())}; use stratify=True or fewer folds")
-        p, d = _fit_predict(model, kind, X, y, classes, train, test, seeds[j], need, j, M)
+            raise ValueError(f"{caller}: split {j} (repeat {r}, fold {k}) has no training item of "
+                             f"class {_brief(classes[miss[0]].item())}; "
+                             "use stratify=True or fewer folds")
+        p, d = _fit_predict(model, kind, X, y, classes, train, test, seeds[j], need, j, caller)
         pred[r, test] = p
         if need: dec[r, test] = d
-        if need and len(np.unique(y[test])) < 2: raise ValueError(f"{M}: roc_auc is undefined on split {j} (repeat {r}, fold {k}): its test items are all of one class; use stratify=True or fewer folds")
-        for s in names: per[s][j] = float(_SCORERS[s][0](y[test], pred[r, test], dec[r, test] if need else None, C))
+        if need and len(np.unique(y[test])) < 2:
+            raise ValueError(f"{caller}: roc_auc is undefined on split {j} (repeat {r}, fold {k}): "
+                             "its test items are all of one class; "
+                             "use stratify=True or fewer folds")
+        scores = dec[r, test] if need else None
+        for s in names: per[s][j] = float(_SCORERS[s][0](y[test], pred[r, test], scores, C))
     return per, pred, dec
 
 # %% ../nbs/09_crossval.ipynb #1ee66c48
-def cross_validate(model, # an estimator with fit and predict (cloned per split), or a fit function fit(X_train, y_train, seed) -> predict
+def cross_validate(model, # an estimator (fit, predict), or fit(X_train, y_train, seed) -> predict
                    X, # the features: a finite 2-D array, items x features
                    y, # the class label of each item (bool, int or str)
                    folds:int=5, # K, the number of folds
-                   scoring:str|Sequence[str]=('accuracy', 'roc_auc'), # scores per split: accuracy, balanced_accuracy, roc_auc
+                   # scores per split: accuracy, balanced_accuracy, roc_auc
+                   scoring:str|Sequence[str]=('accuracy', 'roc_auc'),
                    stratify:bool=True, # keep each fold's class proportions (StratifiedKFold)
                    groups=None, # a group label per item: a group never spans two folds (GroupKFold)
                    repeats:int=1, # repeat the K folds with fresh shuffles, 1 to 100
-                   seed:int=0, # seeds the folds (as scikit-learn's random_state), the fit function's per-split seeds, the bootstrap
-                   interval:str='corrected-t', # the interval for the mean: 'corrected-t', 'naive-t' or 'bootstrap'
+                   seed:int=0, # seeds the folds, the fit function's per-split seeds, the bootstrap
+                   interval:str='corrected-t', # 'corrected-t', 'naive-t' or 'bootstrap'
                    confidence:float=0.95, # its level, in (0, 1)
                    n_resamples:int=1000, # the bootstrap's resamples
                   ) -> CVResult:
-    "K-fold cross-validation of a classifier: every split's scores, their mean, sd and an interval for the mean."
-    M = 'cross_validate'
-    kind, name = _model_kind(model, M)
-    X, classes, y, names = _check_inputs(X, y, scoring, M)
-    A, splitter = _assign(len(y), folds, y if check_bool(stratify, 'stratify', M) else None, groups, repeats, seed, M)
-    check_float(confidence, 'confidence', M, 0, 1, True, True)
-    if not isinstance(interval, str) or interval not in _METHODS: raise ValueError(f"{M}: interval must be one of {', '.join(_METHODS)}, got {_brief(interval)}")
+    "K-fold cross-validation of a classifier: every split's scores, their mean, sd and interval."
+    caller = 'cross_validate'
+    kind, name = _model_kind(model, caller)
+    X, classes, y, names = _check_inputs(X, y, scoring, caller)
+    strata = y if check_bool(stratify, 'stratify', caller) else None
+    A, splitter = _assign(len(y), folds, strata, groups, repeats, seed, caller)
+    check_float(confidence, 'confidence', caller, 0, 1, True, True)
+    if not isinstance(interval, str) or interval not in _METHODS:
+        raise ValueError(f"{caller}: interval must be one of {', '.join(_METHODS)}, "
+                         f"got {_brief(interval)}")
     if interval == 'bootstrap':
-        check_int(n_resamples, 'n_resamples', M, low=100, high=100_000)
-        if groups is not None: raise ValueError(f"{M}: interval='bootstrap' resamples items, which are not independent when they come in groups; use 'corrected-t'")
-    per, pred, dec = _run_splits(model, kind, X, y, classes, A, A.max() + 1, names, int(seed), M)
-    res = CVResult(per, {k: float(v.mean()) for k, v in per.items()}, {k: float(v.std()) for k, v in per.items()}, {}, name, splitter,
-                   int(A.max()) + 1, A.shape[0], len(y), int(seed), interval, float(confidence), None, classes, y, A, pred, dec)
+        check_int(n_resamples, 'n_resamples', caller, low=100, high=100_000)
+        if groups is not None:
+            raise ValueError(f"{caller}: interval='bootstrap' resamples items, which are not "
+                             "independent when they come in groups; use 'corrected-t'")
+    per, pred, dec = _run_splits(model, kind, X, y, classes, A, A.max() + 1, names, int(seed),
+                                 caller)
+    mean = {k: float(v.mean()) for k, v in per.items()}
+    sd = {k: float(v.std()) for k, v in per.items()}
+    res = CVResult(per, mean, sd, {}, name, splitter, int(A.max()) + 1, A.shape[0], len(y),
+                   int(seed), interval, float(confidence), None, classes, y, A, pred, dec)
     return res.with_interval(interval, confidence, n_resamples)

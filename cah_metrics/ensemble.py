@@ -8,17 +8,18 @@ Docs: https://cah-metrics.github.io/cah_metrics/ensemble.html.md"""
 from __future__ import annotations
 import copy, inspect, math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Metric, json_ready, load
+from .core import Metric, Record, json_ready, load
 from .diversity import _mean_pair_sim, _unit
 from .embeddings import DEFAULT_MODEL, get_encoder
 from .humor import HumorEvaluator
 from .information import local_entropy_drops, repetition
-from .text import _brief, as_array, as_texts, check_bool, check_float, check_sequence, check_str, get_tokenizer
+from .text import (_brief, as_array, as_texts, check_bool, check_float, check_sequence, check_str,
+                   get_tokenizer)
 
 # %% auto #0
 __all__ = ['SEVERITIES', 'DIVERSITY_CHAIN', 'STRATEGY_KINDS', 'HUMOR_DIMENSIONS', 'weighted_score', 'Disagreement',
@@ -26,58 +27,80 @@ __all__ = ['SEVERITIES', 'DIVERSITY_CHAIN', 'STRATEGY_KINDS', 'HUMOR_DIMENSIONS'
            'Strategy', 'StrategyRun', 'EnsembleEvaluator', 'ItemResult', 'EnsembleResult']
 
 # %% ../nbs/10_ensemble.ipynb #4952646d
-def _finite_vector(x, name:str, M:str) -> np.ndarray:
-    "`x` (a sequence of real numbers, not a str or a mapping) as a 1-D float array of finite numbers, else a `TypeError`/`ValueError` naming `name`."
-    if x is None or isinstance(x, (str, bytes, Mapping)): raise TypeError(f"{M}: {name} must be a sequence of numbers, got {type(x).__name__}")
-    a = as_array(x, name, M)
-    if a.dtype.kind == 'b': raise TypeError(f"{M}: {name} must hold numbers, not bools")
-    if a.ndim != 1: raise ValueError(f"{M}: {name} must be 1-D (one number per entry), got shape {a.shape}")
+def _finite_vector(x, name:str, caller:str) -> np.ndarray:
+    "`x` (a sequence of real numbers, not a str or a mapping) as a 1-D array of finite floats."
+    # else a `TypeError`/`ValueError` naming `name`
+    if x is None or isinstance(x, (str, bytes, Mapping)):
+        raise TypeError(f"{caller}: {name} must be a sequence of numbers, got {type(x).__name__}")
+    a = as_array(x, name, caller)
+    if a.dtype.kind == 'b': raise TypeError(f"{caller}: {name} must hold numbers, not bools")
+    if a.ndim != 1:
+        raise ValueError(f"{caller}: {name} must be 1-D (one number per entry), "
+                         f"got shape {a.shape}")
     a = a.astype(float)
     if not np.isfinite(a).all():
         i = int(np.flatnonzero(~np.isfinite(a))[0])
-        raise ValueError(f"{M}: {name}[{i}] is {float(a[i])!r}; it must be a finite number")
+        raise ValueError(f"{caller}: {name}[{i}] is {float(a[i])!r}; it must be a finite number")
     return a
 
 # %% ../nbs/10_ensemble.ipynb #57034b29
-def _weights(w, name:str, n:int, keys:list|None, M:str) -> np.ndarray:
-    "`confidence` or `relevance` as n weights >= 0: one number for all, a sequence of n, or a mapping with the scores' `keys`."
+def _weights(w, name:str, n:int, keys:list|None, caller:str) -> np.ndarray:
+    "`confidence` or `relevance` as n weights >= 0: one number, n of them, or a mapping by `keys`."
     if isinstance(w, Mapping):
-        if keys is None: raise TypeError(f"{M}: {name} is a mapping but scores is not; give both as mappings (same keys) or both as sequences")
-        if set(w) != set(keys): raise ValueError(f"{M}: {name} must have the keys of scores, {_brief(sorted(map(str, keys)))}; got {_brief(sorted(map(str, w)))}")
+        if keys is None:
+            raise TypeError(f"{caller}: {name} is a mapping but scores is not; "
+                            "give both as mappings (same keys) or both as sequences")
+        if set(w) != set(keys):
+            raise ValueError(f"{caller}: {name} must have the keys of scores, "
+                             f"{_brief(sorted(map(str, keys)))}; got {_brief(sorted(map(str, w)))}")
         w = [w[k] for k in keys]
-    if isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, (bool, np.bool_)): a = np.full(n, check_float(w, name, M, low=0))
-    else: a = _finite_vector(w, name, M)
-    if len(a) != n: raise ValueError(f"{M}: {name} has {len(a)} entries but scores has {n}; give one per score, or one number for all")
-    if (a < 0).any(): raise ValueError(f"{M}: {name}[{int(np.flatnonzero(a < 0)[0])}] is {float(a[a < 0][0])!r}; weights must be >= 0")
+    if isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, (bool, np.bool_)):
+        a = np.full(n, check_float(w, name, caller, low=0))
+    else: a = _finite_vector(w, name, caller)
+    if len(a) != n:
+        raise ValueError(f"{caller}: {name} has {len(a)} entries but scores has {n}; "
+                         "give one per score, or one number for all")
+    if (a < 0).any():
+        raise ValueError(f"{caller}: {name}[{int(np.flatnonzero(a < 0)[0])}] is "
+                         f"{float(a[a < 0][0])!r}; weights must be >= 0")
     return a
 
 # %% ../nbs/10_ensemble.ipynb #41ce639c
 def _weighted_mean(s:np.ndarray, c:np.ndarray, r:np.ndarray) -> float:
-    "sum(c r s) / sum(c r), 0.0 when the weights sum to 0; computed on rescaled numbers, so it never overflows."
+    "sum(c r s) / sum(c r), 0.0 when the weights sum to 0; on rescaled numbers: it never overflows."
     c, r = (v / v.max() if len(v) and v.max() > 0 else v for v in (c, r))
-    w = c * r; W = math.fsum(w); m = float(np.abs(s).max(initial=0.0))
+    w = c * r
+    W = math.fsum(w)
+    m = float(np.abs(s).max(initial=0.0))
     if W == 0 or m == 0: return 0.0
     return m * min(1.0, max(-1.0, math.fsum((w / W) * (s / m))))
 
 # %% ../nbs/10_ensemble.ipynb #7370e337
-def weighted_score(scores, # each dimension's score s_i: a sequence of numbers, or a mapping dimension -> score
-                   confidence, # each score's confidence c_i >= 0: one number for all, a sequence as long as scores, or a mapping with its keys
+def weighted_score(scores, # each dimension's score s_i: a sequence, or a mapping dimension -> score
+                   # each score's confidence c_i >= 0: one number for all, a sequence as long as
+                   # scores, or a mapping with its keys
+                   confidence,
                    relevance, # each score's cultural relevance r_i >= 0, in the same forms
                   ) -> float:
-    "The ensemble's aggregate E = sum(w_i s_i) / sum(w_i), w_i = confidence_i x relevance_i; 0.0 when the weights sum to 0."
-    M = 'weighted_score'
+    "The ensemble's E = sum(w_i s_i) / sum(w_i), w_i = confidence_i x relevance_i; 0 if no weight."
+    caller = 'weighted_score'
     keys = list(scores) if isinstance(scores, Mapping) else None
-    s = _finite_vector([scores[k] for k in keys] if keys is not None else scores, 'scores', M)
-    return _weighted_mean(s, _weights(confidence, 'confidence', len(s), keys, M), _weights(relevance, 'relevance', len(s), keys, M))
+    s = _finite_vector([scores[k] for k in keys] if keys is not None else scores, 'scores', caller)
+    c = _weights(confidence, 'confidence', len(s), keys, caller)
+    r = _weights(relevance, 'relevance', len(s), keys, caller)
+    return _weighted_mean(s, c, r)
 
 # %% ../nbs/10_ensemble.ipynb #e5af18d3
-def _moments(x:np.ndarray, M:str, name:str) -> tuple[float, float, float]:
-    "Mean, sample variance (n - 1) and standard deviation of two or more finite numbers; exactly (x[0], 0, 0) when they are all equal."
+def _moments(x:np.ndarray, caller:str, name:str) -> tuple[float, float, float]:
+    "Mean, sample variance (n - 1) and sd of two or more finite numbers; (x[0], 0, 0) if all equal."
     if x.min() == x.max(): return float(x[0]), 0.0, 0.0
-    m = float(np.abs(x).max()); y = x / m                     # rescaled: no overflow for scores near the largest float
+    m = float(np.abs(x).max())
+    y = x / m                     # rescaled: no overflow for scores near the largest float
     mean_y = math.fsum(y) / len(y)
     var = m * m * (math.fsum((y - mean_y) ** 2) / (len(y) - 1))
-    if not math.isfinite(var): raise ValueError(f"{M}: the variance of {name} overflows a float (scores of magnitude {m:.3g}); rescale them")
+    if not math.isfinite(var):
+        raise ValueError(f"{caller}: the variance of {name} overflows a float "
+                         f"(scores of magnitude {m:.3g}); rescale them")
     return m * mean_y, var, math.sqrt(var)
 
 def _cv(sd:float, mean:float) -> float:
@@ -87,21 +110,26 @@ def _cv(sd:float, mean:float) -> float:
 # %% ../nbs/10_ensemble.ipynb #8e198b61
 def _reliability(consensus:float, variance:float) -> float:
     "consensus x (1 - min(1, 5 variance)), + 0.1 when consensus > 0.8, clipped to [0, 1]."
-    return min(1.0, max(0.0, consensus * (1 - min(1.0, 5 * variance)) + (0.1 if consensus > 0.8 else 0.0)))
+    bonus = 0.1 if consensus > 0.8 else 0.0
+    return min(1.0, max(0.0, consensus * (1 - min(1.0, 5 * variance)) + bonus))
 
 def _notes(x:np.ndarray, mean:float, sd:float, z_threshold:float) -> list[str]:
     "Where the ensemble's rules say less than they seem to, for these scores."
     n, out = len(x), []
-    if mean <= 0 and sd > 0: out.append(f"mean {mean:.4g} <= 0: the CV is set to 0, so consensus is 1 whatever the spread (sd {sd:.4g})")
+    if mean <= 0 and sd > 0:
+        out.append(f"mean {mean:.4g} <= 0: the CV is set to 0, so consensus is 1 "
+                   f"whatever the spread (sd {sd:.4g})")
     if (n - 1) / math.sqrt(n) <= z_threshold:
-        out.append(f"{n} strategies: no z can exceed (n - 1) / sqrt(n) = {(n - 1) / math.sqrt(n):.4g} <= {z_threshold:g}, so no outlier can be found")
-    if (x < 0).any() or (x > 1).any(): out.append("scores outside [0, 1]: the reliability's 5 x variance assumes scores in [0, 1]")
+        out.append(f"{n} strategies: no z can exceed (n - 1) / sqrt(n) = "
+                   f"{(n - 1) / math.sqrt(n):.4g} <= {z_threshold:g}, so no outlier can be found")
+    if (x < 0).any() or (x > 1).any():
+        out.append("scores outside [0, 1]: the reliability's 5 x variance assumes scores in [0, 1]")
     return out
 
 # %% ../nbs/10_ensemble.ipynb #8cee489e
 @dataclass
-class Disagreement:
-    "How far the strategies' overall scores disagree: spread, CV, consensus, outliers, reliability and dimension CVs."
+class Disagreement(Record):
+    "How far the strategies' overall scores disagree: spread, CV, consensus, outliers, reliability."
     n: int                                  # the number of strategies
     mean: float                             # the mean overall score
     range: tuple[float, float]              # (lowest, highest) overall score
@@ -109,151 +137,174 @@ class Disagreement:
     stdev: float                            # its square root
     cv: float                               # stdev / mean; 0.0 when mean <= 0 (the ensemble's rule)
     consensus: float                        # max(0, 1 - 2 cv)
-    outliers: list[str]                     # strategies with |s - mean| / stdev > z_threshold (none when stdev = 0)
-    outlier_z: dict[str, float]             # every strategy's |s - mean| / stdev (0.0 each when stdev = 0)
-    reliability: float                      # consensus (1 - min(1, 5 variance)), + 0.1 when consensus > 0.8, clipped to [0, 1]
-    dimension_cv: dict[str, float]          # each dimension scored by two or more strategies: the CV of its scores
-    consensus_dimensions: dict[str, float]  # each dimension: its mean score across the strategies that score it
+    outliers: list[str]                     # strategies with |s - mean| / stdev > z_threshold
+    outlier_z: dict[str, float]             # every strategy's |s - mean| / stdev (0.0 if stdev = 0)
+    reliability: float                      # consensus (1 - min(1, 5 variance)) (+ 0.1), in [0, 1]
+    dimension_cv: dict[str, float]          # each dimension scored by 2+ strategies: its scores' CV
+    consensus_dimensions: dict[str, float]  # each dimension: its mean score over the strategies
     z_threshold: float = 1.5                # the outlier threshold used
-    notes: list[str] = field(default_factory=list)   # where the ensemble's rules say less than they seem to, for these scores
-
-# %% ../nbs/10_ensemble.ipynb #1c0c78fa
-@patch
-def to_dict(self:Disagreement) -> dict:
-    "Every field as plain JSON types."
-    return {f.name: json_ready(getattr(self, f.name)) for f in fields(self)}
-
-@patch
-def __repr__(self:Disagreement) -> str:
-    out = (f"Disagreement(n={self.n}: mean {self.mean:.4g}, sd {self.stdev:.4g}, range [{self.range[0]:.4g}, {self.range[1]:.4g}], "
-           f"cv {self.cv:.4g}, consensus {self.consensus:.4g}, reliability {self.reliability:.4g}, outliers {', '.join(self.outliers) or 'none'}")
-    if self.dimension_cv: out += '; dimension cv ' + ', '.join(f"{k} {v:.4g}" for k, v in self.dimension_cv.items())
-    return out + ')'
+    notes: list[str] = field(default_factory=list)   # where the rules say less than they seem to
+    def __repr__(self) -> str:
+        out = (f"Disagreement(n={self.n}: mean {self.mean:.4g}, sd {self.stdev:.4g}, "
+               f"range [{self.range[0]:.4g}, {self.range[1]:.4g}], "
+               f"cv {self.cv:.4g}, consensus {self.consensus:.4g}, "
+               f"reliability {self.reliability:.4g}, outliers {', '.join(self.outliers) or 'none'}")
+        if self.dimension_cv:
+            cvs = ', '.join(f"{k} {v:.4g}" for k, v in self.dimension_cv.items())
+            out += '; dimension cv ' + cvs
+        return out + ')'
 
 # %% ../nbs/10_ensemble.ipynb #552a81f0
-_Z_TOL = 1e-9     # relative tolerance of the outlier test: rounding must not push a z at Samuelson's bound over the threshold
+# relative tolerance of the outlier test: rounding must not push a z at Samuelson's bound over the
+# threshold
+_Z_TOL = 1e-9
 
-def _strategy_scores(x, M:str) -> tuple[list[str], np.ndarray]:
+def _strategy_scores(x, caller:str) -> tuple[list[str], np.ndarray]:
     "The names and scores of `scores_by_strategy`, checked: two or more str names, finite numbers."
-    if not isinstance(x, Mapping): raise TypeError(f"{M}: scores_by_strategy must be a dict of strategy name -> score, got {type(x).__name__}")
-    if len(x) < 2: raise ValueError(f"{M}: scores_by_strategy needs at least two strategies to disagree, got {len(x)}")
+    if not isinstance(x, Mapping):
+        raise TypeError(f"{caller}: scores_by_strategy must be a dict of strategy name -> score, "
+                        f"got {type(x).__name__}")
+    if len(x) < 2:
+        raise ValueError(f"{caller}: scores_by_strategy needs at least two strategies to disagree, "
+                         f"got {len(x)}")
     for k in x:
-        if not isinstance(k, str) or not k: raise TypeError(f"{M}: scores_by_strategy keys must be strategy names (non-empty str), got {_brief(k)}")
-    return list(x), np.array([check_float(v, f"scores_by_strategy[{_brief(k)}]", M) for k, v in x.items()])
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"{caller}: scores_by_strategy keys must be strategy names "
+                            f"(non-empty str), got {_brief(k)}")
+    return list(x), np.array([check_float(v, f"scores_by_strategy[{_brief(k)}]", caller)
+                              for k, v in x.items()])
 
 # %% ../nbs/10_ensemble.ipynb #55021de9
-def _dimension_scores(d, M:str) -> dict[str, np.ndarray]:
-    "`dimension_scores` checked: None or a dict of dimension name -> a non-empty list of finite numbers."
+def _dimension_scores(d, caller:str) -> dict[str, np.ndarray]:
+    "`dimension_scores` checked: None or a dict of dimension -> a non-empty list of finite numbers."
     if d is None: return {}
-    if not isinstance(d, Mapping): raise TypeError(f"{M}: dimension_scores must be a dict of dimension -> list of scores, or None; got {type(d).__name__}")
+    if not isinstance(d, Mapping):
+        raise TypeError(f"{caller}: dimension_scores must be a dict of dimension -> "
+                        f"list of scores, or None; got {type(d).__name__}")
     out = {}
     for k, v in d.items():
-        if not isinstance(k, str) or not k: raise TypeError(f"{M}: dimension_scores keys must be dimension names (non-empty str), got {_brief(k)}")
-        out[k] = _finite_vector(v, f"dimension_scores[{_brief(k)}]", M)
-        if not len(out[k]): raise ValueError(f"{M}: dimension_scores[{_brief(k)}] is empty; leave out a dimension no strategy scored")
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"{caller}: dimension_scores keys must be dimension names "
+                            f"(non-empty str), got {_brief(k)}")
+        out[k] = _finite_vector(v, f"dimension_scores[{_brief(k)}]", caller)
+        if not len(out[k]):
+            raise ValueError(f"{caller}: dimension_scores[{_brief(k)}] is empty; "
+                             "leave out a dimension no strategy scored")
     return out
 
 # %% ../nbs/10_ensemble.ipynb #6c78464e
-def disagreement(scores_by_strategy:dict[str, float], # strategy name -> its overall score; at least two strategies
-                 dimension_scores:dict[str, list]|None=None, # dimension -> the scores it got from the strategies that score it
-                 z_threshold:float=1.5, # a strategy is an outlier when |s - mean| / sd exceeds this (a finite number >= 0)
+def disagreement(scores_by_strategy:dict[str, float], # strategy -> its overall score; two or more
+                 # dimension -> the scores it got from the strategies that score it
+                 dimension_scores:dict[str, list]|None=None,
+                 # a strategy is an outlier when |s - mean| / sd exceeds this (a finite number >= 0)
+                 z_threshold:float=1.5,
                 ) -> Disagreement:
-    "The ensemble disagreement of several strategies' scores: spread, CV, consensus, outliers, reliability and dimension CVs."
-    M = 'disagreement'
-    names, x = _strategy_scores(scores_by_strategy, M)
-    dims, z_threshold = _dimension_scores(dimension_scores, M), check_float(z_threshold, 'z_threshold', M, low=0)
-    mean, var, sd = _moments(x, M, 'scores_by_strategy')
-    cv = _cv(sd, mean); consensus = max(0.0, 1 - 2 * cv)
+    "Several strategies' disagreement: spread, CV, consensus, outliers, reliability, dimension CVs."
+    caller = 'disagreement'
+    names, x = _strategy_scores(scores_by_strategy, caller)
+    dims = _dimension_scores(dimension_scores, caller)
+    z_threshold = check_float(z_threshold, 'z_threshold', caller, low=0)
+    mean, var, sd = _moments(x, caller, 'scores_by_strategy')
+    cv = _cv(sd, mean)
+    consensus = max(0.0, 1 - 2 * cv)
     z = {k: abs(v - mean) / sd if sd > 0 else 0.0 for k, v in zip(names, x.tolist())}
-    dm = {k: _moments(v, M, f"dimension_scores[{_brief(k)}]") if len(v) > 1 else (float(v[0]), 0.0, 0.0) for k, v in dims.items()}
-    return Disagreement(len(x), mean, (float(x.min()), float(x.max())), var, sd, cv, consensus, [k for k, v in z.items() if v > z_threshold * (1 + _Z_TOL)], z,
-                        _reliability(consensus, var), {k: _cv(m[2], m[0]) for k, m in dm.items() if len(dims[k]) > 1},
-                        {k: m[0] for k, m in dm.items()}, z_threshold, _notes(x, mean, sd, z_threshold))
+    dm = {k: _moments(v, caller, f"dimension_scores[{_brief(k)}]") if len(v) > 1
+             else (float(v[0]), 0.0, 0.0) for k, v in dims.items()}
+    outliers = [k for k, v in z.items() if v > z_threshold * (1 + _Z_TOL)]
+    dimension_cv = {k: _cv(m[2], m[0]) for k, m in dm.items() if len(dims[k]) > 1}
+    return Disagreement(len(x), mean, (float(x.min()), float(x.max())), var, sd, cv, consensus,
+                        outliers, z, _reliability(consensus, var), dimension_cv,
+                        {k: m[0] for k, m in dm.items()}, z_threshold,
+                        _notes(x, mean, sd, z_threshold))
 
 # %% ../nbs/10_ensemble.ipynb #b8f413f7
 SEVERITIES = ('high', 'medium', 'low')
 
 @dataclass
-class Flag:
-    "A validation flag: its name, severity ('high', 'medium' or 'low'), a message and the numbers behind it."
+class Flag(Record):
+    "A validation flag: its name, severity ('high', 'medium' or 'low'), message and numbers."
     name: str
     severity: str
     message: str
     details: dict = field(default_factory=dict)
-
-# %% ../nbs/10_ensemble.ipynb #63162334
-@patch
-def to_dict(self:Flag) -> dict:
-    "The flag as plain JSON types."
-    return {'name': self.name, 'severity': self.severity, 'message': self.message, 'details': json_ready(self.details)}
-
-@patch
-def __repr__(self:Flag) -> str: return f"Flag({self.name}, {self.severity}: {self.message})"
+    def __repr__(self) -> str: return f"Flag({self.name}, {self.severity}: {self.message})"
 
 # %% ../nbs/10_ensemble.ipynb #91eb914c
-def _check_thresholds(consensus_threshold, high_threshold, z_threshold, M:str) -> tuple[float, float, float]:
+def _check_thresholds(consensus_threshold, high_threshold, z_threshold,
+                      caller:str) -> tuple[float, float, float]:
     "The flag thresholds, checked: consensus and high in [0, 1] with high <= consensus, z >= 0."
-    c, h = check_float(consensus_threshold, 'consensus_threshold', M, 0, 1), check_float(high_threshold, 'high_threshold', M, 0, 1)
-    if h > c: raise ValueError(f"{M}: high_threshold ({h:g}) must not exceed consensus_threshold ({c:g})")
-    return c, h, check_float(z_threshold, 'z_threshold', M, low=0)
+    c = check_float(consensus_threshold, 'consensus_threshold', caller, 0, 1)
+    h = check_float(high_threshold, 'high_threshold', caller, 0, 1)
+    if h > c:
+        raise ValueError(f"{caller}: high_threshold ({h:g}) must not exceed "
+                         f"consensus_threshold ({c:g})")
+    return c, h, check_float(z_threshold, 'z_threshold', caller, low=0)
 
 # %% ../nbs/10_ensemble.ipynb #f54c2fc6
 def validation_flags(result:Disagreement, # what `disagreement` returned
-                     consensus_threshold:float=0.7, # flag high_ensemble_disagreement below this consensus
-                     high_threshold:float=0.3, # ... with severity 'high' below this one (else 'medium')
+                     consensus_threshold:float=0.7, # flag high_ensemble_disagreement below this
+                     high_threshold:float=0.3, # ... with severity 'high' below this (else 'medium')
                     ) -> list[Flag]:
     "The ensemble's flags of a disagreement: high_ensemble_disagreement and strategy_outliers."
-    M = 'validation_flags'
-    if not isinstance(result, Disagreement): raise TypeError(f"{M}: result must be a Disagreement (what `disagreement` returns), got {type(result).__name__}")
-    c, h, _ = _check_thresholds(consensus_threshold, high_threshold, 0.0, M)
-    out, d = [], result
-    if d.consensus < c: out.append(Flag('high_ensemble_disagreement', 'high' if d.consensus < h else 'medium',
-                                        f"consensus {d.consensus:.3f} is below {c:g} (cv {d.cv:.3f})", {'consensus': d.consensus, 'cv': d.cv, 'threshold': c}))
-    if d.outliers: out.append(Flag('strategy_outliers', 'medium', f"outlying strategies: {', '.join(d.outliers)}",
-                                   {'strategies': list(d.outliers), 'z': {k: d.outlier_z[k] for k in d.outliers}, 'z_threshold': d.z_threshold}))
+    caller = 'validation_flags'
+    if not isinstance(result, Disagreement):
+        raise TypeError(f"{caller}: result must be a Disagreement (what `disagreement` returns), "
+                        f"got {type(result).__name__}")
+    c, h, _ = _check_thresholds(consensus_threshold, high_threshold, 0.0, caller)
+    out = []
+    if result.consensus < c:
+        severity = 'high' if result.consensus < h else 'medium'
+        out.append(Flag('high_ensemble_disagreement', severity,
+                        f"consensus {result.consensus:.3f} is below {c:g} (cv {result.cv:.3f})",
+                        {'consensus': result.consensus, 'cv': result.cv, 'threshold': c}))
+    if result.outliers:
+        z = {k: result.outlier_z[k] for k in result.outliers}
+        out.append(Flag('strategy_outliers', 'medium',
+                        f"outlying strategies: {', '.join(result.outliers)}",
+                        {'strategies': list(result.outliers), 'z': z,
+                         'z_threshold': result.z_threshold}))
     return out
 
 # %% ../nbs/10_ensemble.ipynb #36877ba8
 def text_flags(text:str, # one response
               ) -> list[Flag]:
-    "The ensemble's text checks of a response: repetitive_patterns and local_entropy_drops (the information module's checks)."
+    "The ensemble's text checks of a response: repetitive_patterns and local_entropy_drops."
     check_str(text, 'text', 'text_flags')
-    r, (H, drops) = repetition(text), local_entropy_drops(text)
+    rep, (H, drops) = repetition(text), local_entropy_drops(text)
     out = []
-    if r.repetitive: out.append(Flag('repetitive_patterns', 'medium', f"top word share {r.top_word_share:.2f}, {r.repeated_bigrams} repeated bigram(s)",
-                                     {'top_word_share': r.top_word_share, 'repeated_bigrams': r.repeated_bigrams}))
-    if drops: out.append(Flag('local_entropy_drops', 'low', f"{drops} drop(s) of local word entropy below 0.8 x the previous chunk",
-                              {'drops': drops, 'chunk_entropies': list(H)}))
+    if rep.repetitive:
+        out.append(Flag('repetitive_patterns', 'medium',
+                        f"top word share {rep.top_word_share:.2f}, "
+                        f"{rep.repeated_bigrams} repeated bigram(s)",
+                        {'top_word_share': rep.top_word_share,
+                         'repeated_bigrams': rep.repeated_bigrams}))
+    if drops:
+        out.append(Flag('local_entropy_drops', 'low',
+                        f"{drops} drop(s) of local word entropy below 0.8 x the previous chunk",
+                        {'drops': drops, 'chunk_entropies': list(H)}))
     return out
 
 # %% ../nbs/10_ensemble.ipynb #3f4ac67c
 DIVERSITY_CHAIN = ('sentence-transformers', 'tfidf', 'word-overlap')
 
 @dataclass
-class DiversityResult:
-    "The semantic diversity of the responses, the step of the fallback chain that gave it, and why earlier steps fell through."
-    value: float            # 1 - the mean similarity over pairs of different texts; 0.0 for fewer than two texts
-    method: str             # 'sentence-transformers:<model>', 'tfidf', 'word-overlap', or 'none' (fewer than two texts)
-    fallbacks: list[dict]   # each step tried before it: {'method': ..., 'reason': why it fell through}
+class DiversityResult(Record):
+    "The responses' semantic diversity, the fallback step that gave it, why earlier ones fell out."
+    value: float            # 1 - the mean similarity over pairs of different texts; 0.0 below two
+    method: str             # 'sentence-transformers:<model>', 'tfidf', 'word-overlap', or 'none'
+    fallbacks: list[dict]   # each step tried before: {'method': ..., 'reason': why it fell through}
     n: int                  # the number of texts
-
-# %% ../nbs/10_ensemble.ipynb #030b943f
-@patch
-def to_dict(self:DiversityResult) -> dict:
-    "The result as plain JSON types."
-    return {'value': self.value, 'method': self.method, 'fallbacks': [dict(f) for f in self.fallbacks], 'n': self.n}
-
-@patch
-def __repr__(self:DiversityResult) -> str:
-    fell = '; '.join(f"{f['method']}: {f['reason']}" for f in self.fallbacks)
-    return f"DiversityResult({self.value:.4f} by {self.method}, n = {self.n}" + (f"; fell through {fell}" if fell else '') + ')'
+    def __repr__(self) -> str:
+        fell = '; '.join(f"{step['method']}: {step['reason']}" for step in self.fallbacks)
+        fell = f"; fell through {fell}" if fell else ''
+        return f"DiversityResult({self.value:.4f} by {self.method}, n = {self.n}{fell})"
 
 # %% ../nbs/10_ensemble.ipynb #07599d8e
 def _st_vectors(texts:list[str], model:str) -> tuple[np.ndarray|None, str|None]:
     "Sentence-transformer vectors of the texts, or None and why the model could not be loaded."
     try: enc = get_encoder(model, backend='sentence-transformers')
-    except ImportError as e: return None, f"not installed ({e})"
-    except ValueError as e: return None, str(e)
+    except ImportError as err: return None, f"not installed ({err})"
+    except ValueError as err: return None, str(err)
     return enc.encode(texts, progress=False), None
 
 def _tfidf_vectors(texts:list[str]) -> tuple[np.ndarray|None, str|None]:
@@ -265,9 +316,9 @@ def _in_range(D:float, high:float=1.0) -> float:
     "A diversity clipped to [0, high]: outside it is round-off (identical float32 unit vectors)."
     return min(high, max(0.0, D))
 
-def _embedding_diversity(E:np.ndarray, M:str) -> float:
+def _embedding_diversity(E:np.ndarray, caller:str) -> float:
     "1 - the mean cosine over pairs of different rows (zero rows are similar to nothing), in range."
-    U = _unit(E, M)
+    U = _unit(E, caller)
     return _in_range(1 - _mean_pair_sim(U), 1.0 if (U >= 0).all() else 1 + 1 / (len(U) - 1))
 
 # %% ../nbs/10_ensemble.ipynb #e0f7ce88
@@ -276,11 +327,13 @@ def _word_matrix(texts:list[str]):
     from scipy.sparse import csr_matrix
     tok, vocab, rows, cols = get_tokenizer('unicode', lowercase=True), {}, [], []
     for i, t in enumerate(texts):
-        for w in set(tok(t)): rows.append(i); cols.append(vocab.setdefault(w, len(vocab)))
+        for w in set(tok(t)):
+            rows.append(i)
+            cols.append(vocab.setdefault(w, len(vocab)))
     return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(texts), max(len(vocab), 1)))
 
 def _word_overlap_diversity(texts:list[str]) -> float:
-    "1 - the mean Jaccard similarity of word sets over pairs of different texts (two empty sets: similarity 1)."
+    "1 - the mean Jaccard similarity of word sets over pairs of texts (two empty sets: 1)."
     B, N = _word_matrix(texts), len(texts)
     size, total, step = np.asarray(B.sum(axis=1)).ravel(), 0.0, max(1, 2**22 // N)
     for a in range(0, N, step):
@@ -291,101 +344,141 @@ def _word_overlap_diversity(texts:list[str]) -> float:
 
 # %% ../nbs/10_ensemble.ipynb #c2d6365e
 def diversity_with_fallback(texts:str|Sequence[str], # the responses (a lone str is one text)
-                            start:str='sentence-transformers', # the first step of the chain to try: 'sentence-transformers', 'tfidf' or 'word-overlap'
-                            model:str=DEFAULT_MODEL, # the sentence-transformers model (the bundled default, or a local folder)
+                            # the first step of the chain to try: 'sentence-transformers',
+                            # 'tfidf' or 'word-overlap'
+                            start:str='sentence-transformers',
+                            # the sentence-transformers model (the bundled default, or a folder)
+                            model:str=DEFAULT_MODEL,
                            ) -> DiversityResult:
-    "1 - the mean pairwise similarity of the texts, from the first step of the fallback chain that works, with the reasons earlier steps fell through."
-    M = 'diversity_with_fallback'
-    texts, model = as_texts(texts, 'texts', M), check_str(model, 'model', M)
-    if not isinstance(start, str) or start not in DIVERSITY_CHAIN: raise ValueError(f"{M}: start must be one of {', '.join(DIVERSITY_CHAIN)}; got {_brief(start)}")
+    "1 - the texts' mean pairwise similarity, by the first step of the fallback chain that works."
+    # with the reasons earlier steps fell through
+    caller = 'diversity_with_fallback'
+    texts, model = as_texts(texts, 'texts', caller), check_str(model, 'model', caller)
+    if not isinstance(start, str) or start not in DIVERSITY_CHAIN:
+        raise ValueError(f"{caller}: start must be one of {', '.join(DIVERSITY_CHAIN)}; "
+                         f"got {_brief(start)}")
     if len(texts) < 2: return DiversityResult(0.0, 'none', [], len(texts))
     tried = []
     for step in DIVERSITY_CHAIN[DIVERSITY_CHAIN.index(start):]:
-        if step == 'word-overlap': return DiversityResult(_word_overlap_diversity(texts), step, tried, len(texts))
-        E, why = _st_vectors(texts, model) if step == 'sentence-transformers' else _tfidf_vectors(texts)
-        if E is not None: return DiversityResult(_embedding_diversity(E, M), f"{step}:{model}" if step == 'sentence-transformers' else step, tried, len(texts))
+        if step == 'word-overlap':
+            return DiversityResult(_word_overlap_diversity(texts), step, tried, len(texts))
+        if step == 'sentence-transformers': E, why = _st_vectors(texts, model)
+        else: E, why = _tfidf_vectors(texts)
+        if E is not None:
+            method = f"{step}:{model}" if step == 'sentence-transformers' else step
+            return DiversityResult(_embedding_diversity(E, caller), method, tried, len(texts))
         tried.append({'method': step, 'reason': why})
 
 # %% ../nbs/10_ensemble.ipynb #5ad849b8
 STRATEGY_KINDS = ('metric', 'metrics', 'humor', 'callable')
-HUMOR_DIMENSIONS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score', 'perplexity_score',
-                    'semantic_coherence', 'f1_score')   # the humor evaluator's per-item scores, all on its 0-10 scale
+# the humor evaluator's per-item scores, all on its 0-10 scale
+HUMOR_DIMENSIONS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score',
+                    'perplexity_score', 'semantic_coherence', 'f1_score')
 
-def _err(e:Exception, prefix:str) -> Exception:
-    "A TypeError or ValueError (as `e` is) whose message starts with `prefix`."
-    return (TypeError if isinstance(e, TypeError) else ValueError)(f"{prefix}: {e}")
+def _err(err:Exception, prefix:str) -> Exception:
+    "A TypeError or ValueError (as `err` is) whose message starts with `prefix`."
+    return (TypeError if isinstance(err, TypeError) else ValueError)(f"{prefix}: {err}")
 
-def _metric(x, M:str) -> tuple[str, Metric]:
+def _metric(x, caller:str) -> tuple[str, Metric]:
     "(member name, metric) from a registry name or a `Metric` instance."
     if isinstance(x, Metric): return x.name, x
-    if not isinstance(x, str): raise TypeError(f"{M}: a metric in spec must be a registry name (str) or a Metric, got {type(x).__name__}")
+    if not isinstance(x, str):
+        raise TypeError(f"{caller}: a metric in spec must be a registry name (str) or a Metric, "
+                        f"got {type(x).__name__}")
     try: return x, load(x)
-    except (TypeError, ValueError) as e: raise _err(e, f"{M}: spec") from None
+    except (TypeError, ValueError) as err: raise _err(err, f"{caller}: spec") from None
 
 # %% ../nbs/10_ensemble.ipynb #cfee942f
-def _members(spec, M:str) -> tuple[str, dict]:
+def _members(spec, caller:str) -> tuple[str, dict]:
     "The kind of a strategy's spec and its members (member name -> metric, evaluator or callable)."
     if isinstance(spec, HumorEvaluator): return 'humor', {'humor': spec}
-    if isinstance(spec, (str, Metric)): return 'metric', dict([_metric(spec, M)])
+    if isinstance(spec, (str, Metric)): return 'metric', dict([_metric(spec, caller)])
     if isinstance(spec, (list, tuple)):
-        if not spec: raise ValueError(f"{M}: spec is an empty list; a set of metrics needs at least one metric")
-        ms = [_metric(x, M) for x in spec]
-        if len({k for k, _ in ms}) < len(ms): raise ValueError(f"{M}: spec names a metric twice: {_brief([k for k, _ in ms])}")
+        if not spec:
+            raise ValueError(f"{caller}: spec is an empty list; "
+                             "a set of metrics needs at least one metric")
+        ms = [_metric(x, caller) for x in spec]
+        if len({k for k, _ in ms}) < len(ms):
+            raise ValueError(f"{caller}: spec names a metric twice: {_brief([k for k, _ in ms])}")
         return 'metrics', dict(ms)
     if callable(spec) and not inspect.isclass(spec): return 'callable', {'callable': spec}
-    raise TypeError(f"{M}: spec must be a registry name, a Metric, a list of them, a HumorEvaluator or a callable; got {type(spec).__name__}")
+    raise TypeError(f"{caller}: spec must be a registry name, a Metric, a list of them, "
+                    f"a HumorEvaluator or a callable; got {type(spec).__name__}")
 
 # %% ../nbs/10_ensemble.ipynb #eaae8f29
-def _range(x, M:str) -> tuple[float, float]:
+def _range(x, caller:str) -> tuple[float, float]:
     "A scale: a (low, high) pair of finite numbers, low < high."
-    if not isinstance(x, (list, tuple)) or len(x) != 2: raise TypeError(f"{M}: scale must be 'auto', None or a (low, high) pair; got {_brief(x)}")
-    lo, hi = (check_float(v, 'scale', M) for v in x)
-    if not (lo < hi and math.isfinite(hi - lo)): raise ValueError(f"{M}: scale must have low < high (and a finite width), got ({lo:g}, {hi:g})")
+    if not isinstance(x, (list, tuple)) or len(x) != 2:
+        raise TypeError(f"{caller}: scale must be 'auto', None or a (low, high) pair; "
+                        f"got {_brief(x)}")
+    lo, hi = (check_float(v, 'scale', caller) for v in x)
+    if not (lo < hi and math.isfinite(hi - lo)):
+        raise ValueError(f"{caller}: scale must have low < high (and a finite width), "
+                         f"got ({lo:g}, {hi:g})")
     return lo, hi
 
 # %% ../nbs/10_ensemble.ipynb #e2330a9a
-def _scale_of(scale, flip, rng, hib, what:str, M:str) -> dict:
+def _scale_of(scale, flip, rng, hib, what:str, caller:str) -> dict:
     "A member's scale ((low, high) or None), whether it is flipped, and where they come from."
     if isinstance(scale, str) and scale == 'auto':
-        sc = tuple(map(float, rng)) if rng is not None and all(math.isfinite(v) for v in rng) else None
-        src = f"value range of {what}" if sc else (f"none: {what} has no finite value range" if rng is not None else f"none: {what} gives its own numbers")
+        finite = rng is not None and all(math.isfinite(v) for v in rng)
+        sc = tuple(map(float, rng)) if finite else None
+        if sc: src = f"value range of {what}"
+        elif rng is not None: src = f"none: {what} has no finite value range"
+        else: src = f"none: {what} gives its own numbers"
     elif scale is None: sc, src = None, 'none: raw scores'
-    else: sc, src = _range(scale, M), 'given'
+    else: sc, src = _range(scale, caller), 'given'
     if isinstance(flip, str) and flip == 'auto':
         fl = hib is False and sc is not None
         if hib is False and sc is None: src += '; lower is better, not flipped without a scale'
     elif isinstance(flip, (bool, np.bool_)): fl = bool(flip)
-    else: raise TypeError(f"{M}: flip must be 'auto', True or False; got {_brief(flip)}")
-    if fl and sc is None: raise ValueError(f"{M}: flip=True needs a scale (1 - s is defined on [0, 1]); give scale=(low, high)")
+    else: raise TypeError(f"{caller}: flip must be 'auto', True or False; got {_brief(flip)}")
+    if fl and sc is None:
+        raise ValueError(f"{caller}: flip=True needs a scale (1 - s is defined on [0, 1]); "
+                         "give scale=(low, high)")
     return {'scale': sc, 'flip': fl, 'source': src}
 
 # %% ../nbs/10_ensemble.ipynb #9aa9455e
-def _member_opt(opt, members:dict, name:str, M:str) -> dict:
-    "A per-member option: one setting for all, or a dict member -> setting (members it leaves out: 'auto')."
+def _member_opt(opt, members:dict, name:str, caller:str) -> dict:
+    "A per-member option: one setting for all, or a dict member -> setting (others: 'auto')."
     if not isinstance(opt, Mapping): return {m: opt for m in members}
-    if (bad := [k for k in opt if k not in members]): raise ValueError(f"{M}: {name} names {_brief(bad[0])}, which is not one of the strategy's members ({', '.join(members)})")
+    if (bad := [k for k in opt if k not in members]):
+        raise ValueError(f"{caller}: {name} names {_brief(bad[0])}, which is not one of the "
+                         f"strategy's members ({', '.join(members)})")
     return {m: opt.get(m, 'auto') for m in members}
 
-def _dimension_map(dimensions, known, M:str) -> dict|None:
-    "None (report every dimension) or own dimension name -> reported name; `known`: the names the strategy has (None: unknown until run)."
+def _dimension_map(dimensions, known, caller:str) -> dict|None:
+    "None (report every dimension) or own dimension name -> reported name."
+    # `known`: the names the strategy has (None: unknown until run)
     if dimensions is None: return None
     if isinstance(dimensions, Mapping): pairs = list(dimensions.items())
     elif isinstance(dimensions, (list, tuple)): pairs = [(k, k) for k in dimensions]
-    else: raise TypeError(f"{M}: dimensions must be None, a list of dimension names or a dict own name -> reported name; got {type(dimensions).__name__}")
-    if (bad := [(k, v) for k, v in pairs if not (isinstance(k, str) and k and isinstance(v, str) and v)]): raise TypeError(f"{M}: dimensions must be non-empty str, got {_brief(bad[0][0])} -> {_brief(bad[0][1])}")
-    if len({v for _, v in pairs}) < len(pairs): raise ValueError(f"{M}: dimensions reports two dimensions under one name: {_brief([v for _, v in pairs])}")
-    if known is not None and (bad := [k for k, _ in pairs if k not in known]): raise ValueError(f"{M}: dimensions names {bad[0]!r}, which the strategy does not report ({', '.join(known)})")
+    else:
+        raise TypeError(f"{caller}: dimensions must be None, a list of dimension names or a dict "
+                        f"own name -> reported name; got {type(dimensions).__name__}")
+    named = lambda k, v: isinstance(k, str) and k and isinstance(v, str) and v
+    if (bad := [(k, v) for k, v in pairs if not named(k, v)]):
+        raise TypeError(f"{caller}: dimensions must be non-empty str, "
+                        f"got {_brief(bad[0][0])} -> {_brief(bad[0][1])}")
+    if len({v for _, v in pairs}) < len(pairs):
+        raise ValueError(f"{caller}: dimensions reports two dimensions under one name: "
+                         f"{_brief([v for _, v in pairs])}")
+    if known is not None and (bad := [k for k, _ in pairs if k not in known]):
+        raise ValueError(f"{caller}: dimensions names {bad[0]!r}, which the strategy does not "
+                         f"report ({', '.join(known)})")
     return dict(pairs)
 
 # %% ../nbs/10_ensemble.ipynb #3d3f60e4
-_ITEM_INPUTS = {'references': 'reference', 'contexts': 'context', 'sources': 'source'}   # what a callable gets of each input, by keyword
+# what a callable gets of each input, by keyword
+_ITEM_INPUTS = {'references': 'reference', 'contexts': 'context', 'sources': 'source'}
 
 def _accepted(fn) -> frozenset:
-    "Which of reference, context and source a callable takes by keyword (all of them with **kwargs)."
+    "Which of reference, context and source a callable takes by keyword (all, with **kwargs)."
     try: ps = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError): return frozenset()
     if any(p.kind is p.VAR_KEYWORD for p in ps): return frozenset(_ITEM_INPUTS.values())
-    return frozenset(p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)) & frozenset(_ITEM_INPUTS.values())
+    named = frozenset(p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    return named & frozenset(_ITEM_INPUTS.values())
 
 def _scale_info(kind:str, member:str, obj) -> tuple:
     "(value range, higher_is_better, description) of a member, for scale='auto' and flip='auto'."
@@ -394,103 +487,150 @@ def _scale_info(kind:str, member:str, obj) -> tuple:
     return obj.value_range, obj.higher_is_better, f"metric {member}"
 
 # %% ../nbs/10_ensemble.ipynb #4b7a25ac
-class Strategy:
-    "One named evaluator of an ensemble: a registered metric, a set of metrics, the humor evaluator or a callable; scores mapped by `scale`."
-    def __init__(self, name:str, # the strategy's name in results
-                 spec, # a registry name or Metric; a list of them; a HumorEvaluator; or a callable f(text, reference=, context=, source=)
-                 scale='auto', # to [0, 1]: 'auto' (a finite value range), None (raw), (low, high); for a set, or a dict member -> one of these
-                 flip='auto', # report 1 - scaled score: 'auto' (when higher is not better), True or False; or a dict member -> one of these
-                 dimensions=None, # None (all), a list of dimension names, or a dict own name -> reported name
-                 confidence:float=1.0, # the confidence in this strategy, >= 0 (its weight in the ensemble score, with relevance)
-                 relevance:float=1.0, # the cultural relevance of this strategy, >= 0
-                ):
-        M = 'Strategy'
-        if not isinstance(name, str) or not name: raise TypeError(f"{M}: name must be a non-empty str, got {_brief(name)}")
-        self.name, (self.kind, self.members) = name, _members(spec, M)
-        sc, fl = _member_opt(scale, self.members, 'scale', M), _member_opt(flip, self.members, 'flip', M)
-        self.scales = {m: _scale_of(sc[m], fl[m], *_scale_info(self.kind, m, o), M) for m, o in self.members.items()}
-        known = HUMOR_DIMENSIONS if self.kind == 'humor' else None if self.kind == 'callable' else tuple(self.members)
-        self.dimensions, self._takes = _dimension_map(dimensions, known, M), _accepted(spec) if self.kind == 'callable' else frozenset()
-        self.confidence, self.relevance = check_float(confidence, 'confidence', M, low=0), check_float(relevance, 'relevance', M, low=0)
-
-# %% ../nbs/10_ensemble.ipynb #1bf99ae6
-@patch
-def to_dict(self:Strategy) -> dict:
-    "The strategy's settings as plain JSON types: kind, members, each member's scale, flip and where they come from, dimensions, weights."
-    return {'name': self.name, 'kind': self.kind, 'members': list(self.members),
-            'scale': {m: list(v['scale']) if v['scale'] else None for m, v in self.scales.items()},
-            'flip': {m: v['flip'] for m, v in self.scales.items()}, 'scale_source': {m: v['source'] for m, v in self.scales.items()},
-            'dimensions': self.dimensions, 'confidence': self.confidence, 'relevance': self.relevance}
-
 def _scale_text(v:dict) -> str:
     "A member's scale in words: raw, or [low, high], and whether it is flipped."
-    return ('raw' if v['scale'] is None else f"[{v['scale'][0]:g}, {v['scale'][1]:g}]") + (' flipped' if v['flip'] else '')
+    scale = 'raw' if v['scale'] is None else f"[{v['scale'][0]:g}, {v['scale'][1]:g}]"
+    return scale + (' flipped' if v['flip'] else '')
 
-@patch
-def __repr__(self:Strategy) -> str:
-    sc = ', '.join(f"{m} {_scale_text(v)}" for m, v in self.scales.items())
-    return f"Strategy({self.name!r}: {self.kind} {', '.join(self.members)}; scale {sc})"
+class Strategy:
+    "A named evaluator of an ensemble: a metric, a set of them, the humor evaluator or a callable."
+    def __init__(self, name:str, # the strategy's name in results
+                 # a registry name or Metric; a list of them; a HumorEvaluator; or a callable
+                 # f(text, reference=, context=, source=)
+                 spec,
+                 # to [0, 1]: 'auto' (a finite value range), None (raw), (low, high); for a set,
+                 # or a dict member -> one of these
+                 scale='auto',
+                 # report 1 - scaled score: 'auto' (when higher is not better), True or False; or
+                 # a dict member -> one of these
+                 flip='auto',
+                 dimensions=None, # None (all), a list of dimension names, or a dict own -> reported
+                 confidence:float=1.0, # the confidence in it, >= 0 (its weight, with relevance)
+                 relevance:float=1.0, # the cultural relevance of this strategy, >= 0
+                ):
+        caller = 'Strategy'
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{caller}: name must be a non-empty str, got {_brief(name)}")
+        self.name, (self.kind, self.members) = name, _members(spec, caller)
+        sc = _member_opt(scale, self.members, 'scale', caller)
+        fl = _member_opt(flip, self.members, 'flip', caller)
+        self.scales = {m: _scale_of(sc[m], fl[m], *_scale_info(self.kind, m, o), caller)
+                       for m, o in self.members.items()}
+        if self.kind == 'humor': known = HUMOR_DIMENSIONS
+        else: known = None if self.kind == 'callable' else tuple(self.members)
+        self.dimensions = _dimension_map(dimensions, known, caller)
+        self._takes = _accepted(spec) if self.kind == 'callable' else frozenset()
+        self.confidence = check_float(confidence, 'confidence', caller, low=0)
+        self.relevance = check_float(relevance, 'relevance', caller, low=0)
+    def to_dict(self) -> dict:
+        "Settings as plain JSON: kind, members, each one's scale, flip and their source, weights."
+        scales = self.scales.items()
+        return {'name': self.name, 'kind': self.kind, 'members': list(self.members),
+                'scale': {m: list(v['scale']) if v['scale'] else None for m, v in scales},
+                'flip': {m: v['flip'] for m, v in self.scales.items()},
+                'scale_source': {m: v['source'] for m, v in self.scales.items()},
+                'dimensions': self.dimensions, 'confidence': self.confidence,
+                'relevance': self.relevance}
+    def __repr__(self) -> str:
+        sc = ', '.join(f"{m} {_scale_text(v)}" for m, v in self.scales.items())
+        return f"Strategy({self.name!r}: {self.kind} {', '.join(self.members)}; scale {sc})"
+    def run(self, predictions, # the responses (a lone str is one)
+            references=None, # a reference (or a list) per prediction, for metrics that take them
+            contexts=None, # a prompt per prediction (the humor evaluator, metrics that take them)
+            sources=None, # one source per prediction, for metrics that take them
+           ) -> StrategyRun:
+        "This strategy's scaled scores of every item, and its corpus-level scores."
+        caller = 'Strategy.run'
+        texts = as_texts(predictions, 'predictions', caller)
+        inputs = _inputs(len(texts), references, contexts, sources, caller)
+        return self._run(texts, inputs, f"{caller}: strategy {self.name!r}")
 
 # %% ../nbs/10_ensemble.ipynb #97188860
-def _inputs(n:int, references, contexts, sources, M:str) -> dict:
+def _inputs(n:int, references, contexts, sources, caller:str) -> dict:
     "The per-item inputs that were given, each with one entry per prediction."
     out = {}
     if references is not None:
-        refs = [references] if isinstance(references, str) else check_sequence(references, 'references', M)
-        if len(refs) != n: raise ValueError(f"{M}: got {n} predictions but {len(refs)} references; give one entry per prediction")
+        if isinstance(references, str): refs = [references]
+        else: refs = check_sequence(references, 'references', caller)
+        if len(refs) != n:
+            raise ValueError(f"{caller}: got {n} predictions but {len(refs)} references; "
+                             "give one entry per prediction")
         out['references'] = refs
     for name, v in (('contexts', contexts), ('sources', sources)):
         if v is None: continue
-        v = as_texts(v, name, M)
-        if len(v) != n: raise ValueError(f"{M}: got {n} predictions but {len(v)} {name}; give one per prediction")
+        v = as_texts(v, name, caller)
+        if len(v) != n:
+            raise ValueError(f"{caller}: got {n} predictions but {len(v)} {name}; "
+                             "give one per prediction")
         out[name] = v
     return out
 
 # %% ../nbs/10_ensemble.ipynb #86119442
 def _fresh(m:Metric, keep_items:bool=False) -> Metric:
     "A copy of a metric with its options and an empty state; the original is not touched."
-    c = copy.copy(m); c.keep_items = keep_items
-    return c.reset()
+    fresh = copy.copy(m)
+    fresh.keep_items = keep_items
+    return fresh.reset()
 
-def _metric_values(m:Metric, member:str, texts:list[str], inputs:dict, P:str) -> tuple[float, list[float]]:
-    "A metric's corpus value on all items, and each item's value: per_item under the headline key where it has one, else the metric on that item alone."
+def _metric_values(m:Metric, member:str, texts:list[str], inputs:dict,
+                   prefix:str) -> tuple[float, list[float]]:
+    "A metric's corpus value on all items, and each item's value."
+    # per_item under the headline key where it has one, else the metric on that item alone
     need = [k for k in m.inputs if k != 'predictions']
-    if (miss := [k for k in need if k not in inputs]): raise ValueError(f"{P}: metric {member} needs {miss[0]}; pass {miss[0]}=..., one per prediction")
+    if (miss := [k for k in need if k not in inputs]):
+        raise ValueError(f"{prefix}: metric {member} needs {miss[0]}; "
+                         f"pass {miss[0]}=..., one per prediction")
     kw = {k: inputs[k] for k in need}
     try:
-        k = _fresh(m, True).update(texts, **kw); score = k.compute()
-        try: items = k.per_item(); vals = next(items[key] for key in (score.main, f"{m.name}_{score.main}", *items) if key in items)
-        except NotImplementedError: vals = [_fresh(m).update(texts[i:i + 1], **{a: v[i:i + 1] for a, v in kw.items()}).compute().value for i in range(len(texts))]
-    except (TypeError, ValueError) as e: raise _err(e, P) from None
+        kept = _fresh(m, True).update(texts, **kw)
+        score = kept.compute()
+        try:
+            items = kept.per_item()
+            keys = (score.main, f"{m.name}_{score.main}", *items)
+            vals = next(items[key] for key in keys if key in items)
+        except NotImplementedError:
+            vals = [_fresh(m).update(texts[i:i + 1], **{a: v[i:i + 1] for a, v in kw.items()})
+                    .compute().value for i in range(len(texts))]
+    except (TypeError, ValueError) as err: raise _err(err, prefix) from None
     return score.value, [float(v) for v in vals]
 
 # %% ../nbs/10_ensemble.ipynb #56d03339
-def _humor_values(ev:HumorEvaluator, texts:list[str], inputs:dict, P:str) -> tuple[list[float], list[dict]]:
-    "Each item's overall humor score and its `HUMOR_DIMENSIONS` (0-10), from the evaluator's batch scoring."
-    if 'contexts' not in inputs: raise ValueError(f"{P}: the humor evaluator needs contexts, the prompt of each prediction ('' for none)")
+def _humor_values(ev:HumorEvaluator, texts:list[str], inputs:dict,
+                  prefix:str) -> tuple[list[float], list[dict]]:
+    "Each item's overall humor score and its `HUMOR_DIMENSIONS` (0-10), from batch scoring."
+    if 'contexts' not in inputs:
+        raise ValueError(f"{prefix}: the humor evaluator needs contexts, "
+                         "the prompt of each prediction ('' for none)")
     try: df = ev.evaluate_batch(texts, inputs['contexts'])
-    except (TypeError, ValueError) as e: raise _err(e, P) from None
-    return [float(v) for v in df['overall_humor_score']], [{k: float(v) for k, v in r.items()} for r in df[list(HUMOR_DIMENSIONS)].to_dict('records')]
+    except (TypeError, ValueError) as err: raise _err(err, prefix) from None
+    overall = [float(v) for v in df['overall_humor_score']]
+    rows = df[list(HUMOR_DIMENSIONS)].to_dict('records')
+    return overall, [{k: float(v) for k, v in row.items()} for row in rows]
 
 def _parse(out, where:str) -> tuple[float, dict]:
-    "(overall, dimensions) from what a callable returned: a number, a dict with 'overall', or (overall, {dimension: score})."
+    "(overall, dimensions) of a callable's number, dict with 'overall' or (overall, {dim: score})."
     if isinstance(out, Mapping):
-        if 'overall' not in out: raise ValueError(f"{where}: the callable returned a dict without 'overall'")
-        o, d = out['overall'], {k: v for k, v in out.items() if k != 'overall'}
-    elif isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], Mapping): o, d = out
-    else: o, d = out, {}
-    if (bad := [k for k in d if not isinstance(k, str) or not k]): raise TypeError(f"{where}: dimension names must be non-empty str, got {_brief(bad[0])}")
-    return check_float(o, 'overall', where), {k: check_float(v, f"dimension {k!r}", where) for k, v in d.items()}
+        if 'overall' not in out:
+            raise ValueError(f"{where}: the callable returned a dict without 'overall'")
+        overall, dims = out['overall'], {k: v for k, v in out.items() if k != 'overall'}
+    elif isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], Mapping):
+        overall, dims = out
+    else: overall, dims = out, {}
+    if (bad := [k for k in dims if not isinstance(k, str) or not k]):
+        raise TypeError(f"{where}: dimension names must be non-empty str, got {_brief(bad[0])}")
+    return (check_float(overall, 'overall', where),
+            {k: check_float(v, f"dimension {k!r}", where) for k, v in dims.items()})
 
 # %% ../nbs/10_ensemble.ipynb #fa8e0e65
-def _callable_values(fn, takes:frozenset, texts:list[str], inputs:dict, P:str) -> tuple[list[float], list[dict]]:
-    "Each item's (overall, dimensions) from a callable, given the text and the item's inputs it takes by keyword."
+def _callable_values(fn, takes:frozenset, texts:list[str], inputs:dict,
+                     prefix:str) -> tuple[list[float], list[dict]]:
+    "Each item's (overall, dimensions) from a callable, given the text and the inputs it takes."
     out = []
     for i, t in enumerate(texts):
         kw = {_ITEM_INPUTS[k]: v[i] for k, v in inputs.items() if _ITEM_INPUTS[k] in takes}
         try: got = fn(t, **kw)
-        except (TypeError, ValueError) as e: raise _err(e, f"{P}: item {i}") from None
-        out.append(_parse(got, f"{P}: item {i}"))
+        except (TypeError, ValueError) as err: raise _err(err, f"{prefix}: item {i}") from None
+        out.append(_parse(got, f"{prefix}: item {i}"))
     return [o for o, _ in out], [d for _, d in out]
 
 def _safe_mean(xs) -> float:
@@ -501,180 +641,210 @@ def _safe_mean(xs) -> float:
 
 # %% ../nbs/10_ensemble.ipynb #1de2ee05
 @dataclass
-class StrategyRun:
+class StrategyRun(Record):
     "One strategy's scores of every item (scaled), and its corpus-level scores."
     name: str
     overall: list[float]                 # each item's overall score
     dimensions: list[dict[str, float]]   # each item's dimension scores
-    corpus: float                        # corpus level: a metric's own corpus score (a set: their mean); else the mean over items
-    corpus_dimensions: dict[str, float]  # corpus level: each member metric's corpus score; else each dimension's mean over items
-
-@patch
-def to_dict(self:StrategyRun) -> dict:
-    "Every field as plain JSON types."
-    return {f.name: json_ready(getattr(self, f.name)) for f in fields(self)}
-
-@patch
-def __repr__(self:StrategyRun) -> str:
-    return f"StrategyRun({self.name!r}: {len(self.overall)} items, corpus {self.corpus:.4g}, dimensions {', '.join(self.corpus_dimensions) or 'none'})"
+    # corpus level: a metric's own corpus score (a set: their mean); else the mean over items
+    corpus: float
+    # corpus level: each member metric's corpus score; else each dimension's mean over items
+    corpus_dimensions: dict[str, float]
+    def __repr__(self) -> str:
+        dims = ', '.join(self.corpus_dimensions) or 'none'
+        return (f"StrategyRun({self.name!r}: {len(self.overall)} items, corpus {self.corpus:.4g}, "
+                f"dimensions {dims})")
 
 # %% ../nbs/10_ensemble.ipynb #badf7c73
 @patch
-def _scaled(self:Strategy, member:str, v:float, P:str, where:str) -> float:
+def _scaled(self:Strategy, member:str, v:float, prefix:str, where:str) -> float:
     "A member's raw number, checked finite, mapped by its scale and flip."
-    s = self.scales[member]
-    if not math.isfinite(v): raise ValueError(f"{P}: {member} gave {v!r} for {where}; scores must be finite")
-    if s['scale'] is not None: v = (v - s['scale'][0]) / (s['scale'][1] - s['scale'][0])
-    if not math.isfinite(v): raise ValueError(f"{P}: {member}'s score for {where} overflows its scale")
-    return 1 - v if s['flip'] else v
+    setting = self.scales[member]
+    if not math.isfinite(v):
+        raise ValueError(f"{prefix}: {member} gave {v!r} for {where}; scores must be finite")
+    if setting['scale'] is not None:
+        low, high = setting['scale']
+        v = (v - low) / (high - low)
+    if not math.isfinite(v):
+        raise ValueError(f"{prefix}: {member}'s score for {where} overflows its scale")
+    return 1 - v if setting['flip'] else v
 
 @patch
-def _select(self:Strategy, dims:dict, P:str, where:str) -> dict:
+def _select(self:Strategy, dims:dict, prefix:str, where:str) -> dict:
     "The dimensions the strategy reports: all, or those `dimensions` names, renamed."
     if self.dimensions is None: return dims
-    if (miss := [k for k in self.dimensions if k not in dims]): raise ValueError(f"{P}: no dimension {miss[0]!r} for {where} (it gave {', '.join(dims) or 'none'})")
+    if (miss := [k for k in self.dimensions if k not in dims]):
+        raise ValueError(f"{prefix}: no dimension {miss[0]!r} for {where} "
+                         f"(it gave {', '.join(dims) or 'none'})")
     return {new: dims[own] for own, new in self.dimensions.items()}
 
 # %% ../nbs/10_ensemble.ipynb #b10be5d2
 @patch
-def _run(self:Strategy, texts:list[str], inputs:dict, P:str) -> StrategyRun:
-    "Score validated texts with validated inputs; `P` starts every error message."
+def _run(self:Strategy, texts:list[str], inputs:dict, prefix:str) -> StrategyRun:
+    "Score checked texts with checked inputs; `prefix` starts every error message."
     n = len(texts)
     if self.kind in ('metric', 'metrics'):
-        vals = {m: _metric_values(o, m, texts, inputs, P) for m, o in self.members.items()}
-        cdims = {m: self._scaled(m, c, P, 'the corpus') for m, (c, _) in vals.items()}
-        dims = [{m: self._scaled(m, it[i], P, f'item {i}') for m, (_, it) in vals.items()} for i in range(n)]
+        vals = {m: _metric_values(o, m, texts, inputs, prefix) for m, o in self.members.items()}
+        cdims = {m: self._scaled(m, c, prefix, 'the corpus') for m, (c, _) in vals.items()}
+        dims = [{m: self._scaled(m, it[i], prefix, f'item {i}') for m, (_, it) in vals.items()}
+                for i in range(n)]
         overall, corpus = [_safe_mean(d.values()) for d in dims], _safe_mean(cdims.values())
     else:
         (m, obj), = self.members.items()
-        ro, rd = _humor_values(obj, texts, inputs, P) if self.kind == 'humor' else _callable_values(obj, self._takes, texts, inputs, P)
-        overall = [self._scaled(m, v, P, f'item {i}') for i, v in enumerate(ro)]
-        dims = [{k: self._scaled(m, v, P, f'item {i}') for k, v in d.items()} for i, d in enumerate(rd)]
-        corpus, cdims = _safe_mean(overall), {k: _safe_mean(d[k] for d in dims if k in d) for k in dict.fromkeys(k for d in dims for k in d)}
-    return StrategyRun(self.name, overall, [self._select(d, P, f'item {i}') for i, d in enumerate(dims)], corpus, self._select(cdims, P, 'the corpus'))
-
-# %% ../nbs/10_ensemble.ipynb #68f94577
-@patch
-def run(self:Strategy, predictions, # the responses (a lone str is one)
-        references=None, # one reference (or list of references) per prediction, for metrics that take them
-        contexts=None, # one prompt per prediction, for the humor evaluator and metrics that take them
-        sources=None, # one source per prediction, for metrics that take them
-       ) -> StrategyRun:
-    "This strategy's scaled scores of every item, and its corpus-level scores."
-    M = 'Strategy.run'; texts = as_texts(predictions, 'predictions', M)
-    return self._run(texts, _inputs(len(texts), references, contexts, sources, M), f"{M}: strategy {self.name!r}")
+        if self.kind == 'humor': ro, rd = _humor_values(obj, texts, inputs, prefix)
+        else: ro, rd = _callable_values(obj, self._takes, texts, inputs, prefix)
+        overall = [self._scaled(m, v, prefix, f'item {i}') for i, v in enumerate(ro)]
+        dims = [{k: self._scaled(m, v, prefix, f'item {i}') for k, v in d.items()}
+                for i, d in enumerate(rd)]
+        corpus = _safe_mean(overall)
+        names = dict.fromkeys(k for d in dims for k in d)
+        cdims = {k: _safe_mean(d[k] for d in dims if k in d) for k in names}
+    selected = [self._select(d, prefix, f'item {i}') for i, d in enumerate(dims)]
+    return StrategyRun(self.name, overall, selected, corpus,
+                       self._select(cdims, prefix, 'the corpus'))
 
 # %% ../nbs/10_ensemble.ipynb #fbbedaa9
-def _strategies(strategies, M:str) -> list[Strategy]:
-    "Strategy objects from a dict name -> spec (or Strategy) or a list of Strategy; at least two, distinct names."
+def _strategies(strategies, caller:str) -> list[Strategy]:
+    "Strategies from a dict name -> spec (or Strategy) or a list of Strategy; two or more, unlike."
     if isinstance(strategies, Mapping):
         out = []
         for k, v in strategies.items():
             try: out.append(v if isinstance(v, Strategy) and v.name == k else Strategy(k, v))
-            except (TypeError, ValueError) as e: raise _err(e, f"{M}: strategies[{_brief(k)}]") from None
-    elif isinstance(strategies, (list, tuple)) and all(isinstance(s, Strategy) for s in strategies): out = list(strategies)
-    else: raise TypeError(f"{M}: strategies must be a dict of name -> spec or a list of Strategy; got {type(strategies).__name__}")
-    if len(out) < 2: raise ValueError(f"{M}: strategies needs at least two strategies to compare, got {len(out)}")
-    if len({s.name for s in out}) < len(out): raise ValueError(f"{M}: strategies has two strategies named alike: {_brief([s.name for s in out])}")
+            except (TypeError, ValueError) as err:
+                raise _err(err, f"{caller}: strategies[{_brief(k)}]") from None
+    elif isinstance(strategies, (list, tuple)) and all(isinstance(s, Strategy) for s in strategies):
+        out = list(strategies)
+    else:
+        raise TypeError(f"{caller}: strategies must be a dict of name -> spec or a list of "
+                        f"Strategy; got {type(strategies).__name__}")
+    if len(out) < 2:
+        raise ValueError(f"{caller}: strategies needs at least two strategies to compare, "
+                         f"got {len(out)}")
+    if len({s.name for s in out}) < len(out):
+        raise ValueError(f"{caller}: strategies has two strategies named alike: "
+                         f"{_brief([s.name for s in out])}")
     return out
 
 # %% ../nbs/10_ensemble.ipynb #82d96ab3
 class EnsembleEvaluator:
-    "Run several strategies on the same items: per-item and corpus disagreement, flags, ensemble scores, semantic diversity."
-    def __init__(self, strategies, # a dict name -> spec (see `Strategy`) or Strategy, or a list of Strategy; at least two
-                 consensus_threshold:float=0.7, # flag high_ensemble_disagreement below this consensus
+    "Several strategies on the same items: disagreement, flags, ensemble scores, diversity."
+    def __init__(self, strategies, # name -> spec (or Strategy), or a list of Strategy; two or more
+                 consensus_threshold:float=0.7, # flag high_ensemble_disagreement below this
                  high_threshold:float=0.3, # ... with severity 'high' below this one
-                 z_threshold:float=1.5, # flag strategies more than this many standard deviations from the mean
-                 text_checks:bool=True, # also run the text checks (repetition, local-entropy drops) on each response
-                 diversity:str|None='sentence-transformers', # where the diversity chain starts (see `DIVERSITY_CHAIN`); None: skip it
+                 z_threshold:float=1.5, # flag strategies more than this many sds from the mean
+                 text_checks:bool=True, # also run `text_flags` on each response
+                 # where the diversity chain starts (see `DIVERSITY_CHAIN`); None: skip it
+                 diversity:str|None='sentence-transformers',
                  model:str=DEFAULT_MODEL, # the sentence-transformers model of the diversity chain
                 ):
-        M = 'EnsembleEvaluator'
-        self.strategies = _strategies(strategies, M)
-        self.consensus_threshold, self.high_threshold, self.z_threshold = _check_thresholds(consensus_threshold, high_threshold, z_threshold, M)
-        self.text_checks, self.model = check_bool(text_checks, 'text_checks', M), check_str(model, 'model', M)
-        if diversity is not None and (not isinstance(diversity, str) or diversity not in DIVERSITY_CHAIN):
-            raise ValueError(f"{M}: diversity must be None or one of {', '.join(DIVERSITY_CHAIN)}; got {_brief(diversity)}")
+        caller = 'EnsembleEvaluator'
+        self.strategies = _strategies(strategies, caller)
+        thresholds = _check_thresholds(consensus_threshold, high_threshold, z_threshold, caller)
+        self.consensus_threshold, self.high_threshold, self.z_threshold = thresholds
+        self.text_checks = check_bool(text_checks, 'text_checks', caller)
+        self.model = check_str(model, 'model', caller)
+        chain = isinstance(diversity, str) and diversity in DIVERSITY_CHAIN
+        if diversity is not None and not chain:
+            raise ValueError(f"{caller}: diversity must be None or one of "
+                             f"{', '.join(DIVERSITY_CHAIN)}; got {_brief(diversity)}")
         self.diversity = diversity
-
-# %% ../nbs/10_ensemble.ipynb #b9cf13d1
-@patch(as_prop=True)
-def thresholds(self:EnsembleEvaluator) -> dict:
-    "The flag thresholds: consensus, high and z."
-    return {'consensus': self.consensus_threshold, 'high': self.high_threshold, 'z': self.z_threshold}
-
-@patch
-def __repr__(self:EnsembleEvaluator) -> str: return f"EnsembleEvaluator({', '.join(s.name for s in self.strategies)}; thresholds {self.thresholds})"
+    @property
+    def thresholds(self) -> dict:
+        "The flag thresholds: consensus, high and z."
+        return {'consensus': self.consensus_threshold, 'high': self.high_threshold,
+                'z': self.z_threshold}
+    def __repr__(self) -> str:
+        names = ', '.join(s.name for s in self.strategies)
+        return f"EnsembleEvaluator({names}; thresholds {self.thresholds})"
+    def evaluate(self, predictions, # the responses (a lone str is one)
+                 references=None, # a reference (or a list) per response, for metrics that take them
+                 contexts=None, # a prompt per response (the humor evaluator, metrics, callables)
+                 sources=None, # a source per response, for metrics and callables that take them
+                ) -> EnsembleResult:
+        "Run every strategy: each item's and the corpus' scores, disagreement, flags; diversity."
+        caller = 'EnsembleEvaluator.evaluate'
+        texts = as_texts(predictions, 'predictions', caller)
+        if not texts:
+            raise ValueError(f"{caller}: predictions is empty; there is nothing to evaluate")
+        inputs = _inputs(len(texts), references, contexts, sources, caller)
+        runs = [s._run(texts, inputs, f"{caller}: strategy {s.name!r}") for s in self.strategies]
+        try:
+            items = [self._item(i, t, runs) for i, t in enumerate(texts)]
+            cs = {r.name: r.corpus for r in runs}
+            dims = _by_dimension([r.corpus_dimensions for r in runs])
+            corpus = disagreement(cs, dims, self.z_threshold)
+        except (TypeError, ValueError) as err: raise _err(err, caller) from None
+        div = diversity_with_fallback(texts, self.diversity, self.model) if self.diversity else None
+        settings = [s.to_dict() for s in self.strategies]
+        ensemble = self._ensemble(cs)
+        flags = validation_flags(corpus, self.consensus_threshold, self.high_threshold)
+        return EnsembleResult(settings, items, cs, corpus, ensemble, flags, div, self.thresholds)
 
 # %% ../nbs/10_ensemble.ipynb #0d2247ce
 @dataclass
-class ItemResult:
-    "One item under every strategy: the scores, their dimensions, the ensemble score, the disagreement and the flags."
+class ItemResult(Record):
+    "One item under every strategy: scores, dimensions, ensemble score, disagreement and flags."
     index: int                                # the item's position in the input
     scores: dict[str, float]                  # strategy -> overall score (scaled)
     dimensions: dict[str, dict[str, float]]   # strategy -> dimension -> score (scaled)
-    ensemble_score: float                     # weighted_score of the scores, weights confidence x relevance
-    disagreement: Disagreement                # of the scores, with the dimensions grouped by name across strategies
-    flags: list[Flag]                         # the flags: disagreement, outliers, and the text checks
-
-# %% ../nbs/10_ensemble.ipynb #dbc2b8d4
-@patch
-def to_dict(self:ItemResult) -> dict:
-    "The item's result as plain JSON types."
-    return {'index': self.index, 'scores': dict(self.scores), 'dimensions': json_ready(self.dimensions), 'ensemble_score': self.ensemble_score,
-            'disagreement': self.disagreement.to_dict(), 'flags': [f.to_dict() for f in self.flags]}
-
-@patch
-def __repr__(self:ItemResult) -> str:
-    return (f"ItemResult({self.index}: ensemble {self.ensemble_score:.4g}, consensus {self.disagreement.consensus:.4g}, "
-            f"reliability {self.disagreement.reliability:.4g}, flags {', '.join(f.name for f in self.flags) or 'none'})")
+    ensemble_score: float                     # weighted_score, weights confidence x relevance
+    disagreement: Disagreement                # of the scores, dimensions grouped by name
+    flags: list[Flag]                         # disagreement, outliers and the text checks
+    def __repr__(self) -> str:
+        flags = ', '.join(f.name for f in self.flags) or 'none'
+        return (f"ItemResult({self.index}: ensemble {self.ensemble_score:.4g}, "
+                f"consensus {self.disagreement.consensus:.4g}, "
+                f"reliability {self.disagreement.reliability:.4g}, flags {flags})")
 
 # %% ../nbs/10_ensemble.ipynb #7acbad37
 @dataclass
 class EnsembleResult:
-    "An ensemble's evaluation: per item and at corpus level, with every strategy's settings and the thresholds used."
-    strategies: list[dict]           # each strategy's settings (`Strategy.to_dict`): kind, members, scale, flip and their source
+    "An ensemble's evaluation, per item and for the corpus, with its strategies and thresholds."
+    strategies: list[dict]           # each strategy's settings (`Strategy.to_dict`)
     items: list[ItemResult]          # one per response, in order
     corpus_scores: dict[str, float]  # each strategy's corpus-level score (`StrategyRun.corpus`)
     corpus: Disagreement             # the disagreement of the corpus-level scores (and dimensions)
     ensemble_score: float            # weighted_score of the corpus-level scores
     flags: list[Flag]                # the corpus-level flags
-    diversity: DiversityResult|None  # the semantic diversity of the responses, None when not asked for
+    diversity: DiversityResult|None  # the responses' semantic diversity, None when not asked for
     thresholds: dict                 # consensus, high and z thresholds used
-
-# %% ../nbs/10_ensemble.ipynb #93d16fc0
-@patch
-def summary(self:EnsembleResult) -> dict:
-    "Over the items: their number, mean ensemble score, consensus and reliability, and how many items raised each flag."
-    n, counts = len(self.items), {}
-    for it in self.items:
-        for name in dict.fromkeys(f.name for f in it.flags): counts[name] = counts.get(name, 0) + 1
-    mean = lambda get: _safe_mean(get(it) for it in self.items)
-    return {'n_items': n, 'mean_ensemble_score': mean(lambda it: it.ensemble_score), 'mean_consensus': mean(lambda it: it.disagreement.consensus),
-            'mean_reliability': mean(lambda it: it.disagreement.reliability), 'flag_counts': counts}
-
-@patch
-def to_dict(self:EnsembleResult) -> dict:
-    "The whole result as plain JSON types: settings, corpus level, summary and every item."
-    return {'strategies': json_ready(self.strategies), 'thresholds': dict(self.thresholds), 'corpus_scores': dict(self.corpus_scores),
-            'corpus': self.corpus.to_dict(), 'ensemble_score': self.ensemble_score, 'flags': [f.to_dict() for f in self.flags],
-            'diversity': None if self.diversity is None else self.diversity.to_dict(), 'summary': self.summary(), 'items': [it.to_dict() for it in self.items]}
-
-# %% ../nbs/10_ensemble.ipynb #918f151c
-@patch
-def to_frame(self:EnsembleResult):
-    "A pandas DataFrame, one row per item: each strategy's score, the ensemble score, the disagreement numbers and the flags."
-    import pandas as pd
-    return pd.DataFrame([{**it.scores, 'ensemble_score': it.ensemble_score, **{k: getattr(it.disagreement, k) for k in ('mean', 'stdev', 'cv', 'consensus', 'reliability')},
-                          'outliers': ','.join(it.disagreement.outliers), 'flags': ','.join(f.name for f in it.flags)} for it in self.items])
-
-@patch
-def __repr__(self:EnsembleResult) -> str:
-    s, c = self.summary(), self.corpus
-    flags = ', '.join(f"{k} {v}" for k, v in s['flag_counts'].items()) or 'none'
-    div = '' if self.diversity is None else f"; diversity {self.diversity.value:.4f} by {self.diversity.method}"
-    return (f"EnsembleResult({len(self.strategies)} strategies, {s['n_items']} items | corpus: ensemble {self.ensemble_score:.4g}, consensus {c.consensus:.4g}, "
-            f"reliability {c.reliability:.4g} | items: mean consensus {s['mean_consensus']:.4g}, mean reliability {s['mean_reliability']:.4g}; flags {flags}{div})")
+    def summary(self) -> dict:
+        "Over the items: their number, mean ensemble score, consensus, reliability, flag counts."
+        n, counts = len(self.items), {}
+        for it in self.items:
+            for name in dict.fromkeys(f.name for f in it.flags):
+                counts[name] = counts.get(name, 0) + 1
+        mean = lambda get: _safe_mean(get(it) for it in self.items)
+        return {'n_items': n, 'mean_ensemble_score': mean(lambda it: it.ensemble_score),
+                'mean_consensus': mean(lambda it: it.disagreement.consensus),
+                'mean_reliability': mean(lambda it: it.disagreement.reliability),
+                'flag_counts': counts}
+    def to_dict(self) -> dict:
+        "The whole result as plain JSON types: settings, corpus level, summary and every item."
+        # not `Record`'s: it adds the summary, and puts the items last
+        return {'strategies': json_ready(self.strategies), 'thresholds': dict(self.thresholds),
+                'corpus_scores': dict(self.corpus_scores), 'corpus': self.corpus.to_dict(),
+                'ensemble_score': self.ensemble_score, 'flags': [f.to_dict() for f in self.flags],
+                'diversity': None if self.diversity is None else self.diversity.to_dict(),
+                'summary': self.summary(), 'items': [it.to_dict() for it in self.items]}
+    def to_frame(self):
+        "A DataFrame, a row per item: the strategies' scores, ensemble score, disagreement, flags."
+        import pandas as pd
+        keys = ('mean', 'stdev', 'cv', 'consensus', 'reliability')
+        return pd.DataFrame([{**it.scores, 'ensemble_score': it.ensemble_score,
+                              **{k: getattr(it.disagreement, k) for k in keys},
+                              'outliers': ','.join(it.disagreement.outliers),
+                              'flags': ','.join(f.name for f in it.flags)} for it in self.items])
+    def __repr__(self) -> str:
+        summary, corpus = self.summary(), self.corpus
+        flags = ', '.join(f"{k} {v}" for k, v in summary['flag_counts'].items()) or 'none'
+        div = ('' if self.diversity is None
+               else f"; diversity {self.diversity.value:.4f} by {self.diversity.method}")
+        return (f"EnsembleResult({len(self.strategies)} strategies, {summary['n_items']} items | "
+                f"corpus: ensemble {self.ensemble_score:.4g}, consensus {corpus.consensus:.4g}, "
+                f"reliability {corpus.reliability:.4g} | items: mean consensus "
+                f"{summary['mean_consensus']:.4g}, "
+                f"mean reliability {summary['mean_reliability']:.4g}; flags {flags}{div})")
 
 # %% ../nbs/10_ensemble.ipynb #546fa68f
 def _by_dimension(dims:list[dict]) -> dict[str, list[float]]:
@@ -689,33 +859,14 @@ def _by_dimension(dims:list[dict]) -> dict[str, list[float]]:
 def _item(self:EnsembleEvaluator, i:int, text:str, runs:list[StrategyRun]) -> ItemResult:
     "Item i's result from every strategy's run."
     scores = {r.name: r.overall[i] for r in runs}
-    d = disagreement(scores, _by_dimension([r.dimensions[i] for r in runs]), self.z_threshold)
-    flags = validation_flags(d, self.consensus_threshold, self.high_threshold) + (text_flags(text) if self.text_checks else [])
-    return ItemResult(i, scores, {r.name: dict(r.dimensions[i]) for r in runs}, self._ensemble(scores), d, flags)
+    dis = disagreement(scores, _by_dimension([r.dimensions[i] for r in runs]), self.z_threshold)
+    flags = validation_flags(dis, self.consensus_threshold, self.high_threshold)
+    if self.text_checks: flags += text_flags(text)
+    dims = {r.name: dict(r.dimensions[i]) for r in runs}
+    return ItemResult(i, scores, dims, self._ensemble(scores), dis, flags)
 
 @patch
 def _ensemble(self:EnsembleEvaluator, scores:dict) -> float:
     "weighted_score of the strategies' scores, weights confidence x relevance."
-    return weighted_score(list(scores.values()), [s.confidence for s in self.strategies], [s.relevance for s in self.strategies])
-
-# %% ../nbs/10_ensemble.ipynb #e0affa1a
-@patch
-def evaluate(self:EnsembleEvaluator, predictions, # the responses (a lone str is one)
-             references=None, # one reference (or list of references) per response, for metrics that take them
-             contexts=None, # one prompt per response, for the humor evaluator, metrics and callables that take them
-             sources=None, # one source per response, for metrics and callables that take them
-            ) -> EnsembleResult:
-    "Run every strategy on the responses; each item's and the corpus' scores, disagreement and flags; the responses' semantic diversity."
-    M = 'EnsembleEvaluator.evaluate'
-    texts = as_texts(predictions, 'predictions', M)
-    if not texts: raise ValueError(f"{M}: predictions is empty; there is nothing to evaluate")
-    inputs = _inputs(len(texts), references, contexts, sources, M)
-    runs = [s._run(texts, inputs, f"{M}: strategy {s.name!r}") for s in self.strategies]
-    try:
-        items = [self._item(i, t, runs) for i, t in enumerate(texts)]
-        cs = {r.name: r.corpus for r in runs}
-        corpus = disagreement(cs, _by_dimension([r.corpus_dimensions for r in runs]), self.z_threshold)
-    except (TypeError, ValueError) as e: raise _err(e, M) from None
-    div = diversity_with_fallback(texts, self.diversity, self.model) if self.diversity else None
-    return EnsembleResult([s.to_dict() for s in self.strategies], items, cs, corpus, self._ensemble(cs),
-                          validation_flags(corpus, self.consensus_threshold, self.high_threshold), div, self.thresholds)
+    return weighted_score(list(scores.values()), [s.confidence for s in self.strategies],
+                          [s.relevance for s in self.strategies])

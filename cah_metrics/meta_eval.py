@@ -8,16 +8,16 @@ Docs: https://cah-metrics.github.io/cah_metrics/meta_eval.html.md"""
 from __future__ import annotations
 import json, math, os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from .core import Record
 from .io import InputError, read_json_lines
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, bca_interval, percentile_interval
 from .text import _brief, as_array, check_bool, check_float, check_int
-from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['MAX_PAIRS', 'GRID', 'U_MAX', 'KINDS', 'PairCounts', 'pairwise_accuracy', 'acc_eq', 'tau_like', 'within_pairs',
@@ -151,9 +151,9 @@ def pair_classes(
     eps: float = 0.0,  # a metric difference at most eps (in absolute value) is a tie
 ) -> np.ndarray:
     "Each pair's class: 0 C, 1 D, 2 tied by humans only, 3 by the metric only, 4 by both."
-    F = 'pair_classes'
-    dh, dm = _vectors(dh, dm, ('dh', 'dm'), F)
-    return _classes(dh, dm, check_float(eps, 'eps', F, low=0))
+    caller = 'pair_classes'
+    dh, dm = _vectors(dh, dm, ('dh', 'dm'), caller)
+    return _classes(dh, dm, check_float(eps, 'eps', caller, low=0))
 
 def _classes(dh: np.ndarray, dm: np.ndarray, eps: float = 0.0) -> np.ndarray:
     th, tm = np.asarray(dh) == 0, np.abs(np.asarray(dm)) <= eps
@@ -167,11 +167,11 @@ def pair_counts(
     eps: float = 0.0,  # metric ties: differences at most eps
 ) -> PairCounts:
     "C, D, T_h, T_m, T_hm over the pairs of items within each group."
-    F = 'pair_counts'
-    h, m = _vectors(human, metric, ('human', 'metric'), F)
-    g = np.zeros(len(h), int) if groups is None else _labels(groups, F, len(h))
-    eps = check_float(eps, 'eps', F, low=0)
-    i, j, _ = _within(g, F)
+    caller = 'pair_counts'
+    h, m = _vectors(human, metric, ('human', 'metric'), caller)
+    g = np.zeros(len(h), int) if groups is None else _labels(groups, caller, len(h))
+    eps = check_float(eps, 'eps', caller, low=0)
+    i, j, _ = _within(g, caller)
     k = np.bincount(_classes(h[j] - h[i], m[j] - m[i], eps), minlength=5)
     return PairCounts(*(int(v) for v in k))
 
@@ -280,17 +280,19 @@ class Pooled:
         unit=None,  # each item's resampling unit, 0 to len(x) - 1 (None: each item its own)
         matrix: bool = True,  # keep the unit x unit matrix of discordant pairs (when U <= U_MAX)
     ):
-        F = 'Pooled'
-        x, y = _vectors(x, y, ('x', 'y'), F)
+        caller = 'Pooled'
+        x, y = _vectors(x, y, ('x', 'y'), caller)
         if unit is not None:
-            unit = as_array(unit, 'unit', F)
+            unit = as_array(unit, 'unit', caller)
             if unit.ndim != 1 or unit.dtype.kind not in 'iu' or len(unit) != len(x):
                 raise TypeError(
-                    f"{F}: unit must be a 1-D sequence of ints, one per item of x ({len(x)})"
+                    f"{caller}: unit must be a 1-D sequence of ints, one per item of x ({len(x)})"
                 )
             if len(unit) and not 0 <= unit.min() <= unit.max() < len(x):
-                raise ValueError(f"{F}: unit must hold ints from 0 to len(x) - 1 = {len(x) - 1}")
-        self._build(x, y, unit, check_bool(matrix, 'matrix', F))
+                raise ValueError(
+                    f"{caller}: unit must hold ints from 0 to len(x) - 1 = {len(x) - 1}"
+                )
+        self._build(x, y, unit, check_bool(matrix, 'matrix', caller))
 
     @classmethod
     def _of(cls, x, y, unit=None, matrix: bool = True) -> Pooled:
@@ -598,9 +600,9 @@ def _records(src, what: str, fn: str, arg: str) -> tuple[str, list]:
             name, out = str(src), read_json_lines(src)
         except InputError:
             raise
-        except (TypeError, ValueError) as e:  # not a path at all: name the argument
-            kind = ValueError if isinstance(e, ValueError) else TypeError
-            raise kind(f"{fn}: {arg}: {e}") from None
+        except (TypeError, ValueError) as err:  # not a path at all: name the argument
+            kind = ValueError if isinstance(err, ValueError) else TypeError
+            raise kind(f"{fn}: {arg}: {err}") from None
     elif isinstance(src, Sequence) and not isinstance(src, (str, bytes)):
         name, out = f"<{what}>", list(enumerate(src, 1))
     else:
@@ -819,7 +821,7 @@ def _interval(b, est, jk, confidence: float, method: str):
 
 # %% ../nbs/08b_meta_eval.ipynb #e61da96f
 @dataclass(frozen=True)
-class AgreeStat:
+class AgreeStat(Record):
     "One statistic of `agree`: its value, interval and what it was computed on."
     name: str  # e.g. 'pairwise_accuracy'
     value: float | None  # None: undefined (no spread, or nothing to count)
@@ -829,15 +831,12 @@ class AgreeStat:
     unit: str  # 'pairs', 'items', 'groups' or 'rounds'
     chance: float | None  # a constant (or random) scorer's expected value
 
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 def _f(v, w: int = 7) -> str:
     return ' ' * (w - 1) + '-' if v is None else f"{v:{w}.4f}"
 
 # %% ../nbs/08b_meta_eval.ipynb #6ddc62a3
 @dataclass(frozen=True)
-class AgreeResult:
+class AgreeResult(Record):
     "What `agree` returns: one `AgreeStat` per statistic and how they were computed."
     kind: str  # 'ratings', 'preferences' or 'picks'
     stats: tuple  # the AgreeStats, in the table's order
@@ -860,47 +859,41 @@ class AgreeResult:
             f"AgreeResult: no statistic {name!r}; there are {', '.join(s.name for s in self.stats)}"
         )
 
-    def to_dict(self) -> dict:
-        return {
-            f.name: (
-                [s.to_dict() for s in self.stats] if f.name == 'stats' else getattr(self, f.name)
-            )
-            for f in fields(self)
-        }
-
     def __repr__(self) -> str:
         return self.format()
 
-# %% ../nbs/08b_meta_eval.ipynb #7dfc65ea
-@patch
-def format(self: AgreeResult) -> str:
-    "The table: statistic, value, interval, n, chance; then how it was computed."
-    what = {'ratings': 'rated items', 'preferences': 'preferences', 'picks': 'rounds'}[self.kind]
-    where = f" in {self.n_groups:,} groups" if self.n_groups else " (no groups)"
-    lines = [
-        f"agreement with {self.n_judgments:,} {what}{where}; "
-        f"{'lower' if self.lower_is_better else 'higher'} score = better",
-        f"{'statistic':<26} {'value':>7}  {f'{self.confidence:.0%} interval':>18}  "
-        f"{'n':>14}  {'chance':>7}",
-    ]
-    for s in self.stats:
-        ci = '' if s.low is None else f"[{s.low:.4f}, {s.high:.4f}]"
+    def format(self) -> str:
+        "The table: statistic, value, interval, n, chance; then how it was computed."
+        kinds = {'ratings': 'rated items', 'preferences': 'preferences', 'picks': 'rounds'}
+        what = kinds[self.kind]
+        where = f" in {self.n_groups:,} groups" if self.n_groups else " (no groups)"
+        lines = [
+            f"agreement with {self.n_judgments:,} {what}{where}; "
+            f"{'lower' if self.lower_is_better else 'higher'} score = better",
+            f"{'statistic':<26} {'value':>7}  {f'{self.confidence:.0%} interval':>18}  "
+            f"{'n':>14}  {'chance':>7}",
+        ]
+        for s in self.stats:
+            ci = '' if s.low is None else f"[{s.low:.4f}, {s.high:.4f}]"
+            lines.append(
+                f"{s.name:<26} {_f(s.value)}  {ci:>18}  {f'{s.n:,} {s.unit}':>14}  "
+                f"{_f(s.chance)}"
+            )
+        unit = 'groups' if self.n_groups else 'items'
         lines.append(
-            f"{s.name:<26} {_f(s.value)}  {ci:>18}  {f'{s.n:,} {s.unit}':>14}  {_f(s.chance)}"
+            f"intervals: {self.n_resamples:,} bootstrap resamples of the {unit} ({self.method}), "
+            f"seed {self.seed}"
         )
-    unit = 'groups' if self.n_groups else 'items'
-    lines.append(
-        f"intervals: {self.n_resamples:,} bootstrap resamples of the {unit} ({self.method}), "
-        f"seed {self.seed}"
-    )
-    if self.epsilon is not None:
-        lines.append(f"acc_eq: metric differences up to epsilon = {self.epsilon:.6g} count as ties")
-    if self.n_groups and self.kind == 'ratings':
-        lines.append(
-            f"group level: {self.left_out} groups of one item left out; "
-            f"{self.undefined_groups} groups without spread left out of the per-group means"
-        )
-    return '\n'.join(lines)
+        if self.epsilon is not None:
+            lines.append(
+                f"acc_eq: metric differences up to epsilon = {self.epsilon:.6g} count as ties"
+            )
+        if self.n_groups and self.kind == 'ratings':
+            lines.append(
+                f"group level: {self.left_out} groups of one item left out; "
+                f"{self.undefined_groups} groups without spread left out of the per-group means"
+            )
+        return '\n'.join(lines)
 
 # %% ../nbs/08b_meta_eval.ipynb #46df637f
 def _table(j, point: dict) -> list[tuple]:
@@ -950,29 +943,29 @@ def agree(
     k: int = 3,  # NDCG's cutoff, for picks
 ) -> AgreeResult:
     "How well scores agree with human judgments: each statistic with a bootstrap interval."
-    F = 'agree'
+    caller = 'agree'
     B, conf, k = (
-        check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES),
-        check_float(confidence, 'confidence', F, 0, 1, True, True),
-        check_int(k, 'k', F),
+        check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES),
+        check_float(confidence, 'confidence', caller, 0, 1, True, True),
+        check_int(k, 'k', caller),
     )
     if method not in ('percentile', 'bca'):
-        raise ValueError(f"{F}: method must be 'percentile' or 'bca', got {method!r}")
+        raise ValueError(f"{caller}: method must be 'percentile' or 'bca', got {method!r}")
     if not isinstance(lower_is_better, bool):
         raise TypeError(
-            f"{F}: lower_is_better must be True or False, got {type(lower_is_better).__name__}"
+            f"{caller}: lower_is_better must be True or False, got {type(lower_is_better).__name__}"
         )
     if seed is not None:
-        seed = check_int(seed, 'seed', F, low=0, high=2**63 - 1)
+        seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
     if group is not None and not isinstance(group, str):
         raise TypeError(
-            f"{F}: group must be a field name (str) or None, got {type(group).__name__}"
+            f"{caller}: group must be a field name (str) or None, got {type(group).__name__}"
         )
-    sc = _read_scores(scores, group, F, 'scores')
-    jd = _read_judgments(judgments, sc, F, 'judgments')
+    sc = _read_scores(scores, group, caller, 'scores')
+    jd = _read_judgments(judgments, sc, caller, 'judgments')
     if group is not None and jd.kind != 'ratings':
         raise ValueError(
-            f"{F}: group={group!r} groups ratings by a field of the scores; "
+            f"{caller}: group={group!r} groups ratings by a field of the scores; "
             f"{jd.kind} carry their group in the judgments"
         )
     j = _judged(jd, sc, -sc.values if lower_is_better else sc.values, k)
@@ -1041,7 +1034,7 @@ def _sums(j, statistic: str):
     )
 
 @dataclass(frozen=True)
-class PermutationResult:
+class PermutationResult(Record):
     "A paired permutation test of two scorers on the same judgments."
     statistic: str  # the statistic compared
     a: float | None  # scorer A's value
@@ -1054,9 +1047,6 @@ class PermutationResult:
     exact: bool  # every swap enumerated
     n_groups: int
     seed: int | None
-
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def __repr__(self):
         how = (
@@ -1088,26 +1078,27 @@ def permutation_test(
     k: int = 3,  # NDCG's cutoff, for picks
 ) -> PermutationResult:
     "Paired permutation test (Deutsch, Dror & Roth 2021): swap two scorers' scores of whole groups."
-    F = 'permutation_test'
-    T, k = check_int(n_permutations, 'n_permutations', F, high=MAX_RESAMPLES), check_int(k, 'k', F)
+    caller = 'permutation_test'
+    T = check_int(n_permutations, 'n_permutations', caller, high=MAX_RESAMPLES)
+    k = check_int(k, 'k', caller)
     if not isinstance(statistic, str):
         raise TypeError(
-            f"{F}: statistic must be a str such as 'pairwise_accuracy', "
+            f"{caller}: statistic must be a str such as 'pairwise_accuracy', "
             f"got {type(statistic).__name__}"
         )
-    lower_is_better = check_bool(lower_is_better, 'lower_is_better', F)
+    lower_is_better = check_bool(lower_is_better, 'lower_is_better', caller)
     if seed is not None:
-        seed = check_int(seed, 'seed', F, low=0, high=2**63 - 1)
+        seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
     if group is not None and not isinstance(group, str):
         raise TypeError(
-            f"{F}: group must be a field name (str) or None, got {type(group).__name__}"
+            f"{caller}: group must be a field name (str) or None, got {type(group).__name__}"
         )
-    sa = _read_scores(scores_a, group, F, 'scores_a')
-    sb = _read_scores(scores_b, group, F, 'scores_b')
-    jd = _read_judgments(judgments, sa, F, 'judgments')
+    sa = _read_scores(scores_a, group, caller, 'scores_a')
+    sb = _read_scores(scores_b, group, caller, 'scores_b')
+    jd = _read_judgments(judgments, sa, caller, 'judgments')
     if jd.kind == 'ratings' and sa.groups is None:
         raise ValueError(
-            f"{F}: swaps whole groups, but the ratings have no groups; "
+            f"{caller}: swaps whole groups, but the ratings have no groups; "
             "give the scores a group field"
         )
     used = sorted(

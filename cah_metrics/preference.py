@@ -25,7 +25,7 @@ __all__ = ['MODEL_FORMAT', 'C_GRID', 'Round', 'as_round', 'check_rounds', 'read_
 class Round(NamedTuple):
     "One round of the game: the prompt, the candidate answers, and the one the judge picked."
     prompt: str           # the prompt card (its blanks written `___` or `{}`)
-    candidates: tuple     # the answers: each a str, or a tuple of str for a prompt with several blanks
+    candidates: tuple     # the answers: each a str, or a tuple of str for several blanks
     pick: int             # the index of the judge's pick in `candidates`
     judge: str|None = None   # who judged the round, where the judge rotates
 
@@ -40,32 +40,36 @@ def _candidate(c, where:str):
     if isinstance(c, str) and c.strip(): return c
     if isinstance(c, (list, tuple)) and c and all(isinstance(a, str) and a.strip() for a in c):
         return tuple(c)
-    raise ValueError(f"{where}: each candidate must be a non-empty answer or a list of them, got {_shown(c)}")
+    raise ValueError(f"{where}: each candidate must be a non-empty answer or a list of them, "
+                     f"got {_shown(c)}")
 
 # %% ../nbs/05c_preference.ipynb #7d04028b
 def _round(value, where:str) -> Round:
-    "A checked `Round`; each error starts with `where` (the function and argument, or a file and line)."
+    "A checked `Round`; errors start with `where` (the function and argument, or a file and line)."
     if isinstance(value, Round): value = value._asdict()
     if not isinstance(value, dict):
         raise ValueError(f"{where}: a round must be an object with prompt, candidates and pick, "
                          f"got {type(value).__name__}")
     if (missing := [k for k in ('prompt', 'candidates', 'pick') if k not in value]):
         raise ValueError(f"{where}: the round has no {', '.join(missing)}")
-    prompt, candidates, pick, judge = value['prompt'], value['candidates'], value['pick'], value.get('judge')
+    prompt, candidates, pick = value['prompt'], value['candidates'], value['pick']
+    judge = value.get('judge')
     if not isinstance(prompt, str):
         raise ValueError(f"{where}: prompt must be a string, got {type(prompt).__name__}")
     if not isinstance(candidates, (list, tuple)):
-        raise ValueError(f"{where}: candidates must be a list of answers, got {type(candidates).__name__}")
+        raise ValueError(f"{where}: candidates must be a list of answers, "
+                         f"got {type(candidates).__name__}")
     candidates = tuple(_candidate(c, where) for c in candidates)
     if len(candidates) < 2:
         raise ValueError(f"{where}: a round needs at least 2 candidates, got {len(candidates)}")
     first = {}
     for i, c in enumerate(candidates):
-        if c in first: raise ValueError(f"{where}: candidate {i} repeats candidate {first[c]}: {c!r:.60}")
+        if c in first:
+            raise ValueError(f"{where}: candidate {i} repeats candidate {first[c]}: {c!r:.60}")
         first[c] = i
     if isinstance(pick, bool) or not isinstance(pick, int) or not 0 <= pick < len(candidates):
-        raise ValueError(f"{where}: pick must be the index of one of the {len(candidates)} candidates "
-                         f"(0 to {len(candidates) - 1}), got {_shown(pick, 40)}")
+        raise ValueError(f"{where}: pick must be the index of one of the {len(candidates)} "
+                         f"candidates (0 to {len(candidates) - 1}), got {_shown(pick, 40)}")
     if judge is not None and not isinstance(judge, str):
         raise ValueError(f"{where}: judge must be a string, got {type(judge).__name__}")
     return Round(prompt, candidates, pick, judge)
@@ -97,14 +101,15 @@ def read_rounds(path:str|Path, # a JSON Lines file, one round per line
     out = []
     for line, value in rows:
         try: out.append(_round(value, 'round'))
-        except ValueError as e: raise InputError(path, line, str(e).removeprefix('round: ')) from None
+        except ValueError as err:
+            raise InputError(path, line, str(err).removeprefix('round: ')) from None
     return out
 
 # %% ../nbs/05c_preference.ipynb #05cac7c1
 class Choices(NamedTuple):
-    "Rounds as arrays: the candidates' feature rows stacked in round order, the rounds' starts and picks."
+    "Rounds as arrays: the candidates' feature rows in round order, the rounds' starts and picks."
     X: np.ndarray         # (n candidates, d features), finite
-    starts: np.ndarray    # (R,) the row of each round's first candidate; a round ends where the next starts
+    starts: np.ndarray    # (R,) each round's first row; a round ends where the next starts
     picks: np.ndarray     # (R,) the row of each round's picked candidate
     @property
     def n_rounds(self) -> int: return len(self.starts)
@@ -117,28 +122,33 @@ class Choices(NamedTuple):
         idx = as_array(rounds, 'rounds', 'Choices.take')
         bad = idx.ndim != 1 or not len(idx) or idx.dtype.kind not in 'iu'
         if bad or ((idx < 0) | (idx >= self.n_rounds)).any():
-            raise ValueError(f"Choices.take: rounds must be a non-empty list of round indices (0 to "
-                             f"{self.n_rounds - 1}), got {_brief(rounds)}")
+            raise ValueError(f"Choices.take: rounds must be a non-empty list of round indices "
+                             f"(0 to {self.n_rounds - 1}), got {_brief(rounds)}")
         rounds, sizes = idx.astype(int), self.sizes()
-        rows = np.concatenate([np.arange(self.starts[r], self.starts[r] + sizes[r]) for r in rounds])
+        rows = np.concatenate([np.arange(self.starts[r], self.starts[r] + sizes[r])
+                               for r in rounds])
         starts = np.concatenate([[0], np.cumsum(sizes[rounds])[:-1]]).astype(int)
         return Choices(self.X[rows], starts, starts + self.picks[rounds] - self.starts[rounds])
 
 def choices(X, # (n, d) features of every candidate, rounds one after another
-            sizes:Sequence[int], # the number of candidates of each round (each at least 2), summing to n
+            sizes:Sequence[int], # each round's number of candidates (each at least 2), summing to n
             picks:Sequence[int], # the index of each round's pick within its round
            ) -> Choices:
     "Checked `Choices` from features, round sizes and within-round picks."
     X = as_array(X, 'X', 'choices', finite=True).astype(float)
     sizes, picks = as_array(sizes, 'sizes', 'choices'), as_array(picks, 'picks', 'choices')
-    if X.ndim != 2: raise ValueError(f"choices: X must be 2-D (candidates x features), got shape {X.shape}")
+    if X.ndim != 2:
+        raise ValueError(f"choices: X must be 2-D (candidates x features), got shape {X.shape}")
     if sizes.ndim != 1 or picks.shape != sizes.shape or not len(sizes):
         raise ValueError(f"choices: sizes and picks must be two equal, non-empty lists, got shapes "
                          f"{sizes.shape} and {picks.shape}")
     if sizes.dtype.kind not in 'iu' or picks.dtype.kind not in 'iu' or (sizes < 2).any():
-        raise ValueError("choices: every size must be an integer of at least 2 and every pick an integer")
-    if sizes.sum() != len(X): raise ValueError(f"choices: sizes add up to {sizes.sum()}, but X has {len(X)} rows")
-    if ((picks < 0) | (picks >= sizes)).any(): raise ValueError("choices: each pick must index its round")
+        raise ValueError("choices: every size must be an integer of at least 2 "
+                         "and every pick an integer")
+    if sizes.sum() != len(X):
+        raise ValueError(f"choices: sizes add up to {sizes.sum()}, but X has {len(X)} rows")
+    if ((picks < 0) | (picks >= sizes)).any():
+        raise ValueError("choices: each pick must index its round")
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
     return Choices(X, starts, starts + picks.astype(int))
 
@@ -146,12 +156,14 @@ def choices(X, # (n, d) features of every candidate, rounds one after another
 def _check_choices(data, fn:str) -> Choices:
     "`data` if it is `Choices` as `choices` builds them, else an error naming `fn` and `data`."
     if not isinstance(data, Choices):
-        raise TypeError(f"{fn}: data must be Choices (what `choices` returns), got {type(data).__name__}")
+        raise TypeError(f"{fn}: data must be Choices (what `choices` returns), "
+                        f"got {type(data).__name__}")
     X, starts, picks = data
     if not (all(isinstance(a, np.ndarray) for a in data) and X.ndim == 2 and X.dtype.kind in 'iuf'
             and starts.ndim == 1 and len(starts) and picks.shape == starts.shape
             and starts.dtype.kind in 'iu' and picks.dtype.kind in 'iu'):
-        raise ValueError(f"{fn}: data must hold a 2-D numeric X and equal, non-empty integer starts and picks")
+        raise ValueError(f"{fn}: data must hold a 2-D numeric X and equal, non-empty integer "
+                         f"starts and picks")
     sizes = np.diff(np.append(starts, len(X)))
     if starts[0] != 0 or (sizes < 2).any() or ((picks < starts) | (picks >= starts + sizes)).any():
         raise ValueError(f"{fn}: data's rounds must start at row 0, have 2 or more rows each "
@@ -160,7 +172,9 @@ def _check_choices(data, fn:str) -> Choices:
     return data
 
 # %% ../nbs/05c_preference.ipynb #39a84986
-def _round_sums(v:np.ndarray, starts:np.ndarray) -> np.ndarray: return np.add.reduceat(v, starts, axis=0)
+def _round_sums(v:np.ndarray, starts:np.ndarray) -> np.ndarray:
+    "Each round's sum of `v`."
+    return np.add.reduceat(v, starts, axis=0)
 
 def _loss_and_gradient(w, Z, starts, sizes, picks, C):
     "The penalised negative log-likelihood of the picks and its gradient."
@@ -184,15 +198,16 @@ def _fit(data:Choices, C:float, start:np.ndarray|None=None) -> np.ndarray:
 # %% ../nbs/05c_preference.ipynb #5abd7e0a
 def fit_utility(data:Choices, # the rounds, with features already standardised (or not: as given)
                 C:float=1.0, # inverse L2 penalty, as scikit-learn's `LogisticRegression` has it
-                start=None, # initial weights (a fit at a nearby C converges in fewer steps); default zeros
+                start=None, # initial weights (a fit at a nearby C converges sooner); default zeros
                ) -> np.ndarray:
-    "The weights of the conditional-logit utility that best explain the picks (L-BFGS to convergence)."
-    F = 'fit_utility'
-    data, C = _check_choices(data, F), check_float(C, 'C', F, low=0, open_low=True)
+    "The conditional-logit utility's weights that best explain the picks (L-BFGS to convergence)."
+    caller = 'fit_utility'
+    data, C = _check_choices(data, caller), check_float(C, 'C', caller, low=0, open_low=True)
     if start is not None:
-        start, d = as_array(start, 'start', F, finite=True).astype(float), data.X.shape[1]
+        start, d = as_array(start, 'start', caller, finite=True).astype(float), data.X.shape[1]
         if start.shape != (d,):
-            raise ValueError(f"{F}: start must be {d} weights (one per feature), got shape {start.shape}")
+            raise ValueError(f"{caller}: start must be {d} weights (one per feature), "
+                             f"got shape {start.shape}")
     return _fit(data, C, start)
 
 # %% ../nbs/05c_preference.ipynb #ed56f822
@@ -202,7 +217,8 @@ def _standardisation(X:np.ndarray, fn:str) -> tuple[np.ndarray, np.ndarray]:
     "The column means and spreads of a checked `X`; an overflow is a `ValueError` naming `fn`."
     with np.errstate(over='ignore', invalid='ignore'): mean, scale = X.mean(axis=0), X.std(axis=0)
     if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
-        raise ValueError(f"{fn}: X is too large to standardise (a column's mean or spread overflows)")
+        raise ValueError(f"{fn}: X is too large to standardise "
+                         f"(a column's mean or spread overflows)")
     return mean, np.where(scale > 1e-12 * np.maximum(1, np.abs(mean)), scale, 1.0)
 
 def standardisation(X:np.ndarray, # (n, d) training features
@@ -210,23 +226,24 @@ def standardisation(X:np.ndarray, # (n, d) training features
     "Each column's mean and standard deviation (1 for a constant column, which then stays 0)."
     X = as_array(X, 'X', 'standardisation', finite=True).astype(float)
     if X.ndim != 2 or not len(X):
-        raise ValueError(f"standardisation: X must be 2-D (candidates x features) with a row or more, "
-                         f"got shape {X.shape}")
+        raise ValueError(f"standardisation: X must be 2-D (candidates x features) "
+                         f"with a row or more, got shape {X.shape}")
     return _standardisation(X, 'standardisation')
 
 def _features(features, fn:str) -> tuple[str, ...]:
     "Feature names: a sequence of str."
     features = check_sequence(features, 'features', fn)
-    return tuple(check_str(f, f'features[{i}]', fn) for i, f in enumerate(features))
+    return tuple(check_str(name, f'features[{i}]', fn) for i, name in enumerate(features))
 
 def _training(training, fn:str) -> dict:
     "What a model was trained on: a dict of JSON values (None: empty)."
     if training is None: return {}
     if not isinstance(training, Mapping):
-        raise TypeError(f"{fn}: training must be a dict of JSON values or None, got {type(training).__name__}")
+        raise TypeError(f"{fn}: training must be a dict of JSON values or None, "
+                        f"got {type(training).__name__}")
     try: json.dumps(training, sort_keys=True)
-    except (TypeError, ValueError, RecursionError) as e:
-        raise TypeError(f"{fn}: training must be a dict of JSON values ({str(e)[:80]})") from None
+    except (TypeError, ValueError, RecursionError) as err:
+        raise TypeError(f"{fn}: training must be a dict of JSON values ({str(err)[:80]})") from None
     return dict(training)
 
 # %% ../nbs/05c_preference.ipynb #0440ee50
@@ -236,18 +253,22 @@ class PreferenceModel:
                  weights, # (d,) the utility's weights on the standardised features
                  mean, # (d,) each feature's mean over the training candidates
                  scale, # (d,) each feature's standard deviation there (1 where it was constant)
-                 training:dict|None=None, # what it was trained on (data, rounds, C, ...), kept in the file
+                 training:dict|None=None, # what it was trained on (data, rounds, C, ...)
                 ):
-        F = 'PreferenceModel'
-        self.features, self.training = _features(features, F), _training(training, F)
+        caller = 'PreferenceModel'
+        self.features, self.training = _features(features, caller), _training(training, caller)
         named = (('weights', weights), ('mean', mean), ('scale', scale))
-        self.weights, self.mean, self.scale = (as_array(v, k, F).astype(float).reshape(-1) for k, v in named)
+        self.weights, self.mean, self.scale = (as_array(v, k, caller).astype(float).reshape(-1)
+                                               for k, v in named)
         d = len(self.features)
-        if not d or any(len(v) != d for v in (self.weights, self.mean, self.scale)):
-            raise ValueError(f"PreferenceModel: features, weights, mean and scale must have one entry per "
-                             f"feature ({d}), got {len(self.weights)}, {len(self.mean)}, {len(self.scale)}")
-        if not all(np.isfinite(v).all() for v in (self.weights, self.mean, self.scale)) or (self.scale <= 0).any():
-            raise ValueError("PreferenceModel: weights, mean and scale must be finite, scale positive")
+        arrays = (self.weights, self.mean, self.scale)
+        if not d or any(len(v) != d for v in arrays):
+            raise ValueError(f"PreferenceModel: features, weights, mean and scale must have one "
+                             f"entry per feature ({d}), got {len(self.weights)}, {len(self.mean)}, "
+                             f"{len(self.scale)}")
+        if not all(np.isfinite(v).all() for v in arrays) or (self.scale <= 0).any():
+            raise ValueError("PreferenceModel: weights, mean and scale must be finite, "
+                             "scale positive")
     @classmethod
     def fit(cls, data:Choices, # the rounds, with raw features
             features:Sequence[str], # one name per feature column
@@ -255,14 +276,16 @@ class PreferenceModel:
             training:dict|None=None, # what the data is, kept with the model
            ) -> PreferenceModel:
         "Standardise the features over the training candidates, then fit the utility."
-        F = 'PreferenceModel.fit'
-        data, C = _check_choices(data, F), check_float(C, 'C', F, low=0, open_low=True)
-        features, training = _features(features, F), _training(training, F)
+        caller = 'PreferenceModel.fit'
+        data, C = _check_choices(data, caller), check_float(C, 'C', caller, low=0, open_low=True)
+        features, training = _features(features, caller), _training(training, caller)
         if len(features) != data.X.shape[1]:
-            raise ValueError(f"{F}: {len(features)} features named for the {data.X.shape[1]} columns of data.X")
-        return cls._fitted(data, features, C, training, F)
+            raise ValueError(f"{caller}: {len(features)} features named for the "
+                             f"{data.X.shape[1]} columns of data.X")
+        return cls._fitted(data, features, C, training, caller)
     @classmethod
-    def _fitted(cls, data:Choices, features:tuple, C:float, training:dict, fn:str) -> PreferenceModel:
+    def _fitted(cls, data:Choices, features:tuple, C:float, training:dict,
+                fn:str) -> PreferenceModel:
         "The fit of checked arguments."
         mean, scale = _standardisation(data.X, fn)
         weights = _fit(data._replace(X=(data.X - mean) / scale), C)
@@ -273,12 +296,14 @@ class PreferenceModel:
         "Each candidate's utility; higher is preferred."
         X = as_array(X, 'X', 'PreferenceModel.utility', finite=True).astype(float)
         if X.ndim != 2 or X.shape[1] != len(self.features):
-            raise ValueError(f"PreferenceModel.utility: X must be (n, {len(self.features)}), got {X.shape}")
+            raise ValueError(f"PreferenceModel.utility: X must be (n, {len(self.features)}), "
+                             f"got {X.shape}")
         return (X - self.mean) / self.scale @ self.weights
     def to_dict(self) -> dict:
         "The model as plain JSON values."
-        return {'format': MODEL_FORMAT, 'features': list(self.features), 'weights': self.weights.tolist(),
-                'mean': self.mean.tolist(), 'scale': self.scale.tolist(), 'training': self.training}
+        return {'format': MODEL_FORMAT, 'features': list(self.features),
+                'weights': self.weights.tolist(), 'mean': self.mean.tolist(),
+                'scale': self.scale.tolist(), 'training': self.training}
     def to_json(self) -> str: return json.dumps(self.to_dict(), indent=1, sort_keys=True) + '\n'
     @property
     def tag(self) -> str:
@@ -289,8 +314,8 @@ class PreferenceModel:
         "Save as plain JSON numbers (never pickle)."
         return atomic_write_text(_as_path(path, 'PreferenceModel.save'), self.to_json())
     def __repr__(self):
-        return (f"PreferenceModel({len(self.features)} features, {self.training.get('rounds', '?')} rounds, "
-                f"tag {self.tag})")
+        rounds = self.training.get('rounds', '?')
+        return f"PreferenceModel({len(self.features)} features, {rounds} rounds, tag {self.tag})"
 
 # %% ../nbs/05c_preference.ipynb #de7a7858
 def load_preference_model(path:str|Path, # a file `PreferenceModel.save` wrote
@@ -300,16 +325,19 @@ def load_preference_model(path:str|Path, # a file `PreferenceModel.save` wrote
     if path.suffix == '.jsonl':
         read_json_lines(path)         # a file that cannot be read says so first
         raise InputError(path, None, "a preference model is one JSON object, not JSON Lines")
-    try: d = json.loads('\n'.join(read_lines(path)))
-    except json.JSONDecodeError as e:
-        raise InputError(path, e.lineno, f"not a preference model: invalid JSON ({e.msg})") from None
+    try: saved = json.loads('\n'.join(read_lines(path)))
+    except json.JSONDecodeError as err:
+        raise InputError(path, err.lineno,
+                         f"not a preference model: invalid JSON ({err.msg})") from None
     except RecursionError:
         raise InputError(path, None, "not a preference model: JSON nested too deeply") from None
-    if not isinstance(d, dict) or d.get('format') != MODEL_FORMAT:
+    if not isinstance(saved, dict) or saved.get('format') != MODEL_FORMAT:
         raise InputError(path, None, f"not a preference model (expected format {MODEL_FORMAT!r})")
-    try: return PreferenceModel(d['features'], d['weights'], d['mean'], d['scale'], d.get('training'))
-    except (KeyError, TypeError, ValueError) as e:
-        raise InputError(path, None, f"not a valid preference model: {e}") from None
+    try:
+        return PreferenceModel(saved['features'], saved['weights'], saved['mean'], saved['scale'],
+                               saved.get('training'))
+    except (KeyError, TypeError, ValueError) as err:
+        raise InputError(path, None, f"not a valid preference model: {err}") from None
 
 # %% ../nbs/05c_preference.ipynb #d67accd6
 def _pick_agreement(u:np.ndarray, data:Choices) -> tuple[np.ndarray, np.ndarray]:
@@ -317,15 +345,17 @@ def _pick_agreement(u:np.ndarray, data:Choices) -> tuple[np.ndarray, np.ndarray]
     sizes = data.sizes()
     picked = np.repeat(u[data.picks], sizes)
     wins = (u < picked) + 0.5 * (u == picked)
-    return _round_sums(wins, data.starts) - 0.5, (sizes - 1).astype(float)   # the pick ties itself: 0.5 out
+    # the pick ties itself: 0.5 out
+    return _round_sums(wins, data.starts) - 0.5, (sizes - 1).astype(float)
 
 def pick_agreement(u, # (n,) a score of every candidate of `data`, higher meaning preferred
                    data:Choices, # the rounds
                   ) -> tuple[np.ndarray, np.ndarray]:
-    "Per round: the (pick, other) pairs the score orders as the judge did (a tie counts half), and the pairs."
+    "Per round: (pick, other) pairs ordered as the judge did (a tie counts half), and the pairs."
     data = _check_choices(data, 'pick_agreement')
     u = as_array(u, 'u', 'pick_agreement').astype(float).reshape(-1)
-    if len(u) != len(data.X): raise ValueError(f"pick_agreement: {len(u)} scores for {len(data.X)} candidates")
+    if len(u) != len(data.X):
+        raise ValueError(f"pick_agreement: {len(u)} scores for {len(data.X)} candidates")
     return _pick_agreement(u, data)
 
 # %% ../nbs/05c_preference.ipynb #18877784
@@ -344,17 +374,20 @@ def agreement_interval(wins, # per round: the pairs ordered as the judge did
                        level:float=0.95, # the interval's coverage
                       ) -> tuple[float, float, float]:
     "Pairwise accuracy and its percentile bootstrap interval over rounds: (estimate, low, high)."
-    F = 'agreement_interval'
-    wins, pairs = (as_array(v, k, F, finite=True).astype(float) for k, v in (('wins', wins), ('pairs', pairs)))
-    n_resamples = check_int(n_resamples, 'n_resamples', F, low=1, high=100_000)   # significance's MAX_RESAMPLES
-    seed, level = check_int(seed, 'seed', F, low=0), check_float(level, 'level', F, 0, 1, True, True)
+    caller = 'agreement_interval'
+    wins, pairs = (as_array(v, k, caller, finite=True).astype(float)
+                   for k, v in (('wins', wins), ('pairs', pairs)))
+    # at most 100_000: resample's MAX_RESAMPLES
+    n_resamples = check_int(n_resamples, 'n_resamples', caller, low=1, high=100_000)
+    seed = check_int(seed, 'seed', caller, low=0)
+    level = check_float(level, 'level', caller, 0, 1, True, True)
     if wins.ndim != 1 or wins.shape != pairs.shape:
-        raise ValueError(f"{F}: wins and pairs must be two equal lists, one number a round, got shapes "
-                         f"{wins.shape} and {pairs.shape}")
-    if not len(pairs): raise ValueError(f"{F}: no pairs to count")
+        raise ValueError(f"{caller}: wins and pairs must be two equal lists, one number a round, "
+                         f"got shapes {wins.shape} and {pairs.shape}")
+    if not len(pairs): raise ValueError(f"{caller}: no pairs to count")
     with np.errstate(over='ignore'): total = pairs.sum()
     if (pairs <= 0).any() or (wins < 0).any() or (wins > pairs).any() or not np.isfinite(total):
-        raise ValueError(f"{F}: each round needs pairs > 0 and 0 <= wins <= pairs "
+        raise ValueError(f"{caller}: each round needs pairs > 0 and 0 <= wins <= pairs "
                          f"(and a finite total of pairs)")
     return _interval(wins, pairs, n_resamples, seed, level)
 
@@ -362,14 +395,15 @@ def agreement_interval(wins, # per round: the pairs ordered as the judge did
 C_GRID = (1e-4, 1e-3, 0.01, 0.1, 1.0)   # the inverse penalties cross-validation chooses from
 
 class CrossValidated(NamedTuple):
-    "Out-of-fold pairwise accuracy of a preference model: (estimate, low, high) and what it rests on."
+    "A preference model's out-of-fold pairwise accuracy (estimate, low, high) and what it rests on."
     accuracy: tuple       # (estimate, low, high), 95% bootstrap over rounds
     utilities: np.ndarray # every candidate's out-of-fold utility
     Cs: tuple             # the C chosen in each fold
     rounds: int
     def __repr__(self):
-        a = self.accuracy
-        return f"pairwise accuracy {a[0]:.3f} [{a[1]:.3f}, {a[2]:.3f}] over {self.rounds} rounds (out of fold)"
+        est, low, high = self.accuracy
+        return (f"pairwise accuracy {est:.3f} [{low:.3f}, {high:.3f}] over {self.rounds} rounds "
+                f"(out of fold)")
 
 def _log_lik(u:np.ndarray, data:Choices) -> float:
     "The log-likelihood of the picks under utilities `u`."
@@ -378,7 +412,7 @@ def _log_lik(u:np.ndarray, data:Choices) -> float:
     return float((u[data.picks] - lse).sum())
 
 def _held_out_logliks(data:Choices, train, test, Cs) -> list[float]:
-    "Held-out log-likelihood of a fit at each C (ascending: each fit starts from the last one's weights)."
+    "Held-out log-likelihood of a fit at each C (ascending: each fit starts from the last weights)."
     part, held = data.take(train), data.take(test)
     mean, scale = _standardisation(part.X, 'choose_C')
     part = part._replace(X=(part.X - mean) / scale)
@@ -412,16 +446,18 @@ def choose_C(data:Choices, # the training rounds
              seed:int=0, # the inner split's seed
             ) -> float:
     "The C with the highest held-out log-likelihood over an inner 3-fold split of the rounds."
-    F = 'choose_C'
-    return _choose_C(_check_choices(data, F), _Cs(Cs, F), _seed(seed, F))
+    caller = 'choose_C'
+    return _choose_C(_check_choices(data, caller), _Cs(Cs, caller), _seed(seed, caller))
 
 # %% ../nbs/05c_preference.ipynb #21423f4c
-def _cross_validate(data:Choices, folds:int, seed:int, Cs:list[float], C:float|None) -> CrossValidated:
+def _cross_validate(data:Choices, folds:int, seed:int, Cs:list[float],
+                    C:float|None) -> CrossValidated:
     "`cross_validate` of checked arguments."
     from sklearn.model_selection import KFold
     u, chosen = np.zeros(len(data.X)), []
     names = ('x',) * data.X.shape[1]
-    for train, test in KFold(folds, shuffle=True, random_state=seed).split(np.arange(data.n_rounds)):
+    splits = KFold(folds, shuffle=True, random_state=seed).split(np.arange(data.n_rounds))
+    for train, test in splits:
         part = data.take(train)
         chosen.append(_choose_C(part, Cs, seed) if C is None else C)
         model = PreferenceModel._fitted(part, names, chosen[-1], {}, 'cross_validate')
@@ -434,29 +470,32 @@ def _cross_validate(data:Choices, folds:int, seed:int, Cs:list[float], C:float|N
 def cross_validate(data:Choices, # the rounds, with raw features
                    folds:int=5, # outer folds (at most the number of rounds)
                    seed:int=0, # shuffles the rounds into folds; also the bootstrap's seed
-                   Cs:Sequence[float]=C_GRID, # the candidates for C, chosen inside each training part
+                   Cs:Sequence[float]=C_GRID, # the candidates for C, chosen in each training part
                    C:float|None=None, # a fixed C instead (faster; the estimate is then not nested)
                   ) -> CrossValidated:
     "Out-of-fold utilities of every round and their pairwise accuracy with a 95% interval."
-    F = 'cross_validate'
-    data, folds, seed = _check_choices(data, F), check_int(folds, 'folds', F, low=2), _seed(seed, F)
-    Cs, C = _Cs(Cs, F), None if C is None else check_float(C, 'C', F, low=0, open_low=True)
-    if data.n_rounds < folds: raise ValueError(f"{F}: {data.n_rounds} rounds cannot fill {folds} folds")
+    caller = 'cross_validate'
+    data, folds = _check_choices(data, caller), check_int(folds, 'folds', caller, low=2)
+    seed, Cs = _seed(seed, caller), _Cs(Cs, caller)
+    C = None if C is None else check_float(C, 'C', caller, low=0, open_low=True)
+    if data.n_rounds < folds:
+        raise ValueError(f"{caller}: {data.n_rounds} rounds cannot fill {folds} folds")
     return _cross_validate(data, folds, seed, Cs, C)
 
 # %% ../nbs/05c_preference.ipynb #342b5249
 def learning_curve(data:Choices, # the rounds, with raw features
-                   sizes:Sequence[int], # how many rounds to learn from at each point (each at least `folds`)
+                   sizes:Sequence[int], # rounds to learn from at each point (each at least `folds`)
                    folds:int=5, # cross-validation folds at each point
                    seed:int=0, # which rounds come first (a seeded shuffle), and the folds
                    C:float|None=None, # a fixed C at every point (None: chosen inside every fold)
                   ) -> list[dict]:
-    "Cross-validated pairwise accuracy of the first n rounds of a seeded shuffle, for each n in `sizes`."
-    F = 'learning_curve'
-    data, folds, seed = _check_choices(data, F), check_int(folds, 'folds', F, low=2), _seed(seed, F)
-    C = None if C is None else check_float(C, 'C', F, low=0, open_low=True)
-    sizes = [check_int(n, f'sizes[{i}]', F, low=folds, high=data.n_rounds)
-             for i, n in enumerate(check_sequence(sizes, 'sizes', F))]
+    "Cross-validated pairwise accuracy of a seeded shuffle's first n rounds, for each n in `sizes`."
+    caller = 'learning_curve'
+    data, folds = _check_choices(data, caller), check_int(folds, 'folds', caller, low=2)
+    seed = _seed(seed, caller)
+    C = None if C is None else check_float(C, 'C', caller, low=0, open_low=True)
+    sizes = [check_int(n, f'sizes[{i}]', caller, low=folds, high=data.n_rounds)
+             for i, n in enumerate(check_sequence(sizes, 'sizes', caller))]
     order = np.random.default_rng(seed).permutation(data.n_rounds)
     rows = []
     for n in sizes:
@@ -466,15 +505,16 @@ def learning_curve(data:Choices, # the rounds, with raw features
 
 # %% ../nbs/05c_preference.ipynb #bc31ec8f
 def _curve(curve, fn:str) -> list:
-    "Rows of `learning_curve`, at least one: `rounds` a positive int; `accuracy`, `low`, `high` in [0, 1]."
+    "`learning_curve` rows, one or more: `rounds` an int >= 1; `accuracy`, `low`, `high` in [0, 1]."
     rows = check_sequence(curve, 'curve', fn)
     if not rows: raise ValueError(f"{fn}: curve has no rows to draw")
-    for i, r in enumerate(rows):
-        if not isinstance(r, Mapping) or not all(k in r for k in ('rounds', 'accuracy', 'low', 'high')):
-            raise TypeError(f"{fn}: curve[{i}] must be a row of `learning_curve` (a dict with rounds, "
-                            f"accuracy, low and high), got {_brief(r)}")
-        check_int(r['rounds'], f"curve[{i}]['rounds']", fn, low=1)
-        for k in ('accuracy', 'low', 'high'): check_float(r[k], f"curve[{i}][{k!r}]", fn, low=0, high=1)
+    keys = ('rounds', 'accuracy', 'low', 'high')
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping) or not all(key in row for key in keys):
+            raise TypeError(f"{fn}: curve[{i}] must be a row of `learning_curve` (a dict with "
+                            f"rounds, accuracy, low and high), got {_brief(row)}")
+        check_int(row['rounds'], f"curve[{i}]['rounds']", fn, low=1)
+        for key in keys[1:]: check_float(row[key], f"curve[{i}][{key!r}]", fn, low=0, high=1)
     return rows
 
 def _baselines(baselines, fn:str) -> dict:
@@ -483,22 +523,24 @@ def _baselines(baselines, fn:str) -> dict:
     if not isinstance(baselines, Mapping):
         raise TypeError(f"{fn}: baselines must be a dict of name -> accuracy or None, "
                         f"got {type(baselines).__name__}")
-    return {check_str(k, 'baselines (a name)', fn): check_float(v, f'baselines[{k!r:.40}]', fn, low=0, high=1)
-            for k, v in baselines.items()}
+    return {check_str(name, 'baselines (a name)', fn):
+            check_float(acc, f'baselines[{name!r:.40}]', fn, low=0, high=1)
+            for name, acc in baselines.items()}
 
 # %% ../nbs/05c_preference.ipynb #87a032d8
 def learning_curve_chart(curve:Sequence[dict], # rows of `learning_curve`
-                         baselines:dict|None=None, # name -> pairwise accuracy of a fixed score, drawn flat
+                         baselines:dict|None=None, # name -> a fixed score's accuracy, drawn flat
                         ) -> bytes:
-    "A PNG: pairwise accuracy against the rounds learned from, with its interval, chance and the baselines."
-    F = 'learning_curve_chart'
-    curve, baselines = _curve(curve, F), _baselines(baselines, F)
+    "A PNG: pairwise accuracy against rounds learned from, with its interval, chance and baselines."
+    caller = 'learning_curve_chart'
+    curve, baselines = _curve(curve, caller), _baselines(baselines, caller)
     import io as _bytes, matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     n = [r['rounds'] for r in curve]
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.fill_between(n, [r['low'] for r in curve], [r['high'] for r in curve], alpha=0.25, label='95% interval')
+    low, high = [r['low'] for r in curve], [r['high'] for r in curve]
+    ax.fill_between(n, low, high, alpha=0.25, label='95% interval')
     ax.plot(n, [r['accuracy'] for r in curve], marker='o', label='learned taste (out of fold)')
     ax.axhline(0.5, color='grey', ls=':', label='chance')
     for (name, acc), ls in zip(baselines.items(), ('--', '-.', (0, (5, 1)))):

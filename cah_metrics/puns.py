@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from fastcore.basics import patch
 
 from .text import as_texts, check_float, check_int, check_str, check_tokens, get_tokenizer
 from .core import Signature
@@ -25,7 +24,8 @@ __all__ = ['homophones', 'PunScores', 'PunModel']
 @lru_cache(maxsize=4096)
 def _homophones(w:str) -> tuple[str, ...]:
     import pronouncing
-    out = {h for p in pronouncing.phones_for_word(w) for h in pronouncing.search(f"^{p}$") if h != w and "'" not in h}
+    out = {h for p in pronouncing.phones_for_word(w) for h in pronouncing.search(f"^{p}$")
+           if h != w and "'" not in h}
     return tuple(sorted(out))
 
 def homophones(word:str, # a word
@@ -44,16 +44,20 @@ class PunScores(NamedTuple):
 
 class PunModel:
     "Kao, Levy & Goodman's (2016) pun model with encoder relatedness and corpus word probabilities."
-    def __init__(self, corpus:str|Sequence[str], # texts for the word probabilities P(w); a lone str is one text
-                 encoder=None, # an `Encoder` (anything with `encode(texts, progress=False)`); default: the bundled MiniLM
-                 q:float=0.5, # P(f_i = 1), the prior that a word is chosen for its relatedness, in (0, 1)
+    def __init__(self, corpus:str|Sequence[str], # texts for P(w) (a lone str is one text)
+                 encoder=None, # has `encode(texts, progress=False)`; default: the bundled MiniLM
+                 q:float=0.5, # P(f_i = 1): prior that a word is chosen for relatedness, in (0, 1)
                  beta:float=10.0, # sharpness of relatedness, in [0, 100] (e^(100 cos) stays finite)
-                 vocab_size:int=3000, # normalise P(w | rel m) over this many most frequent corpus words, an int >= 1
+                 vocab_size:int=3000, # normalise P(w | rel m) over this many top words (>= 1)
                 ):
-        q, beta = check_float(q, 'q', 'PunModel', 0, 1, open_low=True, open_high=True), check_float(beta, 'beta', 'PunModel', 0, 100)
-        vocab_size, tok = check_int(vocab_size, 'vocab_size', 'PunModel'), get_tokenizer('unicode', lowercase=True)
-        if encoder is not None and (isinstance(encoder, (str, bytes)) or not callable(getattr(encoder, 'encode', None))):
-            raise TypeError(f"PunModel: encoder must have an encode(texts) method, got {type(encoder).__name__}")
+        q = check_float(q, 'q', 'PunModel', 0, 1, open_low=True, open_high=True)
+        beta = check_float(beta, 'beta', 'PunModel', 0, 100)
+        vocab_size = check_int(vocab_size, 'vocab_size', 'PunModel')
+        tok = get_tokenizer('unicode', lowercase=True)
+        if encoder is not None and (isinstance(encoder, (str, bytes))
+                                    or not callable(getattr(encoder, 'encode', None))):
+            raise TypeError(f"PunModel: encoder must have an encode(texts) method, "
+                            f"got {type(encoder).__name__}")
         self.counts = Counter(w for t in as_texts(corpus, 'corpus', 'PunModel') for w in tok(t))
         self.N, self.q, self.beta, self.tok = sum(self.counts.values()), q, beta, tok
         if encoder is None:
@@ -64,63 +68,67 @@ class PunModel:
     def p(self, words, # words (a list of str)
          ) -> np.ndarray:
         "Add-one unigram probabilities."
-        return np.array([(self.counts[w] + 1) / (self.N + len(self.counts) + 1) for w in check_tokens(words, 'words', 'PunModel')])
+        words = check_tokens(words, 'words', 'PunModel')
+        return np.array([(self.counts[w] + 1) / (self.N + len(self.counts) + 1) for w in words])
     def vec(self, words, # words (a list of str)
            ) -> np.ndarray:
         "The encoder's vector of each word (each distinct word encoded once, then kept)."
-        new = [w for w in dict.fromkeys(check_tokens(words, 'words', 'PunModel')) if w not in self._vecs]
+        checked = check_tokens(words, 'words', 'PunModel')
+        new = [w for w in dict.fromkeys(checked) if w not in self._vecs]
         if new:
-            try: E = self.encoder.encode(new, progress=False)
-            except (TypeError, ValueError) as e: raise type(e)(f"PunModel: {e}") from None
-            if len(E) != len(new): raise ValueError(f"PunModel: the encoder gave {len(E)} vectors for {len(new)} words")
-            self._vecs.update(zip(new, E))
+            try: vectors = self.encoder.encode(new, progress=False)
+            except (TypeError, ValueError) as err: raise type(err)(f"PunModel: {err}") from None
+            if len(vectors) != len(new):
+                raise ValueError(f"PunModel: the encoder gave {len(vectors)} vectors "
+                                 f"for {len(new)} words")
+            self._vecs.update(zip(new, vectors))
         return np.array([self._vecs[w] for w in words])
     def __repr__(self): return f"PunModel({self.signature})"
     @property
     def signature(self) -> Signature:
-        "The model, its constants, the encoder and tokenizer behind relatedness and counts, and the vocabulary size."
-        enc = self.encoder.signature_options() if hasattr(self.encoder, 'signature_options') else {'emb': type(self.encoder).__name__}
-        return Signature('puns', {'model': 'kao2016', 'q': self.q, 'beta': self.beta, **enc, **self.tok.signature_options(), 'V': len(self.vocab)})
-
-# %% ../nbs/06a_puns.ipynb #ac396622
-@patch
-def p_related(self:PunModel, words:Sequence[str], # the sentence's words
-              m:str, # a meaning (one of the two readings of the pun word)
-             ) -> np.ndarray:
-    words, m = check_tokens(words, 'words', 'PunModel'), check_str(m, 'm', 'PunModel')
-    support = list(dict.fromkeys(self.vocab + words))
-    w = np.exp(self.beta * (self.vec(support) @ self.vec([m])[0])) * self.p(support)
-    idx = {x: i for i, x in enumerate(support)}
-    return w[[idx[x] for x in words]] / w.sum()
-
-@patch
-def score(self:PunModel, sentence:str, # the sentence
-          pun_word:str, # the word read two ways
-          other:str, # its other reading (a homophone)
-         ) -> PunScores:
-    "Ambiguity and distinctiveness of `sentence` read with the two meanings `pun_word` and `other`."
-    sentence, pun_word, other = (check_str(x, name, 'PunModel') for x, name in ((sentence, 'sentence'), (pun_word, 'pun_word'), (other, 'other')))
-    words = [w for w in self.tok(sentence) if w != pun_word.lower()]
-    ms = (pun_word.lower(), other.lower())
-    if not words: return PunScores(pun_word, ms, 0.0, 0.0, (0.5, 0.5))
-    bg = self.p(words)
-    rel = np.array([self.p_related(words, m) for m in ms])              # (2, n)
-    lik = self.q * rel + (1 - self.q) * bg                              # P(w_i | m)
-    logpost = np.log(self.p(list(ms))) + np.log(lik).sum(axis=1)
-    post = np.exp(logpost - logpost.max()); post /= post.sum()
-    amb = float(-sum(p * math.log(p) for p in post if p > 0))
-    f = np.clip(self.q * rel / lik, 1e-12, 1 - 1e-12)                    # P(f_i = 1 | m, w)
-    kl = lambda a, b: a * np.log(a / b) + (1 - a) * np.log((1 - a) / (1 - b))
-    return PunScores(pun_word, ms, amb, float(np.sum(kl(f[0], f[1]) + kl(f[1], f[0]))), tuple(map(float, post)))
-
-@patch
-def scores(self:PunModel, sentence:str, # the sentence
-          ) -> PunScores|None:
-    "The most ambiguous pun reading of a sentence, or None when no word has a homophone in the corpus."
-    best = None
-    for w in dict.fromkeys(self.tok(check_str(sentence, 'sentence', 'PunModel'))):
-        cands = [h for h in homophones(w) if self.counts[h] > 0]
-        if not cands: continue
-        s = self.score(sentence, w, max(cands, key=lambda h: self.counts[h]))
-        if best is None or s.ambiguity > best.ambiguity: best = s
-    return best
+        "The model and its constants, the encoder and tokenizer behind it, and the vocabulary size."
+        if hasattr(self.encoder, 'signature_options'): enc = self.encoder.signature_options()
+        else: enc = {'emb': type(self.encoder).__name__}
+        options = {'model': 'kao2016', 'q': self.q, 'beta': self.beta, **enc,
+                   **self.tok.signature_options(), 'V': len(self.vocab)}
+        return Signature('puns', options)
+    def p_related(self, words:Sequence[str], # the sentence's words
+                  m:str, # a meaning (one of the two readings of the pun word)
+                 ) -> np.ndarray:
+        "P(w | rel m) of each of `words`, normalised over the vocabulary and `words`."
+        words, m = check_tokens(words, 'words', 'PunModel'), check_str(m, 'm', 'PunModel')
+        support = list(dict.fromkeys(self.vocab + words))
+        w = np.exp(self.beta * (self.vec(support) @ self.vec([m])[0])) * self.p(support)
+        idx = {x: i for i, x in enumerate(support)}
+        return w[[idx[x] for x in words]] / w.sum()
+    def score(self, sentence:str, # the sentence
+              pun_word:str, # the word read two ways
+              other:str, # its other reading (a homophone)
+             ) -> PunScores:
+        "Ambiguity and distinctiveness of `sentence` read as `pun_word` and as `other`."
+        named = ((sentence, 'sentence'), (pun_word, 'pun_word'), (other, 'other'))
+        sentence, pun_word, other = (check_str(x, name, 'PunModel') for x, name in named)
+        words = [w for w in self.tok(sentence) if w != pun_word.lower()]
+        ms = (pun_word.lower(), other.lower())
+        if not words: return PunScores(pun_word, ms, 0.0, 0.0, (0.5, 0.5))
+        bg = self.p(words)
+        rel = np.array([self.p_related(words, m) for m in ms])      # (2, n)
+        lik = self.q * rel + (1 - self.q) * bg                      # P(w_i | m)
+        logpost = np.log(self.p(list(ms))) + np.log(lik).sum(axis=1)
+        post = np.exp(logpost - logpost.max())
+        post /= post.sum()
+        amb = float(-sum(p * math.log(p) for p in post if p > 0))
+        f = np.clip(self.q * rel / lik, 1e-12, 1 - 1e-12)            # P(f_i = 1 | m, w)
+        kl = lambda a, b: a * np.log(a / b) + (1 - a) * np.log((1 - a) / (1 - b))
+        distinct = float(np.sum(kl(f[0], f[1]) + kl(f[1], f[0])))
+        return PunScores(pun_word, ms, amb, distinct, tuple(map(float, post)))
+    def scores(self, sentence:str, # the sentence
+              ) -> PunScores|None:
+        "The sentence's most ambiguous pun reading (None: no word has a homophone in the corpus)."
+        best = None
+        for w in dict.fromkeys(self.tok(check_str(sentence, 'sentence', 'PunModel'))):
+            cands = [h for h in homophones(w) if self.counts[h] > 0]
+            if not cands: continue
+            reading = self.score(sentence, w, max(cands, key=lambda h: self.counts[h]))
+            if best is None or reading.ambiguity > best.ambiguity: best = reading
+        return best
