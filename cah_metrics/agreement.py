@@ -14,7 +14,7 @@ import numpy as np
 
 from .core import Record, Signature, json_ready
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, resampled_sums
-from .text import as_array, check_float, check_int, _brief
+from .text import as_array, check_float, check_int, brief
 
 # %% auto #0
 __all__ = ['AlphaResult', 'krippendorff_alpha', 'ICCForm', 'ICCResult', 'icc', 'cohen_kappa', 'fleiss_kappa', 'rating_table']
@@ -30,7 +30,7 @@ def _missing_marker(missing, caller:str):
         except OverflowError: number = math.inf
         if not math.isinf(number): return number
     raise TypeError(f"{caller}: missing must be None, float('nan'), a finite number or a str "
-                    f"(the value that marks a missing rating), got {_brief(missing)}")
+                    f"(the value that marks a missing rating), got {brief(missing)}")
 
 def _at(i:int, N:int, names=('ratings',)) -> str:
     "Flat index `i` of an N-column matrix as a user writes it: ratings[r][c] (or a[c], b[c])."
@@ -96,7 +96,7 @@ def _from_rows(rows:list, caller:str, mk, numbers:str|None, names=('ratings',)):
     is_str, is_num = (lambda v: isinstance(v, _STR)), (lambda v: isinstance(v, _NUM))
     if odd := {t for t in kinds if t is not type(None) and not issubclass(t, _NUM + _STR)}:
         bad = next(v for v in flat if type(v) in odd)
-        raise TypeError(f"{caller}: {at(lambda v: type(v) in odd)} is {_brief(bad, 40)} "
+        raise TypeError(f"{caller}: {at(lambda v: type(v) in odd)} is {brief(bad, 40)} "
                         f"({type(bad).__name__}); a rating must be a number "
                         "or a str, and None marks a missing one")
     if any(issubclass(t, _STR) for t in kinds):
@@ -397,7 +397,7 @@ def krippendorff_alpha(ratings, # raters x items: rows (one per rater) or a 2-D 
     caller = 'krippendorff_alpha'
     if not isinstance(level, str) or level not in _LEVELS:
         raise ValueError(f"{caller}: level must be one of {', '.join(map(repr, _LEVELS))}, "
-                         f"got {_brief(level)}")
+                         f"got {brief(level)}")
     B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
     confidence = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
     if seed is not None: check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
@@ -428,7 +428,7 @@ def _icc_table(ratings, missing, incomplete:str, caller:str) -> tuple[np.ndarray
     "The items x raters table of the complete items (float64), and how many others were left out."
     if not isinstance(incomplete, str) or incomplete not in ('raise', 'omit'):
         raise ValueError(f"{caller}: incomplete must be 'raise' or 'omit', "
-                         f"got {_brief(incomplete)}")
+                         f"got {brief(incomplete)}")
     X, mask, _ = _grid(ratings, caller, missing, "the ICC needs numbers")
     if len(X) < 2:
         raise ValueError(f"{caller}: ratings has 1 rater (row); the ICC needs at least 2 raters "
@@ -553,7 +553,7 @@ class ICCResult(Record):
     def __getitem__(self, form:str) -> ICCForm:
         for one in self.forms:
             if one.form == form or one.label == form: return one
-        raise KeyError(f"ICCResult: no form {_brief(form)}; "
+        raise KeyError(f"ICCResult: no form {brief(form)}; "
                        f"the forms are {', '.join(f.form for f in self.forms)}")
     def __repr__(self) -> str:
         omitted = f" ({self.n_omitted} incomplete items left out)" if self.n_omitted else ''
@@ -650,7 +650,7 @@ def _two_raters(a, b, caller:str) -> tuple[np.ndarray, list|None]:
     if not mask.all():
         i = np.flatnonzero(~mask)[0]
         gap = rows[i // X.shape[1]][i % X.shape[1]]
-        raise ValueError(f"{caller}: {_at(i, X.shape[1], ('a', 'b'))} is missing ({_brief(gap)}); "
+        raise ValueError(f"{caller}: {_at(i, X.shape[1], ('a', 'b'))} is missing ({brief(gap)}); "
                          "Cohen's kappa needs both raters' ratings of every item: "
                          "leave out the items either rater skipped")
     return X, cats
@@ -669,18 +669,18 @@ def _positions(X:np.ndarray, mask:np.ndarray, cats:list|None, given, caller:str,
     if isinstance(given, np.ndarray): given = given.tolist()
     if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not len(given):
         raise TypeError(f"{caller}: {arg} must be a non-empty list of categories (numbers or str), "
-                        f"got {_brief(given)}")
+                        f"got {brief(given)}")
     kind, want = (_STR, 'str') if cats is not None else (_NUM, 'numbers')
     odd = lambda g: not isinstance(g, kind) or (want == 'numbers' and not math.isfinite(float(g)))
     if bad := [g for g in given if odd(g)]:
         raise TypeError(f"{caller}: {arg} must hold {want}, like the ratings; "
-                        f"it holds {_brief(bad[0], 30)}")
+                        f"it holds {brief(bad[0], 30)}")
     keys = [str(g) if cats is not None else float(g) for g in given]
     if len(set(keys)) != len(keys):
-        raise ValueError(f"{caller}: {arg} has a category twice: {_brief(given)}")
+        raise ValueError(f"{caller}: {arg} has a category twice: {brief(given)}")
     pos = {key: i for i, key in enumerate(keys)}
     if out := [h for h in have if h not in pos]:
-        raise ValueError(f"{caller}: the rating {out[0]!r} is not one of {arg} {_brief(given)}")
+        raise ValueError(f"{caller}: the rating {out[0]!r} is not one of {arg} {brief(given)}")
     return np.array([pos[h] for h in have], np.int64)[inv], np.array(given)
 
 # %% ../nbs/08a_agreement.ipynb #5abcd8d0
@@ -694,7 +694,7 @@ def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str cat
     caller = 'cohen_kappa'
     if not (weights is None or isinstance(weights, str) and weights in ('linear', 'quadratic')):
         raise ValueError(f"{caller}: weights must be None, 'linear' or 'quadratic', "
-                         f"got {_brief(weights)}")
+                         f"got {brief(weights)}")
     X, cats = _two_raters(a, b, caller)
     pos, categories = _positions(X, np.ones(X.shape, bool), cats, labels, caller, 'labels')
     L, (i, j) = len(categories), pos.reshape(2, -1)
@@ -704,7 +704,7 @@ def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str cat
     if weights is None: W = (g[:, None] != g).astype(np.float64)
     else: W = np.abs(g[:, None] - g).astype(np.float64) ** (1 if weights == 'linear' else 2)
     if (W * E).sum() <= 0:
-        only = _brief(categories[i[0]].item())
+        only = brief(categories[i[0]].item())
         raise ValueError(f"{caller}: both raters put every item in one category ({only}), "
                          "so the chance agreement is 1 and "
                          "kappa is 0/0, undefined (scikit-learn returns nan with a warning)")
@@ -742,7 +742,7 @@ def fleiss_kappa(table, # items x categories: table[i][j] raters put item i in c
     "Fleiss' (or Randolph's free-marginal) kappa of items x categories counts, as in statsmodels."
     caller = 'fleiss_kappa'
     if not isinstance(method, str) or method not in ('fleiss', 'randolph'):
-        raise ValueError(f"{caller}: method must be 'fleiss' or 'randolph', got {_brief(method)}")
+        raise ValueError(f"{caller}: method must be 'fleiss' or 'randolph', got {brief(method)}")
     t = _check_table(table, caller)
     (N, q), r = t.shape, t[0].sum()
     with np.errstate(all='ignore'):

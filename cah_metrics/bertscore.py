@@ -18,7 +18,7 @@ from fastcore.basics import patch
 
 from .core import Metric, Score, register
 from .resample import Resampling, mean_plan
-from .embeddings import DEFAULT_MODEL, _check_model, _check_text, clip_text, load_transformer, model_path
+from .embeddings import DEFAULT_MODEL, check_model, check_text, clip_text, load_transformer, model_path
 from .text import as_array, check_float, check_int, check_pairs, check_sequence
 
 # %% auto #0
@@ -230,7 +230,7 @@ def __init__(self:BERTScore, model:str=DEFAULT_MODEL, # the bundled MiniLM, or a
              compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
              keep_items:bool=False, # also keep the per-item statistics (`item_stats`, `per_item`)
             ):
-    model, layer = _check_model(model, 'bertscore'), None if layer is None else check_int(layer, 'layer', 'bertscore', low=0)
+    model, layer = check_model(model, 'bertscore'), None if layer is None else check_int(layer, 'layer', 'bertscore', low=0)
     for k, v in (('idf', idf), ('use_gpu', use_gpu), ('keep_items', keep_items), ('progress', progress)):
         if not isinstance(v, (bool, np.bool_)) and not (k == 'progress' and v is None): raise TypeError(f"bertscore: {k} must be a bool, got {type(v).__name__}")
     if not isinstance(multi, str) or multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {reprlib.repr(multi)}")
@@ -263,9 +263,9 @@ def options(self:BERTScore) -> dict:
 @patch
 def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]], name:str='predictions') -> dict:
     "Per-item statistics of validated candidates and references: word-piece ids and each piece's best match."
-    for i, c in enumerate(cands): _check_text(c, f'{name}[{i}]', self.name)
+    for i, c in enumerate(cands): check_text(c, f'{name}[{i}]', self.name)
     for i, rs in enumerate(refs):
-        for j, r in enumerate(rs): _check_text(r, f'references[{i}][{j}]', self.name)
+        for j, r in enumerate(rs): check_text(r, f'references[{i}][{j}]', self.name)
     progress = len(cands) > 1000 if self.progress is None else self.progress
     emb, ids = _encode(self.tok, self.mdl, [r for rs in refs for r in rs] + cands, self.batch_size, self.device, progress)
     pieces = {t: np.array(p, np.int64) for t, p in ids.items()}

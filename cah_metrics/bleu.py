@@ -20,7 +20,7 @@ from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,
                               as_array, Tokenizer, get_tokenizer, check_pairs, ngram_counts,
-                              ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, _brief)
+                              ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
@@ -98,8 +98,8 @@ class BLEUStats:
                 and all(_is_count(value) and value >= 0 for value in counts)):
             raise TypeError(f"BLEUStats: hyp_len and ref_len must be ints >= 0, matches and totals "
                             f"tuples of as many ints >= 0 (1 to {MAX_NGRAM_ORDER + 1}); "
-                            f"got {_brief(self.hyp_len)}, {_brief(self.ref_len)}, {_brief(m)}, "
-                            f"{_brief(t)}")
+                            f"got {brief(self.hyp_len)}, {brief(self.ref_len)}, {brief(m)}, "
+                            f"{brief(t)}")
         if any(m_n > t_n for m_n, t_n in zip(m, t)):
             raise ValueError(f"BLEUStats: matches {m} exceed totals {t} "
                              f"(a clipped count never does)")
@@ -289,12 +289,12 @@ def check_smooth(smooth:str, # a key of `SMOOTHING`
     if not isinstance(metric, str):
         raise TypeError(f"check_smooth: metric must be a str, got {type(metric).__name__}")
     if not isinstance(smooth, str) or smooth not in SMOOTHING:
-        raise ValueError(f"{metric}: unknown smooth {_brief(smooth)}; "
+        raise ValueError(f"{metric}: unknown smooth {brief(smooth)}; "
                          f"expected one of {list(SMOOTHING)}")
     if smooth_value is None: return SMOOTHING[smooth]
     if smooth not in _SMOOTH_RANGE:
         raise ValueError(f"{metric}: smooth {smooth!r} takes no smooth_value, "
-                         f"got {_brief(smooth_value)}")
+                         f"got {brief(smooth_value)}")
     low, high, open_low = _SMOOTH_RANGE[smooth]
     return check_float(smooth_value, 'smooth_value', metric, low, high, open_low=open_low)
 
@@ -519,7 +519,7 @@ class BLEU(Metric):
         self.smooth, self.smooth_value = smooth, check_smooth(smooth, smooth_value)
         self.tokenizer = get_tokenizer(tokenizer, lowercase, metric='BLEU')
         if not (compat is None or (isinstance(compat, str) and compat == 'nltk')):
-            raise ValueError(f"BLEU: compat must be None or 'nltk', got {_brief(compat)}")
+            raise ValueError(f"BLEU: compat must be None or 'nltk', got {brief(compat)}")
         if effective_order is None: eff = smooth not in CHEN_CHERRY_SMOOTHING
         else: eff = check_bool(effective_order, 'effective_order', 'BLEU')
         self.effective_order, self.compat = eff, compat

@@ -16,7 +16,7 @@ import numpy as np
 from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, sum_plan
 from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array,
-                              Vocab, MAX_NGRAM_ORDER, _brief)
+                              Vocab, MAX_NGRAM_ORDER, brief)
 
 # %% auto #0
 __all__ = ['CHRF_EPS', 'chrf_chars', 'chrf_words', 'CHRFStats', 'chrf_stats_from_rows', 'chrf_from_rows', 'chrf_from_stats',
@@ -82,7 +82,7 @@ class CHRFStats:
             raise TypeError(f"CHRFStats: hyp, ref and match must be tuples of as many ints >= 0 "
                             f"(1 to {2 * MAX_NGRAM_ORDER}), "
                             f"word_order an int from 0 to their length; "
-                            f"got {_brief(h)}, {_brief(r)}, {_brief(m)}, {_brief(w)}")
+                            f"got {brief(h)}, {brief(r)}, {brief(m)}, {brief(w)}")
         if any(m_n > min(h_n, r_n) for h_n, r_n, m_n in zip(h, r, m)):
             raise ValueError(f"CHRFStats: match {m} exceeds hyp {h} or ref {r} "
                              f"(a match never does)")

@@ -10,7 +10,7 @@ import argparse, contextlib, json, os, sys, traceback
 from pathlib import Path
 
 from . import __version__
-from .io import AtomicWriteSet, InputError, _as_path, bundled_example, check_outputs, read_dataset
+from .io import AtomicWriteSet, InputError, as_path, bundled_example, check_outputs, read_dataset
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
@@ -283,7 +283,7 @@ def _needs_sources(names:list) -> list[str]:
 def score(opts, # parsed `score` options
          ) -> dict:
     "The report for parsed `score` options; `--output` and `--per-example`, when asked, are written atomically as a set."
-    from cah_metrics.evaluate import _per_example_jsonl, score_dataset
+    from cah_metrics.evaluate import per_example_text, score_dataset
     _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output', 'per_example', 'scheduler', 'workers'))
     dist = opts.scheduler is not None or opts.workers is not None
     if dist and opts.per_example is not None:
@@ -309,7 +309,7 @@ def score(opts, # parsed `score` options
                                workers=opts.workers), {}
     else: report, per = score_dataset(preds, refs, srcs, metrics, _metric_options(opts),
                                       per_example=opts.per_example is not None)
-    files = {**({opts.per_example: _per_example_jsonl(per, ids, 'score')} if opts.per_example else {}), **({opts.output: _report_text(report)} if opts.output else {})}
+    files = {**({opts.per_example: per_example_text(per, ids, 'score')} if opts.per_example else {}), **({opts.output: _report_text(report)} if opts.output else {})}
     with AtomicWriteSet('score') as ws:
         for path, text in files.items(): ws.write_text(path, text)
     return report
@@ -375,7 +375,7 @@ def humor(opts, # parsed `humor` options
                                 'output_dir', 'learn', 'save', 'judge'))
     if opts.learn is not None: return learn_taste(opts)
     if opts.save is not None or opts.judge is not None: raise ValueError("humor: --save and --judge go with --learn ROUNDS")
-    out, top = _as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
+    out, top = as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
     if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, not a folder")
     check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile,
                                                                     '--corpus': opts.corpus, '--reference-texts': opts.reference_texts}, 'humor')
@@ -395,10 +395,10 @@ def learn_taste(opts, # parsed `humor` options with `--learn`
     from cah_metrics.humor import HumorEvaluator
     from cah_metrics.preference import read_rounds
     _check_opts(opts, 'humor', ('learn', 'save', 'judge', 'encoder', 'seed'))
-    save = None if opts.save is None else _as_path(opts.save, 'humor', '--save')
+    save = None if opts.save is None else as_path(opts.save, 'humor', '--save')
     curve = None if save is None else save.with_suffix('.png')
     check_outputs({'--save': save, '--save (its curve)': curve}, {'--learn': opts.learn}, 'humor')
-    rounds = read_rounds(_as_path(opts.learn, 'humor', '--learn'))
+    rounds = read_rounds(as_path(opts.learn, 'humor', '--learn'))
     encoder = 'cooccurrence' if opts.encoder == 'cooccurrence' else None
     report = HumorEvaluator(encoder=encoder).fit_preferences(rounds, judge=opts.judge, seed=opts.seed)
     if save is not None:
@@ -454,7 +454,7 @@ def embed_eval(opts, # parsed `embed-eval` options
     from cah_metrics.embedding_eval import compare_encoders
     from cah_metrics.evaluate import EMBED_FILES, embed_eval_outputs, find_benchmark_data
     _check_opts(opts, 'embed-eval', ('models', 'data', 'benchmarks', 'n_resamples', 'seed', 'max_triples', 'output_dir'))
-    out = _as_path(opts.output_dir, 'embed-eval', '--output-dir')
+    out = as_path(opts.output_dir, 'embed-eval', '--output-dir')
     if out.exists() and not out.is_dir(): raise ValueError(f"embed-eval: --output-dir {out} is a file, not a folder")
     data = find_benchmark_data(opts.data)
     if opts.benchmarks:
@@ -483,7 +483,7 @@ def agree(opts, # parsed `agree` options
     _check_opts(opts, 'agree', ('scores', 'judgments', 'group', 'lower_is_better', 'n_resamples', 'seed', 'output'))
     check_outputs({'--output': opts.output}, {'--scores': opts.scores, '--judgments': opts.judgments}, 'agree')
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
-    result = agreement(_as_path(opts.scores, 'agree', '--scores'), _as_path(opts.judgments, 'agree', '--judgments'),
+    result = agreement(as_path(opts.scores, 'agree', '--scores'), as_path(opts.judgments, 'agree', '--judgments'),
                        group=opts.group, lower_is_better=opts.lower_is_better, n_resamples=opts.n_resamples, seed=seed)
     if opts.output: atomic_write_text(opts.output, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + '\n')
     return result

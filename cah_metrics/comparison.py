@@ -12,8 +12,8 @@ from pathlib import Path
 
 from .core import load
 from .evaluate import metric_inputs, metric_options
-from .io import _as_path, read_dataset
-from .text import _brief, as_texts
+from .io import as_path, read_dataset
+from .text import brief, as_texts
 
 # %% auto #0
 __all__ = ['read_systems', 'compare_datasets']
@@ -35,7 +35,7 @@ def _system_files(baseline, systems, fn:str) -> list[tuple[str, Path]]:
     for name, f, arg in [(None, baseline, 'baseline'), *given]:
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise TypeError(f"{fn}: a system's name must be a non-empty str, got {name!r:.40}")
-        path = _as_path(f, fn, arg)
+        path = as_path(f, fn, arg)
         files.append((path.stem if name is None else name, path))
     names = [n for n, _ in files]
     if dup := next((n for n in names if names.count(n) > 1), None):
@@ -77,11 +77,11 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
     if not metrics: raise ValueError(f"{F}: metrics is empty; name at least one metric")
     if not isinstance(paired, str) or paired not in ('bs', 'ar'):
         raise ValueError(f"{F}: paired must be 'bs' (paired bootstrap) or 'ar' "
-                         f"(approximate randomization), got {_brief(paired)}")
+                         f"(approximate randomization), got {brief(paired)}")
     if 'trials' in test and paired == 'bs':
         raise ValueError(f"{F}: trials is for paired='ar'; the paired bootstrap takes n_resamples")
     if isinstance(key, Mapping) and (bad := [k for k in key if k not in metrics]):
-        raise ValueError(f"{F}: key names {_brief(bad[0])}, which is not among metrics "
+        raise ValueError(f"{F}: key names {brief(bad[0])}, which is not among metrics "
                          f"({', '.join(metrics)})")
     preds, refs, sources = read_systems(baseline, systems, references, fmt)
     (base_name, base), rest = next(iter(preds.items())), dict(list(preds.items())[1:])

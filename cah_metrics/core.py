@@ -16,7 +16,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
-from .text import _brief, check_bool
+from .text import brief, check_bool
 
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items',
@@ -40,7 +40,7 @@ class Signature(str):
                 version:str=__version__, # the library version
                ):
         for arg, v in (('metric', metric), ('version', version)):
-            if not isinstance(v, str) or '|' in v: raise TypeError(f"Signature: {arg} must be a str without '|', got {_brief(v)}")
+            if not isinstance(v, str) or '|' in v: raise TypeError(f"Signature: {arg} must be a str without '|', got {brief(v)}")
         try: pairs = list(options.items() if isinstance(options, Mapping) else options)
         except TypeError: raise TypeError(f"Signature: options must be a mapping or (name, value) pairs, got {type(options).__name__}") from None
         if not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
@@ -95,12 +95,12 @@ class Score(dict):
                  confidence:float|None=None, # its level, e.g. 0.95
                  n:int|None=None, # the number of items scored
                 ):
-        if not isinstance(values, Mapping) or not values: raise TypeError(f"Score: values must be a non-empty mapping, got {_brief(values)}")
-        if main is not None and (not isinstance(main, str) or main not in values): raise ValueError(f"Score: main must be one of the keys {list(values)}, got {_brief(main)}")
+        if not isinstance(values, Mapping) or not values: raise TypeError(f"Score: values must be a non-empty mapping, got {brief(values)}")
+        if main is not None and (not isinstance(main, str) or main not in values): raise ValueError(f"Score: main must be one of the keys {list(values)}, got {brief(main)}")
         if not isinstance(signature, str): raise TypeError(f"Score: signature must be a str, got {type(signature).__name__}")
-        if ci is not None and not (isinstance(ci, tuple) and len(ci) == 2): raise TypeError(f"Score: ci must be a (low, high) tuple or None, got {_brief(ci)}")
+        if ci is not None and not (isinstance(ci, tuple) and len(ci) == 2): raise TypeError(f"Score: ci must be a (low, high) tuple or None, got {brief(ci)}")
         if confidence is not None and not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-            raise ValueError(f"Score: confidence must be a number in (0, 1) or None, got {_brief(confidence)}")
+            raise ValueError(f"Score: confidence must be a number in (0, 1) or None, got {brief(confidence)}")
         super().__init__(values)
         self.main = main if main is not None else next(iter(values))
         self.signature, self.ci, self.confidence, self.n = signature, ci, confidence, n
@@ -172,7 +172,7 @@ def decode_state(v):
     if '__counter__' in v: return Counter({decode_state(k): c for k, c in v['__counter__']})
     if '__tuple__' in v: return tuple(decode_state(x) for x in v['__tuple__'])
     if '__dict__' in v: return {k: decode_state(x) for k, x in v['__dict__']}
-    raise ValueError(f"metric state: unknown value {_brief(v)}")
+    raise ValueError(f"metric state: unknown value {brief(v)}")
 
 STATE_FORMAT = 'cah_metrics.metric-state'   # the `format` of a saved metric state
 

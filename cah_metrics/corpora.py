@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 
-from .io import InputError, _as_path, read_items, read_lines
+from .io import InputError, as_path, read_items, read_lines
 from .text import check_sequence, check_str, check_tokens
 
 # %% auto #0
@@ -39,7 +39,7 @@ class CardPack:
 def read_card_pack(path:str|Path, # a pack in the shared JSON schema
                   ) -> CardPack:
     "Read a pack in the shared JSON schema; a missing part or field is an `InputError` naming it."
-    path = _as_path(path, 'read_card_pack')
+    path = as_path(path, 'read_card_pack')
     # read_lines: a missing, unreadable or non-UTF-8 file names itself
     try: pack = json.loads('\n'.join(read_lines(path)))
     except json.JSONDecodeError as e:
@@ -107,7 +107,7 @@ def load_cards(path:str|Path, # a .json pack, .parquet, .jsonl, .csv or .txt fil
                column:str='text', # the column holding the card text (parquet and CSV)
               ) -> list[str]:
     "Card texts from a file; a pack gives its answers (use `read_card_pack` for prompts too)."
-    path, column = _as_path(path, 'load_cards'), check_str(column, 'column', 'load_cards')
+    path, column = as_path(path, 'load_cards'), check_str(column, 'column', 'load_cards')
     try: is_file, is_dir = path.is_file(), path.is_dir()
     except OSError as e:
         raise InputError(path, None, f"cannot be read ({e.strerror or e})") from None
@@ -126,7 +126,7 @@ def load_prompts(path:str|Path|None=None, # a .json pack or a `load_cards` file;
                 ) -> list[str]:
     "Prompt texts from a file (a pack's prompt cards, or one prompt per item of another format)."
     if path is None: return [prompt['text'] for prompt in default_pack().prompts]
-    path = _as_path(path, 'load_prompts')
+    path = as_path(path, 'load_prompts')
     if path.suffix.lower() == '.json':
         return [prompt['text'] for prompt in read_card_pack(path).prompts]
     return load_cards(path)
@@ -206,7 +206,7 @@ def _episode_lines(rows:list[str], path) -> list[Line]:
 def read_episode(path:str|Path, # a Seinfeld.SxxEyy.Title.merged file of the corpus
                 ) -> Episode:
     "Parse one `.merged` episode file of the Seinfeld laugh corpus."
-    path = _as_path(path, 'read_episode')
+    path = as_path(path, 'read_episode')
     match = re.match(r'Seinfeld\.S(\d+)E(\d+)\.(.*)\.merged$', path.name)
     if not match: raise InputError(path, None, "file name is not Seinfeld.SxxEyy.Title.merged")
     try: rows = path.read_text(encoding='utf-8', errors='replace').split('\n')
@@ -227,7 +227,7 @@ def seinfeld_episodes(folder:str|Path|None=None, # the corpus folder (default: t
             raise ImportError("the Seinfeld laugh corpus is not installed: "
                               "pip install seinfeld-laugh-corpus") from None
         folder = Path(seinfeld_laugh_corpus.__file__).parent / 'the_corpus'
-    folder = _as_path(folder, 'seinfeld_episodes', 'folder')
+    folder = as_path(folder, 'seinfeld_episodes', 'folder')
     try: episodes = [read_episode(path) for path in sorted(folder.glob('*.merged'))]
     except OSError as e:
         raise InputError(folder, None, f"cannot be read ({e.strerror or e})") from None

@@ -14,7 +14,7 @@ from itertools import product
 import numpy as np
 
 from .core import Signature, json_ready
-from .text import _brief, as_array, check_bool, check_float, check_int, check_sequence
+from .text import brief, as_array, check_bool, check_float, check_int, check_sequence
 
 # %% auto #0
 __all__ = ['assign_folds', 'fold_seeds', 'cv_interval', 'CVResult', 'cross_validate']
@@ -139,7 +139,7 @@ def cv_interval(scores, # the score of each split (repeats x folds of them, at l
     conf = check_float(confidence, 'confidence', caller, 0, 1, True, True)
     if not isinstance(method, str) or method not in _METHODS[:2]:
         raise ValueError(f"{caller}: method must be 'corrected-t' or 'naive-t', "
-                         f"got {_brief(method)}")
+                         f"got {brief(method)}")
     from scipy.stats import t
     J, m = len(s), float(s.mean())
     share = rho if method == 'corrected-t' else 0.0
@@ -222,7 +222,7 @@ class CVResult:
         caller = 'CVResult.with_interval'
         if not isinstance(method, str) or method not in _METHODS:
             raise ValueError(f"{caller}: method must be one of {', '.join(_METHODS)}, "
-                             f"got {_brief(method)}")
+                             f"got {brief(method)}")
         confidence = check_float(confidence, 'confidence', caller, 0, 1, True, True)
         if method != 'bootstrap':
             ci = {k: cv_interval(v, 1 / (self.folds - 1), confidence, method)
@@ -272,7 +272,7 @@ def _as_codes(pred, classes:np.ndarray, m:int, j:int, caller:str) -> np.ndarray:
         bad = pred[~ok][0]
         bad = bad.item() if isinstance(bad, np.generic) else bad
         raise ValueError(f"{caller}: the model predicted a label that is not in y on split {j}: "
-                         f"{_brief(bad)}")
+                         f"{brief(bad)}")
     return codes
 
 def _positive_score(est, X_test, classes, j:int, caller:str) -> np.ndarray:
@@ -326,10 +326,10 @@ def _check_inputs(X, y, scoring, caller:str):
     for s in names:
         if not isinstance(s, str) or s not in _SCORERS:
             raise ValueError(f"{caller}: scoring must name scores among {', '.join(_SCORERS)}, "
-                             f"got {_brief(s)}")
+                             f"got {brief(s)}")
     if not names or len(set(names)) < len(names):
         raise ValueError(f"{caller}: scoring must name at least one score, each once, "
-                         f"got {_brief(names)}")
+                         f"got {brief(names)}")
     if 'roc_auc' in names and len(classes) != 2:
         raise ValueError(f"{caller}: roc_auc needs two classes, y has {len(classes)}")
     return X, classes, codes, names
@@ -346,7 +346,7 @@ def _run_splits(model, kind, X, y, classes, A, folds, names, seed, caller):
         test, train = np.flatnonzero(A[r] == k), np.flatnonzero(A[r] != k)
         if (miss := np.setdiff1d(np.arange(C), y[train])).size:
             raise ValueError(f"{caller}: split {j} (repeat {r}, fold {k}) has no training item of "
-                             f"class {_brief(classes[miss[0]].item())}; "
+                             f"class {brief(classes[miss[0]].item())}; "
                              "use stratify=True or fewer folds")
         p, d = _fit_predict(model, kind, X, y, classes, train, test, seeds[j], need, j, caller)
         pred[r, test] = p
@@ -383,7 +383,7 @@ def cross_validate(model, # an estimator (fit, predict), or fit(X_train, y_train
     check_float(confidence, 'confidence', caller, 0, 1, True, True)
     if not isinstance(interval, str) or interval not in _METHODS:
         raise ValueError(f"{caller}: interval must be one of {', '.join(_METHODS)}, "
-                         f"got {_brief(interval)}")
+                         f"got {brief(interval)}")
     if interval == 'bootstrap':
         check_int(n_resamples, 'n_resamples', caller, low=100, high=100_000)
         if groups is not None:

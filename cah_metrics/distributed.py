@@ -19,13 +19,13 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, Signature, add_states, load, metric_class
-from .evaluate import DEFAULT_METRICS, _report_key, metric_options
-from .io import AtomicWriteSet, InputError, PRED_FIELDS, _as_path, _id, _json_lines, _os_reason, _show, _source, _strings, check_outputs, read_lines
+from .evaluate import DEFAULT_METRICS, report_key, metric_options
+from .io import AtomicWriteSet, InputError, PRED_FIELDS, as_path, record_id, json_lines, os_error_reason, show_json, record_source, record_strings, check_outputs, read_lines
 from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult, _at_least, _check_key,
                                       _metric, _results, _signature, holm, percentile_interval)
 from .resample import plan_estimate, score_value
 from .significance import _run as _run_items
-from .text import _brief, as_array, as_texts, check_float, check_int
+from .text import brief, as_array, as_texts, check_float, check_int
 
 # %% auto #0
 __all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'read_shard', 'shard_paths', 'ShardError', 'worker_metric',
@@ -51,8 +51,8 @@ _FIELDS = ('references', 'source conversation', 'id', 'system')
 
 def _shown(v) -> str:
     "A value, shortened for a message: as JSON where it is JSON, else its repr."
-    try: return _show(v)
-    except TypeError: return _brief(v)
+    try: return show_json(v)
+    except TypeError: return brief(v)
 
 def _record(v, label:str, i:int, strict:bool) -> tuple:
     "(prediction, references, source, id, system) of item `i` (1-based) of partition `label`; `_ABSENT` where it has none."
@@ -61,11 +61,11 @@ def _record(v, label:str, i:int, strict:bool) -> tuple:
     key, rk = next((f for f in PRED_FIELDS if f in v), None), next((f for f in _REF_KEYS if f in v), None)
     if key is None: raise InputError(label, i, f"object has none of the fields {', '.join(PRED_FIELDS)}")
     pred, refs = v[key], _ABSENT if rk is None else v[rk]
-    if strict: pred, refs = _strings(pred, label, i, 'predictions')[0], refs if rk is None else _strings(refs, label, i, 'references')
+    if strict: pred, refs = record_strings(pred, label, i, 'predictions')[0], refs if rk is None else record_strings(refs, label, i, 'references')
     system = v.get('system', _ABSENT)
     if system is not _ABSENT and not isinstance(system, str): raise InputError(label, i, f"system must be a string, got {_shown(system)}")
-    src = _source(v, label, i)
-    return pred, refs, _ABSENT if src is None else src, _id(v, label, i) if 'id' in v else _ABSENT, system
+    src = record_source(v, label, i)
+    return pred, refs, _ABSENT if src is None else src, record_id(v, label, i) if 'id' in v else _ABSENT, system
 
 # %% ../nbs/12_distributed.ipynb #f756a958
 def _column(vals:list, label:str, what:str) -> list|None:
@@ -83,10 +83,10 @@ def part_from_records(records, # an iterable of records (dicts; from a file, bar
                      ) -> Part:
     "A `Part` of records: each field on every item or none; ids unique within each system."
     F = 'part_from_records'
-    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable): raise TypeError(f"{F}: records must be an iterable of records (dicts), got {_brief(records)}")
-    if not isinstance(label, str): raise TypeError(f"{F}: label must be a str (the partition's name), got {_brief(label)}")
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable): raise TypeError(f"{F}: records must be an iterable of records (dicts), got {brief(records)}")
+    if not isinstance(label, str): raise TypeError(f"{F}: label must be a str (the partition's name), got {brief(label)}")
     index = check_int(index, 'index', F, low=0, high=2**31 - 1)
-    if not isinstance(strict, bool): raise TypeError(f"{F}: strict must be True or False, got {_brief(strict)}")
+    if not isinstance(strict, bool): raise TypeError(f"{F}: strict must be True or False, got {brief(strict)}")
     rows = [_record(v, label, i, strict) for i, v in enumerate(records, 1)]
     p, r, s, k, y = (list(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
     part = Part(label, index, p, *(_column(c, label, w) for c, w in zip((r, s, k, y), _FIELDS)))
@@ -106,7 +106,7 @@ def _read_parquet(path:Path) -> list[dict]:
     try:
         if not path.is_file(): raise InputError(path, None, "is a directory, not a file" if path.is_dir() else "no such file")
         return pq.read_table(path).to_pylist()
-    except OSError as e: raise InputError(path, None, _os_reason(e)) from None
+    except OSError as e: raise InputError(path, None, os_error_reason(e)) from None
     except (pa.ArrowException, ValueError) as e:
         if isinstance(e, InputError): raise
         raise InputError(path, None, f"not a readable Parquet file ({' '.join(str(e).split())[:200]})") from None
@@ -116,10 +116,10 @@ def read_shard(path:str|Path, # a JSON Lines or Parquet shard
                index:int=0, # its number in the run
               ) -> Part:
     "The items of one shard, checked: every error names the shard and the line (Parquet: the row)."
-    path, index = _as_path(path, 'read_shard'), check_int(index, 'index', 'read_shard', low=0, high=2**31 - 1)
+    path, index = as_path(path, 'read_shard'), check_int(index, 'index', 'read_shard', low=0, high=2**31 - 1)
     fmt = SHARD_FORMATS.get(path.suffix.lower())
     if fmt is None: raise InputError(path, None, f"unknown shard format; shards are JSON Lines ({', '.join(k for k, v in SHARD_FORMATS.items() if v == 'jsonl')}) or Parquet (.parquet, .pq)")
-    records = (v for _, v in _json_lines(path, read_lines(path))) if fmt == 'jsonl' else _read_parquet(path)
+    records = (v for _, v in json_lines(path, read_lines(path))) if fmt == 'jsonl' else _read_parquet(path)
     return part_from_records(records, str(path), index, strict=True)
 
 # %% ../nbs/12_distributed.ipynb #600efe8f
@@ -133,17 +133,17 @@ def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or
     "The shards of `source`, in order: a folder's shard files and a pattern's matches sorted by name."
     F = 'evaluate'
     if isinstance(source, (str, os.PathLike)):
-        s = os.fspath(_as_path(source, F, 'source'))
+        s = os.fspath(as_path(source, F, 'source'))
         if any(c in s for c in '*?['):
             paths = [Path(p) for p in sorted(glob.glob(s))]
             if not paths: raise ValueError(f"{F}: no shard matches source {s!r}")
         elif _is_dir(Path(s)):
             paths = sorted(p for p in Path(s).iterdir() if p.suffix.lower() in SHARD_FORMATS and not p.name.startswith('.'))
             if not paths: raise ValueError(f"{F}: source {s} holds no shard ({', '.join(SHARD_FORMATS)} files)")
-        else: paths = [_as_path(s, F, 'source')]
+        else: paths = [as_path(s, F, 'source')]
     elif isinstance(source, Sequence) and source and not isinstance(source, (bytes, bytearray)):
-        paths = [_as_path(p, F, f'source[{i}]') for i, p in enumerate(source)]
-    else: raise TypeError(f"{F}: source must be shard paths, a folder, a glob pattern, a dask bag or dataframe, or a mapping of columns, got {_brief(source)}")
+        paths = [as_path(p, F, f'source[{i}]') for i, p in enumerate(source)]
+    else: raise TypeError(f"{F}: source must be shard paths, a folder, a glob pattern, a dask bag or dataframe, or a mapping of columns, got {brief(source)}")
     first = {}
     for i, p in enumerate(paths):
         if p.suffix.lower() not in SHARD_FORMATS:
@@ -198,7 +198,7 @@ def _build(spec:_Spec, gpu:bool) -> Metric:
 
 def worker_metric(spec:_Spec) -> Metric:
     "A metric of `spec` with an empty state: built once per process (its model loads then), copied for every partition."
-    if not isinstance(spec, _Spec): raise TypeError(f"worker_metric: spec must be a run's metric spec (made by `evaluate`), got {_brief(spec)}")
+    if not isinstance(spec, _Spec): raise TypeError(f"worker_metric: spec must be a run's metric spec (made by `evaluate`), got {brief(spec)}")
     proto = _PROTOS.get(spec.key)
     if proto is None:
         while len(_PROTOS) >= _MAX_PROTOS: _PROTOS.pop(next(iter(_PROTOS)))
@@ -215,7 +215,7 @@ def _spec_key(m) -> str:
 def _specs(metrics, options, use_gpu:bool, F:str) -> list[tuple[_Spec, Metric]]:
     "(spec, the driver's metric) of each metric of the run."
     if isinstance(metrics, (str, Metric)): metrics = [metrics]
-    if not isinstance(metrics, Sequence) or not metrics: raise ValueError(f"{F}: metrics must name at least one metric (registry names or Metric objects), got {_brief(metrics)}")
+    if not isinstance(metrics, Sequence) or not metrics: raise ValueError(f"{F}: metrics must name at least one metric (registry names or Metric objects), got {brief(metrics)}")
     out = []
     for i, x in enumerate(metrics):
         if isinstance(x, Metric): spec = _Spec(x.name, _spec_key(x), None, {}, copy.copy(x).reset(), use_gpu)
@@ -223,7 +223,7 @@ def _specs(metrics, options, use_gpu:bool, F:str) -> list[tuple[_Spec, Metric]]:
             try: opts = metric_options(x, options)
             except ValueError as e: raise ValueError(f"{F}: metrics[{i}]: {str(e).removeprefix('metric_options: ')}") from None
             spec = _Spec(x, f"{x}:{json.dumps(opts, sort_keys=True, default=repr)}", x, opts, None, use_gpu)
-        else: raise TypeError(f"{F}: metrics[{i}] must be a registry name or a Metric, got {_brief(x)}")
+        else: raise TypeError(f"{F}: metrics[{i}] must be a registry name or a Metric, got {brief(x)}")
         if spec.label in [s.label for s, _ in out]: raise ValueError(f"{F}: two metrics are named {spec.label!r}; a report has one entry per name")
         out.append((spec, _build(spec, gpu=False)))
     for spec, m in out:
@@ -307,10 +307,10 @@ def item_keys(ids:Sequence|None=None, # each item's id (a str or an int), or Non
     if ids is None:
         index, n = check_int(index, 'index', F, low=0, high=2**31 - 1), check_int(n, 'n', F, low=0, high=2**32 - 1)
         return (_U64(index) << _U64(32)) + np.arange(n, dtype=_U64)
-    if isinstance(ids, (str, bytes, Mapping)) or not isinstance(ids, Iterable): raise TypeError(f"{F}: ids must be a sequence of ids (str or int), got {_brief(ids)}")
+    if isinstance(ids, (str, bytes, Mapping)) or not isinstance(ids, Iterable): raise TypeError(f"{F}: ids must be a sequence of ids (str or int), got {brief(ids)}")
     ids = list(ids)
     for i, k in enumerate(ids):
-        if isinstance(k, bool) or not isinstance(k, (str, int, np.integer)): raise TypeError(f"{F}: ids[{i}] must be a str or an int, got {_brief(k)}")
+        if isinstance(k, bool) or not isinstance(k, (str, int, np.integer)): raise TypeError(f"{F}: ids[{i}] must be a str or an int, got {brief(k)}")
     tag = lambda k: (f"s:{k}" if isinstance(k, str) else f"i:{int(k)}").encode('utf-8', 'surrogatepass')
     return np.frombuffer(b''.join(hashlib.blake2b(tag(k), digest_size=8).digest() for k in ids), '<u8').astype(_U64)
 
@@ -532,7 +532,7 @@ def _connect(client, F:str) -> tuple:
         c = Client(client, timeout=30)
         return c, c
     if not all(callable(getattr(client, a, None)) for a in ('compute', 'register_plugin', 'wait_for_workers')):
-        raise TypeError(f"{F}: client must be None, a distributed.Client or a scheduler's address (str), got {_brief(client)}")
+        raise TypeError(f"{F}: client must be None, a distributed.Client or a scheduler's address (str), got {brief(client)}")
     return client, None
 
 # %% ../nbs/12_distributed.ipynb #77c8b7c1
@@ -589,7 +589,7 @@ def _score_entry(report:dict, sigs:dict, details:dict, label:str, score:Score):
     "Add one metric's score to a report, as `score_dataset` does."
     d = score.to_dict()
     sigs[label] = d.pop('signature'); d.pop('n', None); details[label] = d
-    report.update({_report_key(label, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
+    report.update({report_key(label, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
 
 _NO_SOURCES = "{}: no source conversations (give --sources, or thread/messages/source fields in the references file)"
 
@@ -704,9 +704,9 @@ def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, basel
 # %% ../nbs/12_distributed.ipynb #10c94a44
 def _boot_keys(pairs:list, intervals, baseline, F:str) -> tuple[dict, dict]:
     "({label: key} to resample, {label: why not}) for the run's `intervals` (and `baseline`, which needs them)."
-    if baseline is not None and not isinstance(baseline, str): raise TypeError(f"{F}: baseline must be a system's name (str) or None, got {_brief(baseline)}")
+    if baseline is not None and not isinstance(baseline, str): raise TypeError(f"{F}: baseline must be a system's name (str) or None, got {brief(baseline)}")
     if not intervals and baseline is None: return {}, {}
-    if not isinstance(intervals, (bool, Mapping)): raise TypeError(f"{F}: intervals must be True, False or a mapping metric -> key, got {_brief(intervals)}")
+    if not isinstance(intervals, (bool, Mapping)): raise TypeError(f"{F}: intervals must be True, False or a mapping metric -> key, got {brief(intervals)}")
     asked = dict(intervals) if isinstance(intervals, Mapping) else {}
     if unknown := [k for k in asked if k not in [s.label for s, _ in pairs]]: raise ValueError(f"{F}: intervals names {unknown[0]!r}, which is not a metric of this run")
     boot, notes = {}, {}
@@ -1105,11 +1105,11 @@ def embed(texts:Sequence[str], # the texts (a list of str, or a dask Bag of str)
     "The (n, d) float32 vectors of `texts`, embedded on the workers (the model loaded once per worker), in order."
     from dask import delayed
     from cah_metrics.embeddings import DEFAULT_MODEL
-    from cah_metrics.embeddings import _check_model
+    from cah_metrics.embeddings import check_model
     F = 'embed'
-    model, batch_size = DEFAULT_MODEL if model is None else _check_model(model, F), check_int(batch_size, 'batch_size', F, high=1 << 16)
-    if not isinstance(backend, str) or backend not in ('sentence-transformers', 'auto', 'tfidf'): raise ValueError(f"{F}: backend must be 'sentence-transformers', 'auto' or 'tfidf', got {_brief(backend)}")
-    if not isinstance(use_gpu, bool): raise TypeError(f"{F}: use_gpu must be True or False, got {_brief(use_gpu)}")
+    model, batch_size = DEFAULT_MODEL if model is None else check_model(model, F), check_int(batch_size, 'batch_size', F, high=1 << 16)
+    if not isinstance(backend, str) or backend not in ('sentence-transformers', 'auto', 'tfidf'): raise ValueError(f"{F}: backend must be 'sentence-transformers', 'auto' or 'tfidf', got {brief(backend)}")
+    if not isinstance(use_gpu, bool): raise TypeError(f"{F}: use_gpu must be True or False, got {brief(use_gpu)}")
     if workers is not None: workers = check_int(workers, 'workers', F, high=100_000)
     if hasattr(texts, 'to_delayed'): parts = list(texts.to_delayed())
     else:

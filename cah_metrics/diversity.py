@@ -25,7 +25,8 @@ from .embeddings import DEFAULT_MODEL, get_encoder
 # %% auto #0
 __all__ = ['MAX_N', 'MIN_DISTINCT', 'BLOCK', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric',
            'lexicalrichness_tokenize', 'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness',
-           'VocabularyRichness', 'vendi_score', 'SemanticDiversity', 'semantic_diversity', 'SemanticDiversityMetric']
+           'VocabularyRichness', 'vendi_score', 'unit_vectors', 'SemanticDiversity', 'pair_sum', 'mean_pair_similarity',
+           'semantic_diversity', 'SemanticDiversityMetric']
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
 class Distinct(NamedTuple):
@@ -387,7 +388,7 @@ def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside), finite nu
                 q:float=1.0, # order of the Rényi entropy, >= 0 (q = 1: Shannon; q = math.inf: 1 / largest eigenvalue)
                ) -> float:
     "The Vendi score of a set of vectors under the cosine kernel, from the d x d covariance (or the N x N kernel when d is larger); 0.0 for none."
-    q, E = _check_q(q, 'vendi_score'), _unit(E, 'vendi_score')
+    q, E = _check_q(q, 'vendi_score'), unit_vectors(E, 'vendi_score')
     N, d = E.shape
     if N == 0: return 0.0
     C = E @ E.T if d > max(N, 4096) else E.T @ E          # the same nonzero eigenvalues; the smaller matrix when d is large
@@ -399,7 +400,7 @@ def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside), finite nu
     if math.isinf(q): return float(1 / lam.max())
     return float(np.exp(np.log(np.sum(lam ** q)) / (1 - q)))
 
-def _unit(E, metric:str='semantic_diversity') -> np.ndarray:
+def unit_vectors(E, metric:str='semantic_diversity') -> np.ndarray:
     "The rows of `E` (a finite 2-D array of numbers) scaled to unit length; zero rows stay zero."
     A = as_array(E, 'E', metric, finite=True)
     if A.ndim != 2: raise ValueError(f"{metric}: E must be a 2-D array of embeddings (texts x dimensions), got shape {A.shape}")
@@ -422,15 +423,15 @@ class SemanticDiversity(NamedTuple):
     vendi: float
     labels: np.ndarray
 
-def _pair_sum(E:np.ndarray) -> float:
+def pair_sum(E:np.ndarray) -> float:
     "Sum of e_i . e_j over ordered pairs i != j, from the sum of the vectors (accumulated in float64)."
     s = E.sum(axis=0, dtype=np.float64)
     return float(s @ s - np.einsum('ij,ij->', E, E, dtype=np.float64))
 
-def _mean_pair_sim(E:np.ndarray) -> float:
+def mean_pair_similarity(E:np.ndarray) -> float:
     "Mean cosine over pairs i != j of unit vectors (no N x N matrix); 1.0 for one vector."
     n = len(E)
-    return 1.0 if n < 2 else _pair_sum(E) / (n * (n - 1))
+    return 1.0 if n < 2 else pair_sum(E) / (n * (n - 1))
 
 # %% ../nbs/05a_diversity.ipynb #a478ff70
 MIN_DISTINCT = 10   # fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
@@ -560,14 +561,14 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
     E = as_array(E, 'E', 'semantic_diversity', finite=True)
     if E.ndim != 2: raise ValueError(f"semantic_diversity: E must be a 2-D array of embeddings (texts x dimensions), got shape {E.shape}")
     X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)    # float32 for very large inputs: half the memory
-    U = _unit(X).astype(X.dtype); N = len(U)
+    U = unit_vectors(X).astype(X.dtype); N = len(U)
     if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 0.0, 0.0, float(N), np.zeros(N, np.int64))
-    total = _pair_sum(U)
+    total = pair_sum(U)
     overall = max(0.0, min(1.0, 1 - total / N ** 2))           # the humor evaluator's mean over all N^2 entries, diagonal zeroed
     k, sil, lab, spread = _clusters_and_spread(X, seed)
     intra = inter = coher = 0.0
     if lab is not None:
-        within = [(_pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
+        within = [(pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
         w_sum, w_n = sum(s for s, m in within if m > 1), sum(m * (m - 1) for _, m in within)
         intra = 1 - w_sum / w_n if w_n else 0.0
         b_n = N * (N - 1) - w_n

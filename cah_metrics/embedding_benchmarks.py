@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 
-from .text import _brief, check_float, check_int, check_sequence, check_str
-from .io import InputError, _as_path, read_lines
+from .text import brief, check_float, check_int, check_sequence, check_str
+from .io import InputError, as_path, read_lines
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, seeded_generator
 from .encoders import encoder_from, encoder_name, task_cache
 from .embedding_stats import (Result, SimilarityCorrelation, cos_rows, hidden_field,
@@ -68,7 +68,7 @@ def distinct_strs(x, # a sequence of strings
     v = tuple(check_str(s, f'{name}[{i}]', F) for i, s in enumerate(check_sequence(x, name, F)))
     if any(not s.strip() for s in v): raise ValueError(f"{F}: {name} holds an empty string")
     if len(set(v)) != len(v):
-        raise ValueError(f"{F}: {name} holds {_brief(Counter(v).most_common(1)[0][0])} twice")
+        raise ValueError(f"{F}: {name} holds {brief(Counter(v).most_common(1)[0][0])} twice")
     if len(v) < low: raise ValueError(f"{F}: {name} must hold at least {low} strings, got {len(v)}")
     return v
 
@@ -84,7 +84,7 @@ def _pairs(x, F:str) -> tuple:
         if not a.strip() or not b.strip():
             raise ValueError(f"{F}: concept_pairs[{i}] has an empty concept")
         if a == b:
-            raise ValueError(f"{F}: concept_pairs[{i}] pairs {_brief(a)} with itself; its cosine "
+            raise ValueError(f"{F}: concept_pairs[{i}] pairs {brief(a)} with itself; its cosine "
                              f"is 1 for any model")
         out.append((a, b, e))
     if len(out) < 3:
@@ -94,12 +94,12 @@ def _pairs(x, F:str) -> tuple:
 def _clusters(x, F:str) -> dict:
     if not isinstance(x, Mapping) or len(x) < 2:
         raise ValueError(f"{F}: clusters must be an object of at least 2 themes -> concepts, "
-                         f"got {_brief(x)}")
+                         f"got {brief(x)}")
     out = {check_str(k, 'a theme of clusters', F): distinct_strs(v, f'clusters[{k!r}]', F, 2)
            for k, v in x.items()}
     seen = Counter(c for cs in out.values() for c in cs)
     if (c := seen.most_common(1)[0])[1] > 1:
-        raise ValueError(f"{F}: concept {_brief(c[0])} is in {c[1]} clusters")
+        raise ValueError(f"{F}: concept {brief(c[0])} is in {c[1]} clusters")
     return out
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #280c9b45
@@ -113,15 +113,15 @@ def _texts(x, types:tuple, F:str) -> tuple:
         for j, e in enumerate(check_sequence(t.get('entities'), f'texts[{i}].entities', F)):
             if isinstance(e, (str, bytes)) or not isinstance(e, Sequence) or len(e) != 2:
                 raise ValueError(f"{F}: texts[{i}].entities[{j}] must be an [entity, type] pair, "
-                                 f"got {_brief(e)}")
+                                 f"got {brief(e)}")
             ent, ty = (check_str(v, f'texts[{i}].entities[{j}]', F) for v in e)
             if ty not in types:
                 raise ValueError(f"{F}: texts[{i}].entities[{j}] has the unknown type "
-                                 f"{_brief(ty)}; entity_types are {', '.join(types)}")
+                                 f"{brief(ty)}; entity_types are {', '.join(types)}")
             if not ent.strip() or ent not in text:
-                raise ValueError(f"{F}: texts[{i}].entities[{j}] {_brief(ent)} is not in its text")
+                raise ValueError(f"{F}: texts[{i}].entities[{j}] {brief(ent)} is not in its text")
             if seen.setdefault(ent, ty) != ty:
-                raise ValueError(f"{F}: entity {_brief(ent)} has two types, {seen[ent]} and {ty}")
+                raise ValueError(f"{F}: entity {brief(ent)} has two types, {seen[ent]} and {ty}")
             ents.append((ent, ty))
         out.append((text, tuple(ents)))
     if not any(e for _, e in out): raise ValueError(f"{F}: texts must annotate at least one entity")
@@ -152,7 +152,7 @@ def load_test_set(source=None, # None: the bundled one; a JSON file; a dict like
     if isinstance(source, KGTestSet): return source
     if source is None: source = Path(str(files('cah_metrics') / 'data' / 'kg_test_set.json'))
     if not isinstance(source, (str, os.PathLike)): return _test_set(source, F)
-    path = _as_path(source, F, 'source')
+    path = as_path(source, F, 'source')
     try: d = json.loads('\n'.join(read_lines(path)))
     except json.JSONDecodeError as e:
         raise InputError(path, e.lineno, f"not valid JSON ({e.msg})") from None
@@ -191,15 +191,15 @@ def load_sts(folder, # a folder holding sts_<split>.jsonl (the repository's test
     "STS Benchmark pairs from JSON Lines: sentence1, sentence2 and a gold score (0 to 5) per line."
     F = 'load_sts'
     if not isinstance(split, str) or split not in ('train', 'dev', 'test'):
-        raise ValueError(f"{F}: split must be 'train', 'dev' or 'test', got {_brief(split)}")
-    path = _as_path(folder, F, 'folder') / f'sts_{split}.jsonl'
+        raise ValueError(f"{F}: split must be 'train', 'dev' or 'test', got {brief(split)}")
+    path = as_path(folder, F, 'folder') / f'sts_{split}.jsonl'
     s1, s2, g, src = [], [], [], []
     for i, r in _jsonl(path):
         a, b, sc = r.get('sentence1'), r.get('sentence2'), r.get('score')
         if not isinstance(a, str) or not isinstance(b, str):
             raise InputError(path, i, "sentence1 and sentence2 must be strings")
         if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not 0 <= sc <= 5:
-            raise InputError(path, i, f"score must be a number from 0 to 5, got {_brief(sc)}")
+            raise InputError(path, i, f"score must be a number from 0 to 5, got {brief(sc)}")
         s1.append(a)
         s2.append(b)
         g.append(float(sc))
@@ -279,10 +279,10 @@ def _codex_entities(path:Path) -> tuple[dict, dict]:
     for i, r in _jsonl(path):
         e, lab, ty = r.get('id'), r.get('label'), r.get('types', [])
         if not isinstance(e, str) or not e or e in labels:
-            raise InputError(path, i, f"id must be a new non-empty string, got {_brief(e)}")
+            raise InputError(path, i, f"id must be a new non-empty string, got {brief(e)}")
         if lab is not None and (not isinstance(lab, str) or not lab.strip()):
             raise InputError(path, i, f"label must be a non-empty string or null, "
-                                      f"got {_brief(lab)}")
+                                      f"got {brief(lab)}")
         if not isinstance(ty, list) or not all(isinstance(t, str) for t in ty):
             raise InputError(path, i, "types must be a list of strings")
         labels[e], types[e] = lab, tuple(ty)
@@ -294,7 +294,7 @@ def _codex_triples(path:Path, labels:dict, relations:dict) -> tuple:
         if not line.strip(): continue
         parts = line.split('\t')
         if len(parts) != 3:
-            raise InputError(path, i, f"must be head<TAB>relation<TAB>tail, got {_brief(line)}")
+            raise InputError(path, i, f"must be head<TAB>relation<TAB>tail, got {brief(line)}")
         h, r, t = (p.strip() for p in parts)
         if h not in labels or t not in labels or r not in relations:
             entity = h if h not in labels else t
@@ -308,7 +308,7 @@ def load_codex(folder, # entities.jsonl, relations.jsonl and triple files (the r
               ) -> KGData:
     "CoDEx-style data: entities (id, label or null, types), relations, triples and negatives."
     F = 'load_codex'
-    d = _as_path(folder, F, 'folder')
+    d = as_path(folder, F, 'folder')
     labels, types = _codex_entities(d / 'entities.jsonl')
     relations = {}
     for i, r in _jsonl(d / 'relations.jsonl'):
@@ -328,7 +328,7 @@ def _kg(kg, F:str) -> KGData:
 def _entity_texts(kg:KGData, unlabelled:str, F:str) -> tuple[list[str], list[str]]:
     "Candidate entity ids and texts: the label; unlabelled, its type labels ('type') or none."
     if not isinstance(unlabelled, str) or unlabelled not in ('type', 'drop'):
-        raise ValueError(f"{F}: unlabelled must be 'type' or 'drop', got {_brief(unlabelled)}")
+        raise ValueError(f"{F}: unlabelled must be 'type' or 'drop', got {brief(unlabelled)}")
     pairs = [(e, lab if lab is not None else ', '.join(kg.types.get(e, ())) or e)
              for e, lab in kg.labels.items() if lab is not None or unlabelled == 'type']
     return [e for e, _ in pairs], [t for _, t in pairs]
@@ -381,7 +381,7 @@ def link_prediction(encoder, # an encoder, or a name, model folder or vectors (`
     kg = _kg(kg, F)
     setting, ks, _ = rank_options(setting, ks, 0, F)
     if not isinstance(split, str) or split not in ('test', 'valid'):
-        raise ValueError(f"{F}: split must be 'test' or 'valid', got {_brief(split)}")
+        raise ValueError(f"{F}: split must be 'test' or 'valid', got {brief(split)}")
     if max_triples is not None: max_triples = check_int(max_triples, 'max_triples', F)
     ids, etexts = _entity_texts(kg, unlabelled, F)
     enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, F)

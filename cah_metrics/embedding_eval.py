@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 
-from .text import _brief, check_int, check_sequence, check_str
-from .io import AtomicWriteSet, _as_path
+from .text import brief, check_int, check_sequence, check_str
+from .io import AtomicWriteSet, as_path
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval
 from .encoders import (ENCODER_NAMES, CachedEncoder, encoder_from, encoder_name,
                                   is_encoder, task_cache)
@@ -222,14 +222,14 @@ def _named_encoders(encoders, F:str) -> list[tuple[str, object]]:
 
 def _benchmarks(benchmarks, data_dir, F:str) -> tuple[tuple, Path|None]:
     "The benchmarks to run (all when data_dir is given and benchmarks is None), the checked folder."
-    d = None if data_dir is None else _as_path(data_dir, F, 'data_dir')
+    d = None if data_dir is None else as_path(data_dir, F, 'data_dir')
     if d is not None and not d.is_dir():
         raise ValueError(f"{F}: data_dir {str(d)!r} is not a folder; it must hold sts/ and "
                          f"codex_s/ (the repository's tests/data)")
     if benchmarks is None: return (BENCHMARKS if d is not None else ()), d
     b = tuple(distinct_strs(benchmarks, 'benchmarks', F, 0))
     if bad := [x for x in b if x not in BENCHMARKS]:
-        raise ValueError(f"{F}: unknown benchmark {_brief(bad[0])}; "
+        raise ValueError(f"{F}: unknown benchmark {brief(bad[0])}; "
                          f"choose from {', '.join(BENCHMARKS)}")
     if b and d is None:
         raise ValueError(f"{F}: the benchmarks need data_dir, the folder holding sts/ and codex_s/")
@@ -326,7 +326,7 @@ def plot_comparison(comparison:Comparison, # from `compare_encoders`
         raise TypeError(f"{F}: comparison must be a Comparison from compare_encoders, "
                         f"got {type(comparison).__name__}")
     dpi = check_int(dpi, 'dpi', F, low=10, high=1200)
-    p = None if path is None else _as_path(path, F)
+    p = None if path is None else as_path(path, F)
     if p is not None and p.suffix.lower() not in ('.png', '.svg', '.pdf'):
         raise ValueError(f"{F}: path must end in .png, .svg or .pdf, got {str(p)!r:.80}")
     from matplotlib.figure import Figure

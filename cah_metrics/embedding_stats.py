@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .text import _brief, as_array, check_float, check_sequence
+from .text import brief, as_array, check_float, check_sequence
 from .encoders import as_matrix
-from .diversity import _unit
+from .diversity import unit_vectors
 
 # %% auto #0
 __all__ = ['SimilarityCorrelation', 'similarity_correlation', 'silhouette', 'ClusteringAgreement', 'clustering_agreement']
@@ -80,7 +80,7 @@ def _scaled_rows(X:np.ndarray) -> np.ndarray:
 def unit_rows(X:np.ndarray, # (..., d) finite numbers
              ) -> np.ndarray:
     "The rows of X scaled to unit length at any scale (a zero row stays zero)."
-    return _unit(_scaled_rows(X))
+    return unit_vectors(_scaled_rows(X))
 
 def cos_rows(A:np.ndarray, # (n, d) finite numbers
              B:np.ndarray, # (n, d) finite numbers
@@ -138,9 +138,9 @@ class SimilarityCorrelation(Result):
 def _scale(gold_scale, F:str) -> tuple[float, float]:
     "A gold scale (lo, hi), lo < hi, finite."
     if not isinstance(gold_scale, (tuple, list)) or len(gold_scale) != 2:
-        raise TypeError(f"{F}: gold_scale must be a pair (lo, hi), got {_brief(gold_scale)}")
+        raise TypeError(f"{F}: gold_scale must be a pair (lo, hi), got {brief(gold_scale)}")
     lo, hi = (check_float(v, f'gold_scale[{i}]', F) for i, v in enumerate(gold_scale))
-    if not lo < hi: raise ValueError(f"{F}: gold_scale must have lo < hi, got {_brief(gold_scale)}")
+    if not lo < hi: raise ValueError(f"{F}: gold_scale must have lo < hi, got {brief(gold_scale)}")
     return lo, hi
 
 # %% ../nbs/11b_embedding_stats.ipynb #4945c67d
@@ -209,7 +209,7 @@ def silhouette(X, # (n, d) vectors, finite numbers
     X = as_matrix(X, 'X', F)
     y, names = label_codes(labels, 'labels', F, len(X))
     if not isinstance(metric, str) or metric not in _METRICS:
-        raise ValueError(f"{F}: metric must be 'cosine' or 'euclidean', got {_brief(metric)}")
+        raise ValueError(f"{F}: metric must be 'cosine' or 'euclidean', got {brief(metric)}")
     if not 2 <= len(names) <= len(X) - 1:
         raise ValueError(f"{F}: labels must form at least 2 clusters and fewer clusters than "
                          f"vectors (scikit-learn's rule), got {len(names)} of {len(X)}")

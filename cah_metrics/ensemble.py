@@ -14,11 +14,11 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Record, json_ready, load
-from .diversity import _mean_pair_sim, _unit
+from .diversity import mean_pair_similarity, unit_vectors
 from .embeddings import DEFAULT_MODEL, get_encoder
 from .humor import HumorEvaluator
 from .information import local_entropy_drops, repetition
-from .text import (_brief, as_array, as_texts, check_bool, check_float, check_sequence, check_str,
+from .text import (brief, as_array, as_texts, check_bool, check_float, check_sequence, check_str,
                    get_tokenizer)
 
 # %% auto #0
@@ -52,7 +52,7 @@ def _weights(w, name:str, n:int, keys:list|None, caller:str) -> np.ndarray:
                             "give both as mappings (same keys) or both as sequences")
         if set(w) != set(keys):
             raise ValueError(f"{caller}: {name} must have the keys of scores, "
-                             f"{_brief(sorted(map(str, keys)))}; got {_brief(sorted(map(str, w)))}")
+                             f"{brief(sorted(map(str, keys)))}; got {brief(sorted(map(str, w)))}")
         w = [w[k] for k in keys]
     if isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, (bool, np.bool_)):
         a = np.full(n, check_float(w, name, caller, low=0))
@@ -170,8 +170,8 @@ def _strategy_scores(x, caller:str) -> tuple[list[str], np.ndarray]:
     for k in x:
         if not isinstance(k, str) or not k:
             raise TypeError(f"{caller}: scores_by_strategy keys must be strategy names "
-                            f"(non-empty str), got {_brief(k)}")
-    return list(x), np.array([check_float(v, f"scores_by_strategy[{_brief(k)}]", caller)
+                            f"(non-empty str), got {brief(k)}")
+    return list(x), np.array([check_float(v, f"scores_by_strategy[{brief(k)}]", caller)
                               for k, v in x.items()])
 
 # %% ../nbs/10_ensemble.ipynb #55021de9
@@ -185,10 +185,10 @@ def _dimension_scores(d, caller:str) -> dict[str, np.ndarray]:
     for k, v in d.items():
         if not isinstance(k, str) or not k:
             raise TypeError(f"{caller}: dimension_scores keys must be dimension names "
-                            f"(non-empty str), got {_brief(k)}")
-        out[k] = _finite_vector(v, f"dimension_scores[{_brief(k)}]", caller)
+                            f"(non-empty str), got {brief(k)}")
+        out[k] = _finite_vector(v, f"dimension_scores[{brief(k)}]", caller)
         if not len(out[k]):
-            raise ValueError(f"{caller}: dimension_scores[{_brief(k)}] is empty; "
+            raise ValueError(f"{caller}: dimension_scores[{brief(k)}] is empty; "
                              "leave out a dimension no strategy scored")
     return out
 
@@ -208,7 +208,7 @@ def disagreement(scores_by_strategy:dict[str, float], # strategy -> its overall 
     cv = _cv(sd, mean)
     consensus = max(0.0, 1 - 2 * cv)
     z = {k: abs(v - mean) / sd if sd > 0 else 0.0 for k, v in zip(names, x.tolist())}
-    dm = {k: _moments(v, caller, f"dimension_scores[{_brief(k)}]") if len(v) > 1
+    dm = {k: _moments(v, caller, f"dimension_scores[{brief(k)}]") if len(v) > 1
              else (float(v[0]), 0.0, 0.0) for k, v in dims.items()}
     outliers = [k for k, v in z.items() if v > z_threshold * (1 + _Z_TOL)]
     dimension_cv = {k: _cv(m[2], m[0]) for k, m in dm.items() if len(dims[k]) > 1}
@@ -318,8 +318,8 @@ def _in_range(D:float, high:float=1.0) -> float:
 
 def _embedding_diversity(E:np.ndarray, caller:str) -> float:
     "1 - the mean cosine over pairs of different rows (zero rows are similar to nothing), in range."
-    U = _unit(E, caller)
-    return _in_range(1 - _mean_pair_sim(U), 1.0 if (U >= 0).all() else 1 + 1 / (len(U) - 1))
+    U = unit_vectors(E, caller)
+    return _in_range(1 - mean_pair_similarity(U), 1.0 if (U >= 0).all() else 1 + 1 / (len(U) - 1))
 
 # %% ../nbs/10_ensemble.ipynb #e0f7ce88
 def _word_matrix(texts:list[str]):
@@ -356,7 +356,7 @@ def diversity_with_fallback(texts:str|Sequence[str], # the responses (a lone str
     texts, model = as_texts(texts, 'texts', caller), check_str(model, 'model', caller)
     if not isinstance(start, str) or start not in DIVERSITY_CHAIN:
         raise ValueError(f"{caller}: start must be one of {', '.join(DIVERSITY_CHAIN)}; "
-                         f"got {_brief(start)}")
+                         f"got {brief(start)}")
     if len(texts) < 2: return DiversityResult(0.0, 'none', [], len(texts))
     tried = []
     for step in DIVERSITY_CHAIN[DIVERSITY_CHAIN.index(start):]:
@@ -399,7 +399,7 @@ def _members(spec, caller:str) -> tuple[str, dict]:
                              "a set of metrics needs at least one metric")
         ms = [_metric(x, caller) for x in spec]
         if len({k for k, _ in ms}) < len(ms):
-            raise ValueError(f"{caller}: spec names a metric twice: {_brief([k for k, _ in ms])}")
+            raise ValueError(f"{caller}: spec names a metric twice: {brief([k for k, _ in ms])}")
         return 'metrics', dict(ms)
     if callable(spec) and not inspect.isclass(spec): return 'callable', {'callable': spec}
     raise TypeError(f"{caller}: spec must be a registry name, a Metric, a list of them, "
@@ -410,7 +410,7 @@ def _range(x, caller:str) -> tuple[float, float]:
     "A scale: a (low, high) pair of finite numbers, low < high."
     if not isinstance(x, (list, tuple)) or len(x) != 2:
         raise TypeError(f"{caller}: scale must be 'auto', None or a (low, high) pair; "
-                        f"got {_brief(x)}")
+                        f"got {brief(x)}")
     lo, hi = (check_float(v, 'scale', caller) for v in x)
     if not (lo < hi and math.isfinite(hi - lo)):
         raise ValueError(f"{caller}: scale must have low < high (and a finite width), "
@@ -432,7 +432,7 @@ def _scale_of(scale, flip, rng, hib, what:str, caller:str) -> dict:
         fl = hib is False and sc is not None
         if hib is False and sc is None: src += '; lower is better, not flipped without a scale'
     elif isinstance(flip, (bool, np.bool_)): fl = bool(flip)
-    else: raise TypeError(f"{caller}: flip must be 'auto', True or False; got {_brief(flip)}")
+    else: raise TypeError(f"{caller}: flip must be 'auto', True or False; got {brief(flip)}")
     if fl and sc is None:
         raise ValueError(f"{caller}: flip=True needs a scale (1 - s is defined on [0, 1]); "
                          "give scale=(low, high)")
@@ -443,7 +443,7 @@ def _member_opt(opt, members:dict, name:str, caller:str) -> dict:
     "A per-member option: one setting for all, or a dict member -> setting (others: 'auto')."
     if not isinstance(opt, Mapping): return {m: opt for m in members}
     if (bad := [k for k in opt if k not in members]):
-        raise ValueError(f"{caller}: {name} names {_brief(bad[0])}, which is not one of the "
+        raise ValueError(f"{caller}: {name} names {brief(bad[0])}, which is not one of the "
                          f"strategy's members ({', '.join(members)})")
     return {m: opt.get(m, 'auto') for m in members}
 
@@ -459,10 +459,10 @@ def _dimension_map(dimensions, known, caller:str) -> dict|None:
     named = lambda k, v: isinstance(k, str) and k and isinstance(v, str) and v
     if (bad := [(k, v) for k, v in pairs if not named(k, v)]):
         raise TypeError(f"{caller}: dimensions must be non-empty str, "
-                        f"got {_brief(bad[0][0])} -> {_brief(bad[0][1])}")
+                        f"got {brief(bad[0][0])} -> {brief(bad[0][1])}")
     if len({v for _, v in pairs}) < len(pairs):
         raise ValueError(f"{caller}: dimensions reports two dimensions under one name: "
-                         f"{_brief([v for _, v in pairs])}")
+                         f"{brief([v for _, v in pairs])}")
     if known is not None and (bad := [k for k, _ in pairs if k not in known]):
         raise ValueError(f"{caller}: dimensions names {bad[0]!r}, which the strategy does not "
                          f"report ({', '.join(known)})")
@@ -510,7 +510,7 @@ class Strategy:
                 ):
         caller = 'Strategy'
         if not isinstance(name, str) or not name:
-            raise TypeError(f"{caller}: name must be a non-empty str, got {_brief(name)}")
+            raise TypeError(f"{caller}: name must be a non-empty str, got {brief(name)}")
         self.name, (self.kind, self.members) = name, _members(spec, caller)
         sc = _member_opt(scale, self.members, 'scale', caller)
         fl = _member_opt(flip, self.members, 'flip', caller)
@@ -617,7 +617,7 @@ def _parse(out, where:str) -> tuple[float, dict]:
         overall, dims = out
     else: overall, dims = out, {}
     if (bad := [k for k in dims if not isinstance(k, str) or not k]):
-        raise TypeError(f"{where}: dimension names must be non-empty str, got {_brief(bad[0])}")
+        raise TypeError(f"{where}: dimension names must be non-empty str, got {brief(bad[0])}")
     return (check_float(overall, 'overall', where),
             {k: check_float(v, f"dimension {k!r}", where) for k, v in dims.items()})
 
@@ -711,7 +711,7 @@ def _strategies(strategies, caller:str) -> list[Strategy]:
         for k, v in strategies.items():
             try: out.append(v if isinstance(v, Strategy) and v.name == k else Strategy(k, v))
             except (TypeError, ValueError) as err:
-                raise _err(err, f"{caller}: strategies[{_brief(k)}]") from None
+                raise _err(err, f"{caller}: strategies[{brief(k)}]") from None
     elif isinstance(strategies, (list, tuple)) and all(isinstance(s, Strategy) for s in strategies):
         out = list(strategies)
     else:
@@ -722,7 +722,7 @@ def _strategies(strategies, caller:str) -> list[Strategy]:
                          f"got {len(out)}")
     if len({s.name for s in out}) < len(out):
         raise ValueError(f"{caller}: strategies has two strategies named alike: "
-                         f"{_brief([s.name for s in out])}")
+                         f"{brief([s.name for s in out])}")
     return out
 
 # %% ../nbs/10_ensemble.ipynb #82d96ab3
@@ -746,7 +746,7 @@ class EnsembleEvaluator:
         chain = isinstance(diversity, str) and diversity in DIVERSITY_CHAIN
         if diversity is not None and not chain:
             raise ValueError(f"{caller}: diversity must be None or one of "
-                             f"{', '.join(DIVERSITY_CHAIN)}; got {_brief(diversity)}")
+                             f"{', '.join(DIVERSITY_CHAIN)}; got {brief(diversity)}")
         self.diversity = diversity
     @property
     def thresholds(self) -> dict:

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .core import metric_class
-from .io import InputError, _as_path
-from .text import _brief, check_sequence
+from .io import InputError, as_path
+from .text import brief, check_sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_ENSEMBLE', 'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data',
@@ -44,7 +44,7 @@ def parse_strategies(words:Sequence[str], # each a registry name, 'humor' or a s
     out = {}
     for i, w in enumerate(words):
         if not isinstance(w, str) or not w.strip('=+'):
-            raise TypeError(f"{fn}: each strategy must be a non-empty str, got {_brief(w)}")
+            raise TypeError(f"{fn}: each strategy must be a non-empty str, got {brief(w)}")
         label, _, body = w.rpartition('=')
         label = label or body
         if label in out:
@@ -103,7 +103,7 @@ def ensemble_file(path:str|Path, # JSON Lines responses (see `read_responses`)
     from cah_metrics.io import read_responses
     if not isinstance(level, str) or level not in ('nominal', 'ordinal', 'interval', 'ratio'):
         raise ValueError("ensemble_file: level must be nominal, ordinal, interval or ratio, "
-                         f"got {_brief(level)}")
+                         f"got {brief(level)}")
     r = read_responses(path)
     if not r.texts: raise InputError(path, None, "has no responses")
     if r.ratings: _check_span(r.ratings, level, path)
@@ -126,7 +126,7 @@ def ensemble_text(report:dict, # what `ensemble_file` returned first
     keys = {'strategies', 'corpus_scores', 'corpus', 'ensemble_score', 'summary'}
     if not isinstance(report, Mapping) or not keys <= set(report):
         raise TypeError("ensemble_text: report must be the report dict `ensemble_file` returns, "
-                        f"got {_brief(report)}")
+                        f"got {brief(report)}")
     s, c = report['summary'], report['corpus']
     names = ', '.join(report['corpus_scores'])
     lines = [f"{len(report['strategies'])} strategies ({names}) on {s['n_items']} responses",
@@ -156,7 +156,7 @@ def find_benchmark_data(data:str|Path|None=None, # a folder with sts/ and codex_
     "The benchmark folder to use: `data` (checked), or tests/data under this folder, or None."
     fn = 'find_benchmark_data'
     if data is not None:
-        d = _as_path(data, fn, 'data')
+        d = as_path(data, fn, 'data')
         try: ok = (d / 'sts').is_dir() and (d / 'codex_s').is_dir()
         except OSError as e:
             raise ValueError(f"{fn}: data {str(d)[:80]!r} cannot be read "

@@ -11,16 +11,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .core import Metric, load, metric_class
-from .io import AtomicWriteSet, _as_path
+from .io import AtomicWriteSet, as_path
 from .text import as_texts, check_sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_METRICS', 'metric_options', 'report_key', 'metric_inputs', 'score_dataset', 'per_example_jsonl',
-           'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets', 'DEFAULT_ENSEMBLE',
-           'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text', 'find_benchmark_data',
-           'embed_eval_outputs', 'HUMOR_SCHEMA', 'HUMOR_FILES', 'HumorRanking', 'rank_answers', 'humor_omitted',
-           'humor_table', 'humor_validity', 'trust_line', 'humor_summary', 'humor_schema', 'ranking_chart',
-           'correlation_chart', 'humor_outputs', 'write_humor_outputs']
+           'per_example_text', 'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets',
+           'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text',
+           'find_benchmark_data', 'embed_eval_outputs', 'HUMOR_SCHEMA', 'HUMOR_FILES', 'HumorRanking', 'rank_answers',
+           'humor_omitted', 'humor_table', 'humor_validity', 'trust_line', 'humor_summary', 'humor_schema',
+           'ranking_chart', 'correlation_chart', 'humor_outputs', 'write_humor_outputs']
 
 # %% ../nbs/85_evaluate.ipynb #1adecf74
 def _parameters(cls) -> set[str]:
@@ -57,8 +57,6 @@ def report_key(metric:str, # a registry name
         raise TypeError(f"report_key: metric and key must be str, got {type(metric).__name__} "
                         f"and {type(key).__name__}")
     return key if key.startswith(metric) else f"{metric}_{key}"
-
-_report_key = report_key   # its former name, which `cah_metrics.distributed` still imports
 
 # %% ../nbs/85_evaluate.ipynb #c9761a4b
 def metric_inputs(metric:Metric, # a metric, as `load` returns it
@@ -144,9 +142,13 @@ def per_example_jsonl(per:Mapping[str, Sequence], # key -> one value per example
                       ids:Sequence|None=None, # each example's id (None, or no ids: its position)
                      ) -> str:
     "Each example's values as one JSON object per line (the text of the per-example file)."
-    return _per_example_jsonl(per, ids, 'per_example_jsonl')
+    return per_example_text(per, ids, 'per_example_jsonl')
 
-def _per_example_jsonl(per, ids, fn:str) -> str:
+def per_example_text(per, # key -> one value per example
+                     ids, # one id per example, or None
+                     fn:str, # the caller, named in errors
+                    ) -> str:
+    "The JSON Lines text of per-example values (one object per example, `id` first when given)."
     if not isinstance(per, Mapping):
         raise TypeError(f"{fn}: per must be a dict of key -> values, got {type(per).__name__}")
     name = lambda k: (f"per[{k!r:.60}]" if isinstance(k, str) else
@@ -170,7 +172,7 @@ def write_per_example(path:str|Path, # the JSON Lines file to write
                       ids:Sequence|None=None, # each example's id (None, or no ids: its position)
                      ) -> Path:
     "Each example's values as one JSON object per line, written atomically."
-    text = _per_example_jsonl(per, ids, 'write_per_example')
+    text = per_example_text(per, ids, 'write_per_example')
     with AtomicWriteSet('write_per_example') as ws: return ws.write_text(path, text)
 
 # %% ../nbs/85_evaluate.ipynb #02c3dc5c
@@ -203,7 +205,7 @@ def evaluate_datasets(datasets:Mapping[str, Mapping], # name -> {'predictions': 
     if not isinstance(datasets, Mapping):
         raise TypeError("evaluate_datasets: datasets must be a dict of name -> dataset, "
                         f"got {type(datasets).__name__}")
-    out = None if output_dir is None else _as_path(output_dir, 'evaluate_datasets', 'output_dir')
+    out = None if output_dir is None else as_path(output_dir, 'evaluate_datasets', 'output_dir')
     summary, details = {}, {}
     for name, d in datasets.items():
         preds, refs, srcs = _dataset(name, d)

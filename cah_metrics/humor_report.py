@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .io import AtomicWriteSet, _as_path
+from .io import AtomicWriteSet, as_path
 from .text import as_texts, check_int
 
 # %% auto #0
@@ -406,7 +406,7 @@ def write_humor_outputs(ranking:HumorRanking, # from `rank_answers`
                         out:str|Path, # the folder (created when missing)
                        ) -> list[Path]:
     "Write the `HUMOR_FILES` into `out`, atomically as a set."
-    out = _as_path(out, 'write_humor_outputs', 'out')
+    out = as_path(out, 'write_humor_outputs', 'out')
     data = humor_outputs(_check_ranking(ranking, 'write_humor_outputs'))
     with AtomicWriteSet('write_humor_outputs') as ws:
         return [ws.write_bytes(out / name, content) for name, content in data.items()]

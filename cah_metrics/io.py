@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS', 'InputError', 'read_lines',
-           'read_json_lines', 'read_items', 'read_sources', 'read_dataset', 'bundled_example', 'Responses',
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS', 'InputError', 'as_path',
+           'os_error_reason', 'read_lines', 'show_json', 'record_strings', 'record_id', 'json_lines', 'read_json_lines',
+           'read_items', 'record_source', 'read_sources', 'read_dataset', 'bundled_example', 'Responses',
            'read_responses', 'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
@@ -32,7 +33,7 @@ PRED_FIELDS = ('prediction', 'hypothesis', 'summary', 'output', 'text')
 REF_FIELDS = ('references', 'reference', 'summary', 'text')
 
 # %% ../nbs/00a_io.ipynb #6d3ee930
-def _as_path(path, fn:str, name:str='path') -> Path:
+def as_path(path, fn:str, name:str='path') -> Path:
     "`path` as a `Path`, or a `TypeError`/`ValueError` naming the function `fn` and `name`."
     if not isinstance(path, (str, os.PathLike)) or not isinstance(text := os.fspath(path), str):
         raise TypeError(f"{fn}: {name} must be a file path (str or pathlib.Path), "
@@ -46,7 +47,7 @@ def _as_path(path, fn:str, name:str='path') -> Path:
                          f"got {text!r:.60}") from None
     return Path(text)
 
-def _os_reason(e:OSError) -> str:
+def os_error_reason(e:OSError) -> str:
     "What an `OSError` means, in words."
     if isinstance(e, FileNotFoundError): return "no such file"
     if isinstance(e, IsADirectoryError): return "is a directory, not a file"
@@ -57,13 +58,13 @@ def _os_reason(e:OSError) -> str:
 def read_lines(path:str|Path, # the file
               ) -> list[str]:
     "The file's lines: strict UTF-8 (errors name the line), no byte-order mark, `\\n`/`\\r\\n`."
-    path = _as_path(path, 'read_lines')
+    path = as_path(path, 'read_lines')
     try:
         if not stat.S_ISREG(mode := path.stat().st_mode):
             what = "is a directory, not a file" if stat.S_ISDIR(mode) else "is not a regular file"
             raise InputError(path, None, what)
         data = path.read_bytes()
-    except OSError as e: raise InputError(path, None, _os_reason(e)) from None
+    except OSError as e: raise InputError(path, None, os_error_reason(e)) from None
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         raise InputError(path, data[:e.start].count(b'\n') + 1,
@@ -74,32 +75,32 @@ def read_lines(path:str|Path, # the file
     return [line[:-1] if line.endswith('\r') else line for line in lines]
 
 # %% ../nbs/00a_io.ipynb #d0c44ec1
-def _show(value) -> str:
+def show_json(value) -> str:
     "A JSON value, shortened for a message."
     try: return json.dumps(value, ensure_ascii=False)[:60]
     except (RecursionError, ValueError): return type(value).__name__
 
-def _strings(value, path, i, what) -> list[str]:
+def record_strings(value, path, i, what) -> list[str]:
     if isinstance(value, str): return [value]
     if what == 'references' and isinstance(value, list) and all(isinstance(x, str) for x in value):
         return value
     expected = "a string or a list of strings" if what == 'references' else "a string"
-    raise InputError(path, i, f"expected {expected} for the {what[:-1]}, got {_show(value)}")
+    raise InputError(path, i, f"expected {expected} for the {what[:-1]}, got {show_json(value)}")
 
-def _id(value:dict, path, i):
+def record_id(value:dict, path, i):
     "The `id` of a JSON Lines object (None when it has none): a string or an integer."
     key = value.get('id')
     if 'id' in value and (isinstance(key, bool) or not isinstance(key, (str, int))):
-        raise InputError(path, i, f"id must be a string or an integer, got {_show(key)}")
+        raise InputError(path, i, f"id must be a string or an integer, got {show_json(key)}")
     return key
 
 def _from_json(value, path, i, what):
     "(id, texts) from one JSON Lines value."
-    if not isinstance(value, dict): return None, _strings(value, path, i, what)
+    if not isinstance(value, dict): return None, record_strings(value, path, i, what)
     fields = PRED_FIELDS if what == 'predictions' else REF_FIELDS
     key = next((field for field in fields if field in value), None)
     if key is None: raise InputError(path, i, f"object has none of the fields {', '.join(fields)}")
-    return _id(value, path, i), _strings(value[key], path, i, what)
+    return record_id(value, path, i), record_strings(value[key], path, i, what)
 
 # %% ../nbs/00a_io.ipynb #021884dc
 _SCAN = json.JSONDecoder().scan_once    # the C scanner under json.loads, without its Python layers
@@ -114,7 +115,7 @@ def _json_line(path, i:int, line:str):
     except ValueError as e:                         # e.g. an integer of over 4300 digits
         raise InputError(path, i, f"invalid JSON ({e})") from None
 
-def _json_lines(path, lines):
+def json_lines(path, lines):
     """(line number, value) of each line of a JSON Lines file; a blank, invalid or too deeply nested
     line is an `InputError`. A line that starts with a value and has nothing but JSON white space
     after it is read by the scanner alone (what `json.loads` would return); anything else, an error
@@ -138,8 +139,8 @@ def _fmt(path:Path, fmt, fn:str) -> str:
 def read_json_lines(path:str|Path, # a JSON Lines file: one JSON value per line
                    ) -> list[tuple[int, object]]:
     "Each line's (1-based line number, value); a blank or invalid line: an `InputError` naming it."
-    path = _as_path(path, 'read_json_lines')
-    return list(_json_lines(path, read_lines(path)))
+    path = as_path(path, 'read_json_lines')
+    return list(json_lines(path, read_lines(path)))
 
 # %% ../nbs/00a_io.ipynb #eb2c1ba5
 def read_items(path:str|Path, # the file to read
@@ -147,7 +148,7 @@ def read_items(path:str|Path, # the file to read
                fmt:str='auto', # 'text', 'jsonl', or 'auto' (JSON Lines: .jsonl, .ndjson, .json)
               ) -> tuple[list, list[list[str]]]:
     "Read a file of items: `(ids, texts)`, `texts[i]` a list of strings (ids None when absent)."
-    path = _as_path(path, 'read_items')
+    path = as_path(path, 'read_items')
     if not isinstance(what, str) or what not in ('predictions', 'references'):
         got = f"{what!r:.60}" if isinstance(what, str) else type(what).__name__
         raise ValueError(f"read_items: what must be 'predictions' or 'references', got {got}")
@@ -155,7 +156,7 @@ def read_items(path:str|Path, # the file to read
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), [[line] for line in lines]
     ids, texts = [], []
-    for i, value in _json_lines(path, lines):
+    for i, value in json_lines(path, lines):
         key, item_texts = _from_json(value, path, i, what)
         ids.append(key)
         texts.append(item_texts)
@@ -164,7 +165,7 @@ def read_items(path:str|Path, # the file to read
 # %% ../nbs/00a_io.ipynb #611cc71c
 SOURCE_FIELDS = ('thread', 'messages', 'source')
 
-def _source(value, path, i):
+def record_source(value, path, i):
     "The source conversation of one JSON Lines value, or None when it has none of `SOURCE_FIELDS`."
     key = next((k for k in SOURCE_FIELDS if k in value), None) if isinstance(value, dict) else None
     if key is None: return None
@@ -175,21 +176,21 @@ def _source(value, path, i):
                  for msg in source]
         if all(isinstance(part, str) for part in parts): return ' '.join(parts)
     raise InputError(path, i, f"{key} must be a string or a list of messages "
-                              f"(strings or objects with a 'text' string), got {_show(source)}")
+                              f"(strings or objects with a 'text' string), got {show_json(source)}")
 
 # %% ../nbs/00a_io.ipynb #ad196a4c
 def read_sources(path:str|Path, # the file to read
                  fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
                 ) -> tuple[list, list[str|None]]:
     "`(ids, sources)`: each line's source conversation (None where a JSON Lines object has none)."
-    path = _as_path(path, 'read_sources')
+    path = as_path(path, 'read_sources')
     fmt = _fmt(path, fmt, 'read_sources')
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), lines
     ids, out = [], []
-    for i, value in _json_lines(path, lines):
-        ids.append(_id(value, path, i) if isinstance(value, dict) else None)
-        out.append(_source(value, path, i))
+    for i, value in json_lines(path, lines):
+        ids.append(record_id(value, path, i) if isinstance(value, dict) else None)
+        out.append(record_source(value, path, i))
     return ids, out
 
 # %% ../nbs/00a_io.ipynb #4b4f8904
@@ -241,8 +242,8 @@ def read_dataset(predictions:str|Path, # the predictions file
     if not isinstance(rfs, Sequence) or not rfs:
         raise TypeError(f"read_dataset: references must be a path or a non-empty list of paths, "
                         f"got {type(references).__name__}")
-    rfs = [_as_path(rf, 'read_dataset', f'references[{i}]') for i, rf in enumerate(rfs)]
-    predictions = _as_path(predictions, 'read_dataset', 'predictions')
+    rfs = [as_path(rf, 'read_dataset', f'references[{i}]') for i, rf in enumerate(rfs)]
+    predictions = as_path(predictions, 'read_dataset', 'predictions')
     _fmt(Path('x'), fmt, 'read_dataset')                          # checks fmt
     pids, preds = read_items(predictions, 'predictions', fmt)
     pwhere, refs = _id_lines(predictions, pids), [[] for _ in preds]
@@ -250,7 +251,7 @@ def read_dataset(predictions:str|Path, # the predictions file
         rids, rtexts = read_items(rf, 'references', fmt)
         paired = _pair(predictions, pids, pwhere, rf, rids, rtexts, 'references')   # same length
         for item_refs, more in zip(refs, paired): item_refs.extend(more)
-    spath = rfs[0] if sources is None else _as_path(sources, 'read_dataset', 'sources')
+    spath = rfs[0] if sources is None else as_path(sources, 'read_dataset', 'sources')
     texts = [pred[0] for pred in preds]
     if sources is None and _fmt(spath, fmt, 'read_dataset') == 'text':
         return texts, refs, None, pids
@@ -295,7 +296,7 @@ class Responses(NamedTuple):
 def _rating(x, path, i, where:str) -> float|None:
     if x is None: return None
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-        raise InputError(path, i, f"{where} must be a finite number or null, got {_show(x)}")
+        raise InputError(path, i, f"{where} must be a finite number or null, got {show_json(x)}")
     return float(x)
 
 def _ratings(ratings, path, i) -> dict:
@@ -305,31 +306,31 @@ def _ratings(ratings, path, i) -> dict:
     if isinstance(ratings, dict):
         return {str(k): _rating(x, path, i, f"ratings[{k!r:.40}]") for k, x in ratings.items()}
     raise InputError(path, i, f"ratings must be a list of numbers or an object rater -> number "
-                              f"(null = missing), got {_show(ratings)}")
+                              f"(null = missing), got {show_json(ratings)}")
 
 # %% ../nbs/00a_io.ipynb #8f32635b
 def _response(value, path, i) -> tuple:
     "(id, text, references, context, ratings) of one line; None for each field the line lacks."
     if isinstance(value, str): value = {'response': value}
     if not isinstance(value, dict):
-        raise InputError(path, i, f"expected an object or a string, got {_show(value)}")
+        raise InputError(path, i, f"expected an object or a string, got {show_json(value)}")
     key = next((field for field in RESPONSE_FIELDS if field in value), None)
     if key is None:
         raise InputError(path, i, f"object has none of the fields {', '.join(RESPONSE_FIELDS)}")
     ref_key = next((field for field in ('references', 'reference') if field in value), None)
     context_key = next((field for field in CONTEXT_FIELDS if field in value), None)
-    return (_id(value, path, i), _strings(value[key], path, i, 'responses')[0],
-            None if ref_key is None else _strings(value[ref_key], path, i, 'references'),
-            None if context_key is None else _strings(value[context_key], path, i, 'contexts')[0],
+    return (record_id(value, path, i), record_strings(value[key], path, i, 'responses')[0],
+            None if ref_key is None else record_strings(value[ref_key], path, i, 'references'),
+            None if context_key is None else record_strings(value[context_key], path, i, 'contexts')[0],
             _ratings(value['ratings'], path, i) if 'ratings' in value else None)
 
 # %% ../nbs/00a_io.ipynb #3125d5ba
 def read_responses(path:str|Path, # a JSON Lines file, one response per line (see above)
                   ) -> Responses:
     "Responses with optional references, contexts and human ratings; errors name the file and line."
-    path = _as_path(path, 'read_responses')
+    path = as_path(path, 'read_responses')
     rows, kinds = [], {}
-    for i, value in _json_lines(path, read_lines(path)):
+    for i, value in json_lines(path, read_lines(path)):
         rows.append(_response(value, path, i))
         if isinstance(value, dict) and 'ratings' in value:
             kinds.setdefault(type(value['ratings']).__name__, i)
@@ -401,7 +402,7 @@ class AtomicWriteSet:
                     data:bytes, # its whole content
                    ) -> Path:
         "Write `data` to a temporary file beside `path`, renamed over it when the set commits."
-        path = _as_path(path, self.owner)
+        path = as_path(path, self.owner)
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"{self.owner}: data for {path} must be bytes, "
                             f"got {type(data).__name__}")
@@ -433,7 +434,7 @@ class AtomicWriteSet:
                    text:str, # its whole content, written as UTF-8
                   ) -> Path:
         "Write `text` as UTF-8 (text that cannot be encoded fails before anything is written)."
-        path = _as_path(path, self.owner)
+        path = as_path(path, self.owner)
         if not isinstance(text, str):
             raise TypeError(f"{self.owner}: text for {path} must be a str, "
                             f"got {type(text).__name__}")
@@ -499,11 +500,11 @@ def _same_file(a:Path, b:Path) -> bool:
 
 def _paths(value, fn, label) -> list[Path]:
     if value is None: return []
-    if isinstance(value, (str, os.PathLike)): return [_as_path(value, fn, label)]
+    if isinstance(value, (str, os.PathLike)): return [as_path(value, fn, label)]
     if not isinstance(value, Sequence):
         raise TypeError(f"{fn}: {label} must be a path or a list of paths, "
                         f"got {type(value).__name__}")
-    return [_as_path(path, fn, label) for path in value]
+    return [as_path(path, fn, label) for path in value]
 
 # %% ../nbs/00a_io.ipynb #63260fa1
 def check_outputs(outputs:dict, # label (e.g. '--output') -> the path it writes, or None

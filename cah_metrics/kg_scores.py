@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from fastcore.basics import patch
 
-from .text import _brief, as_array, check_float, check_int, check_sequence, check_str
-from .diversity import _pair_sum
+from .text import brief, as_array, check_float, check_int, check_sequence, check_str
+from .diversity import pair_sum
 from .resample import (DEFAULT_SEED, MAX_RESAMPLES, index_blocks, seeded_generator,
                                       percentile_interval, resampled_sums)
 from .encoders import as_matrix
@@ -164,15 +164,15 @@ def clustering_score(X, # (n, d) vectors of the concepts
     sizes, k, n = np.bincount(y), len(names), len(X)
     if k < 2: raise ValueError(f"{F}: labels must name at least 2 clusters, got {k}")
     if sizes.min() < 2:
-        raise ValueError(f"{F}: cluster {_brief(names[int(sizes.argmin())])} has one member; every "
+        raise ValueError(f"{F}: cluster {brief(names[int(sizes.argmin())])} has one member; every "
                          f"cluster needs at least 2 (coherence is a mean over pairs)")
     U = unit_rows(X)
     pred = _kmeans(U, k, seed)
     yp, kp = label_codes(pred.tolist(), 'pred', F, n)
     s = silhouette_samples(U, yp, len(kp), 'cosine') if len(kp) > 1 else np.zeros(n)
-    within = [_pair_sum(U[y == c]) for c in range(k)]
+    within = [pair_sum(U[y == c]) for c in range(k)]
     coh = float(np.mean([w / (m * (m - 1)) for w, m in zip(within, sizes)]))
-    sep = 1.0 - (_pair_sum(U) - sum(within)) / (n * (n - 1) - int((sizes * (sizes - 1)).sum()))
+    sep = 1.0 - (pair_sum(U) - sum(within)) / (n * (n - 1) - int((sizes * (sizes - 1)).sum()))
     ag, sil = clustering_agreement(y.tolist(), pred.tolist()), float(s.mean())
     v = _sums_boot(_cluster_rows(U, y, k, s), B, boot_seed, _cluster_stat(k))
     score = 0.5 * sil + 0.3 * coh + 0.2 * sep
@@ -253,12 +253,12 @@ def check_triplets(triplets, # (subject, predicate, object) triplets, each a non
     for i, t in enumerate(check_sequence(triplets, name, F)):
         if isinstance(t, (str, bytes)) or not isinstance(t, Sequence) or len(t) != 3:
             raise ValueError(f"{F}: {name}[{i}] must be a (subject, predicate, object) triplet, "
-                             f"got {_brief(t)}")
+                             f"got {brief(t)}")
         s, p, o = (check_str(v, f'{name}[{i}][{j}]', F) for j, v in enumerate(t))
         if not s or not p or not o:
-            raise ValueError(f"{F}: {name}[{i}] has an empty string: {_brief(t)}")
+            raise ValueError(f"{F}: {name}[{i}] has an empty string: {brief(t)}")
         if s == o:
-            raise ValueError(f"{F}: {name}[{i}] relates {_brief(s)} to itself; its cosine would "
+            raise ValueError(f"{F}: {name}[{i}] relates {brief(s)} to itself; its cosine would "
                              f"be 1 for any model")
         out.append((s, p, o))
     if not out: raise ValueError(f"{F}: {name} is empty; there is no graph to score")
@@ -272,9 +272,9 @@ def _node_vectors(vectors, nodes:list[str], F:str) -> np.ndarray:
                         f"vector, got {type(vectors).__name__}")
     missing = [v for v in nodes if v not in vectors]
     if missing:
-        raise ValueError(f"{F}: vectors has no vector for entity {_brief(missing[0])} "
+        raise ValueError(f"{F}: vectors has no vector for entity {brief(missing[0])} "
                          f"({len(missing)} missing); it must hold every subject and object")
-    V = [as_array(vectors[v], f'vectors[{_brief(v, 30)}]', F) for v in nodes]
+    V = [as_array(vectors[v], f'vectors[{brief(v, 30)}]', F) for v in nodes]
     return unit_rows(as_matrix(V, 'vectors', F))
 
 def _relation_auc(V:np.ndarray, src:np.ndarray, dst:np.ndarray, seed:int=0) -> float:
@@ -357,7 +357,7 @@ def embedding_quality_score(X, # (N, d) vectors of the standard concepts, N >= 2
     e = int(pow2_exponent(np.abs(X).max()))
     Xs = np.ldexp(X, -e)                              # X / 2**e exactly: no square overflows
     with np.errstate(over='ignore', under='ignore'): var = float(np.ldexp(Xs.var(0).mean(), 2 * e))
-    div = 1.0 - _pair_sum(U) / (n * (n - 1))
+    div = 1.0 - pair_sum(U) / (n * (n - 1))
     norms = np.linalg.norm(Xs, axis=1)
     ratio = float(norms.std() / norms.mean()) if norms.mean() > 0 else 0.0
     uvar, sq = float(U.var(axis=0).sum()), (Xs * Xs).sum(1)
@@ -396,7 +396,7 @@ def composite(scores:Mapping, # the five by name (`SCORES`): numbers, or results
                         f"got {type(scores).__name__}")
     if set(scores) != set(SCORES):
         raise ValueError(f"{F}: scores must have exactly the keys {', '.join(SCORES)}; "
-                         f"got {_brief(sorted(map(str, scores)), 200)}")
+                         f"got {brief(sorted(map(str, scores)), 200)}")
     v = {k: check_float(getattr(scores[k], 'score', scores[k]), f'scores[{k!r}]', F)
          for k in SCORES}
     s = math.fsum(v.values()) / len(v)
@@ -490,10 +490,10 @@ def rank_options(setting, # 'filtered' or 'raw'
                 ) -> tuple[str, tuple, int]:
     "The ranking options, checked: the setting, the sorted distinct ks and the resamples."
     if not isinstance(setting, str) or setting not in ('filtered', 'raw'):
-        raise ValueError(f"{F}: setting must be 'filtered' or 'raw', got {_brief(setting)}")
+        raise ValueError(f"{F}: setting must be 'filtered' or 'raw', got {brief(setting)}")
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or not ks:
         raise TypeError(f"{F}: ks must be a non-empty sequence of ints (the k of Hits@k), "
-                        f"got {_brief(ks)}")
+                        f"got {brief(ks)}")
     ks = tuple(sorted({check_int(k, 'ks[]', F, high=10**9) for k in ks}))
     return setting, ks, check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
 
@@ -504,7 +504,7 @@ def _entity_index(entities, F:str) -> dict:
     if not E: raise ValueError(f"{F}: entities is empty; there is nothing to rank")
     _, names = label_codes(E, 'entities', F, len(E))
     if len(names) != len(E):
-        raise ValueError(f"{F}: entities holds {_brief(Counter(E).most_common(1)[0][0])} twice")
+        raise ValueError(f"{F}: entities holds {brief(Counter(E).most_common(1)[0][0])} twice")
     return {v: i for i, v in enumerate(names)}
 
 # %% ../nbs/11c_kg_scores.ipynb #de913dfd
@@ -524,9 +524,9 @@ def _queries(queries, index:dict, setting:str, F:str) -> tuple[np.ndarray, np.nd
         tg = q['target']
         if not isinstance(tg, str) or tg not in ('head', 'tail'):
             raise ValueError(f"{F}: queries[{i}]['target'] must be 'head' or 'tail', "
-                             f"got {_brief(tg)}")
+                             f"got {brief(tg)}")
         if not _is_label(q[tg]) or q[tg] not in index:
-            raise ValueError(f"{F}: queries[{i}][{tg!r}] {_brief(q[tg])} is not one of entities")
+            raise ValueError(f"{F}: queries[{i}][{tg!r}] {brief(q[tg])} is not one of entities")
         t = index[q[tg]]
         true.append(t)
         side.append(tg)
@@ -537,7 +537,7 @@ def _queries(queries, index:dict, setting:str, F:str) -> tuple[np.ndarray, np.nd
         others = check_sequence(q.get('filtered_entities', ()), name, F)
         bad = [e for e in others if not _is_label(e) or e not in index]
         if bad:
-            raise ValueError(f"{F}: queries[{i}]['filtered_entities'] holds {_brief(bad[0])}, "
+            raise ValueError(f"{F}: queries[{i}]['filtered_entities'] holds {brief(bad[0])}, "
                              f"which is not one of entities")
         filt.append(sorted({index[e] for e in others} - {t}))
     return np.array(true, np.int64), np.array(side), filt
@@ -575,7 +575,7 @@ def _index_lists(x, name:str, n:int, n_e:int, F:str) -> list[list[int]]:
         bad = a is None or a.dtype.kind not in 'iu' and len(a)
         if bad or (len(a) and (a.min() < 0 or a.max() >= n_e)):
             raise ValueError(f"{F}: {name}[{i}] must be a list of entity indices 0..{n_e - 1}, "
-                             f"got {_brief(l)}")
+                             f"got {brief(l)}")
         out.append(a.astype(np.int64).tolist())
     return out
 

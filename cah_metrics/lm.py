@@ -22,7 +22,7 @@ from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, sum_plan
 from .text import (Tokenizer, Vocab, as_texts, check_float, check_int, check_sequence,
                               check_str, check_tokens, get_tokenizer)
-from .io import InputError, _as_path, atomic_write_text, read_lines
+from .io import InputError, as_path, atomic_write_text, read_lines
 from .corpora import corpus_fingerprint
 
 # %% auto #0
@@ -646,7 +646,7 @@ def _lm_json(path:Path) -> dict:
 def load_lm(path:str|Path, # a file written by `save_lm`
            ) -> _LM:
     "Load a model saved by `save_lm`; anything wrong in the file is an `InputError` naming it."
-    data = _lm_json(path := _as_path(path, 'load_lm'))
+    data = _lm_json(path := as_path(path, 'load_lm'))
     params = dict(data.get('params') or {})
     try:
         if 'tokenizer' in params:

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 
 from .core import Metric, Score, register
 from .resample import DIVERSITY_NOT_RESAMPLED, Resampling
-from .text import as_array, as_texts, check_float, check_int, _brief
+from .text import as_array, as_texts, check_float, check_int, brief
 from .embeddings import DEFAULT_MODEL, get_encoder
 
 # %% auto #0
@@ -79,7 +79,7 @@ def _check_counts(x, name:str, F:str) -> np.ndarray:
     a = a.astype(np.float64)
     with np.errstate(over='ignore'): total = a.sum()
     if (a < 0).any() or (a != np.round(a)).any() or not 0 < total < math.inf:
-        raise ValueError(f"{F}: {name} must hold non-negative whole numbers (texts per bucket), not all zero; got {_brief(a.tolist())}")
+        raise ValueError(f"{F}: {name} must hold non-negative whole numbers (texts per bucket), not all zero; got {brief(a.tolist())}")
     return a
 
 def _check_curve_opts(size, c, F:str) -> tuple[int, float]:
@@ -143,7 +143,7 @@ def _quantize(P:np.ndarray, Q:np.ndarray, k:int, explained_var:float, num_redo:i
 def _n_buckets(num_buckets, n_p:int, n_q:int, F:str) -> int:
     "The number of k-means clusters: 'auto' is max(2, round(min(n_p, n_q) / 10)); an int must be in [2, n_p + n_q]."
     if isinstance(num_buckets, str) and num_buckets == 'auto': return max(2, int(round(min(n_p, n_q) / 10)))
-    if isinstance(num_buckets, str): raise ValueError(f"{F}: num_buckets must be 'auto' or an int, got {_brief(num_buckets)}")
+    if isinstance(num_buckets, str): raise ValueError(f"{F}: num_buckets must be 'auto' or an int, got {brief(num_buckets)}")
     return check_int(num_buckets, 'num_buckets', F, low=2, high=n_p + n_q)
 
 def _check_kmeans(explained_var, num_redo, max_iter, seed, F:str) -> tuple:
@@ -174,7 +174,7 @@ def mauve_from_features(p_features, # (n_P, d) features of the human texts (P)
 # %% ../nbs/05b_mauve.ipynb #bdb2d3a4
 def _check_backend(backend, F:str) -> str:
     if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
-        raise ValueError(f"{F}: backend must be 'sentence-transformers' or 'tfidf', got " + (_brief(backend) if isinstance(backend, str) else type(backend).__name__))
+        raise ValueError(f"{F}: backend must be 'sentence-transformers' or 'tfidf', got " + (brief(backend) if isinstance(backend, str) else type(backend).__name__))
     return backend
 
 def _embed(texts:list[str], model, backend:str, F:str) -> np.ndarray:
@@ -226,9 +226,9 @@ class MAUVE(Metric):
                  seed:int=25, # the PCA gets seed + 1 and k-means seed + 2; 0 to 2**32 - 3
                  keep_items:bool=False, # also keep the texts of each batch as per-item statistics
                 ):
-        from cah_metrics.embeddings import _check_model
+        from cah_metrics.embeddings import check_model
         F = self.name
-        self.model, self.backend = _check_model(model, F), _check_backend(backend, F)
+        self.model, self.backend = check_model(model, F), _check_backend(backend, F)
         self.num_buckets = num_buckets if isinstance(num_buckets, str) and num_buckets == 'auto' else _n_buckets(num_buckets, 2**62, 2**62, F)
         self.kmeans = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, F)
         self.curve = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, F)

@@ -17,7 +17,7 @@ import numpy as np
 from .core import Record
 from .io import InputError, read_json_lines
 from .resample import DEFAULT_SEED, MAX_RESAMPLES, bca_interval, percentile_interval
-from .text import _brief, as_array, check_bool, check_float, check_int
+from .text import brief, as_array, check_bool, check_float, check_int
 
 # %% auto #0
 __all__ = ['MAX_PAIRS', 'GRID', 'U_MAX', 'KINDS', 'PairCounts', 'pairwise_accuracy', 'acc_eq', 'tau_like', 'within_pairs',
@@ -414,7 +414,7 @@ def kendall_tau(x,  # the human judgments, one per item
                ) -> float | None:
     "Kendall's tau-b or tau-c, as `scipy.stats.kendalltau(x, y, variant=...)`; None: constant."
     if not isinstance(variant, str) or variant not in ('b', 'c'):
-        raise ValueError(f"kendall_tau: variant must be 'b' or 'c', got {_brief(variant)}")
+        raise ValueError(f"kendall_tau: variant must be 'b' or 'c', got {brief(variant)}")
     return _point(x, y, 'kendall_tau_' + variant, 'kendall_tau')
 
 def pearson(x,  # the human judgments

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .io import InputError, _as_path, atomic_write_text, read_json_lines, read_lines
-from .text import _brief, as_array, check_float, check_int, check_sequence, check_str
+from .io import InputError, as_path, atomic_write_text, read_json_lines, read_lines
+from .text import brief, as_array, check_float, check_int, check_sequence, check_str
 
 # %% auto #0
 __all__ = ['MODEL_FORMAT', 'C_GRID', 'Round', 'as_round', 'check_rounds', 'read_rounds', 'Choices', 'choices', 'fit_utility',
@@ -33,7 +33,7 @@ class Round(NamedTuple):
 def _shown(x, n:int=60) -> str:
     "`x` as JSON for an error message (its repr where JSON cannot write it); never fails."
     try: return json.dumps(x, ensure_ascii=False, default=repr)[:n]
-    except (TypeError, ValueError, RecursionError): return _brief(x, n)
+    except (TypeError, ValueError, RecursionError): return brief(x, n)
 
 def _candidate(c, where:str):
     "A candidate: a non-empty answer, or a non-empty list of them (a tuple) for several blanks."
@@ -95,7 +95,7 @@ def check_rounds(rounds:Sequence, # `Round`s or dicts, as `as_round` takes them
 def read_rounds(path:str|Path, # a JSON Lines file, one round per line
                ) -> list[Round]:
     "The rounds of a file; any bad round is an `InputError` naming the file and line."
-    path = _as_path(path, 'read_rounds')
+    path = as_path(path, 'read_rounds')
     rows = read_json_lines(path)
     if not rows: raise InputError(path, None, "no rounds: the file is empty")
     out = []
@@ -123,7 +123,7 @@ class Choices(NamedTuple):
         bad = idx.ndim != 1 or not len(idx) or idx.dtype.kind not in 'iu'
         if bad or ((idx < 0) | (idx >= self.n_rounds)).any():
             raise ValueError(f"Choices.take: rounds must be a non-empty list of round indices "
-                             f"(0 to {self.n_rounds - 1}), got {_brief(rounds)}")
+                             f"(0 to {self.n_rounds - 1}), got {brief(rounds)}")
         rounds, sizes = idx.astype(int), self.sizes()
         rows = np.concatenate([np.arange(self.starts[r], self.starts[r] + sizes[r])
                                for r in rounds])
@@ -312,7 +312,7 @@ class PreferenceModel:
     def save(self, path:str|Path, # where the JSON goes (written atomically)
             ) -> Path:
         "Save as plain JSON numbers (never pickle)."
-        return atomic_write_text(_as_path(path, 'PreferenceModel.save'), self.to_json())
+        return atomic_write_text(as_path(path, 'PreferenceModel.save'), self.to_json())
     def __repr__(self):
         rounds = self.training.get('rounds', '?')
         return f"PreferenceModel({len(self.features)} features, {rounds} rounds, tag {self.tag})"
@@ -321,7 +321,7 @@ class PreferenceModel:
 def load_preference_model(path:str|Path, # a file `PreferenceModel.save` wrote
                          ) -> PreferenceModel:
     "A saved model; a file that is not one is an `InputError` naming it."
-    path = _as_path(path, 'load_preference_model')
+    path = as_path(path, 'load_preference_model')
     if path.suffix == '.jsonl':
         read_json_lines(path)         # a file that cannot be read says so first
         raise InputError(path, None, "a preference model is one JSON object, not JSON Lines")
@@ -512,7 +512,7 @@ def _curve(curve, fn:str) -> list:
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping) or not all(key in row for key in keys):
             raise TypeError(f"{fn}: curve[{i}] must be a row of `learning_curve` (a dict with "
-                            f"rounds, accuracy, low and high), got {_brief(row)}")
+                            f"rounds, accuracy, low and high), got {brief(row)}")
         check_int(row['rounds'], f"curve[{i}]['rounds']", fn, low=1)
         for key in keys[1:]: check_float(row[key], f"curve[{i}][{key!r}]", fn, low=0, high=1)
     return rows

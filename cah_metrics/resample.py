@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .text import _brief, as_array, check_float, check_int
+from .text import brief, as_array, check_float, check_int
 
 # %% auto #0
 __all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'DIVERSITY_NOT_RESAMPLED', 'NOT_RESAMPLED', 'seeded_generator',

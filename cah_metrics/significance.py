@@ -20,7 +20,7 @@ from . import resample
 from .resample import (DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, draw_counts,
                                   index_blocks, one_blas_thread, percentile_interval, plan_estimate,
                                   resampled_sums, score_value, seeded_generator)
-from .text import as_array, check_float, check_int, check_str, _brief
+from .text import as_array, check_float, check_int, check_str, brief
 
 # %% auto #0
 __all__ = ['MIN_ITEMS', 'resample_keys', 'BootstrapResult', 'plan_estimate', 'bootstrap', 'holm', 'SystemResult', 'PairedResult',
@@ -54,7 +54,7 @@ def _check_key(m:Metric, key, F:str) -> str:
         raise ValueError(f"{F}: {m.name}'s main value cannot be resampled ({w.why}); choose key= one of {', '.join(keys)}")
     if not isinstance(key, str) or key not in keys:
         why = f" ({w.why})" if w.why else ''
-        raise ValueError(f"{F}: {m.name} cannot resample key {_brief(key)}{why}; the keys that can be resampled are {', '.join(keys)}")
+        raise ValueError(f"{F}: {m.name} cannot resample key {brief(key)}{why}; the keys that can be resampled are {', '.join(keys)}")
     return key
 
 # %% ../nbs/08_significance.ipynb #cd352723
@@ -85,8 +85,8 @@ def _options(F:str, n_resamples, confidence, method, compat, low:int=1) -> tuple
     "Checked resamples, confidence, interval method and compat."
     B = check_int(n_resamples, 'n_resamples', F, low=low, high=MAX_RESAMPLES)
     c = check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    if not isinstance(method, str) or method not in _METHODS: raise ValueError(f"{F}: method must be 'percentile' or 'bca', got {_brief(method)}")
-    if compat is not None and (not isinstance(compat, str) or compat not in _COMPAT): raise ValueError(f"{F}: compat must be None or 'sacrebleu', got {_brief(compat)}")
+    if not isinstance(method, str) or method not in _METHODS: raise ValueError(f"{F}: method must be 'percentile' or 'bca', got {brief(method)}")
+    if compat is not None and (not isinstance(compat, str) or compat not in _COMPAT): raise ValueError(f"{F}: compat must be None or 'sacrebleu', got {brief(compat)}")
     return B, c, method, compat
 
 def _run(m:Metric, predictions, references, inputs, F:str) -> tuple[int, dict]:
@@ -168,7 +168,7 @@ def holm(p_values, # raw p-values, each in [0, 1]
     F = 'holm'
     p = as_array(p_values, 'p_values', F, finite=True).astype(np.float64)
     if p.ndim != 1: raise ValueError(f"{F}: p_values must be a 1-D sequence of numbers, got shape {p.shape}")
-    if len(p) and (p.min() < 0 or p.max() > 1): raise ValueError(f"{F}: p_values must be in [0, 1], got {_brief(p.tolist())}")
+    if len(p) and (p.min() < 0 or p.max() > 1): raise ValueError(f"{F}: p_values must be in [0, 1], got {brief(p.tolist())}")
     order = np.argsort(p, kind='stable')
     adj = np.minimum(1.0, np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order]))
     out = np.empty(len(p)); out[order] = adj

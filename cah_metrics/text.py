@@ -15,14 +15,14 @@ from itertools import chain, count
 import numpy as np
 
 # %% auto #0
-__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'check_str', 'check_sequence', 'as_texts', 'check_tokens', 'check_int', 'check_float',
-           'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer', 'WhitespaceTokenizer',
+__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequence', 'as_texts', 'check_tokens', 'check_int',
+           'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer', 'WhitespaceTokenizer',
            'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer', 'TreebankTokenizer',
            'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'ngram_overlap_ids', 'ngram_overlap', 'porter_stem',
            'stem_tokens', 'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
-def _brief(x, n:int=60) -> str:
+def brief(x, n:int=60) -> str:
     "A short repr of `x` for an error message; never fails (a value too deep to print: its type)."
     try: shown = repr(x)
     except Exception: return f"<{type(x).__name__}>"
@@ -32,7 +32,7 @@ def _check_labels(name, metric, fn:str):
     "A validator's `name` and `metric` go into its messages, so they must be str."
     if not (isinstance(name, str) and isinstance(metric, str) and name and metric):
         raise TypeError(f"{fn}: name and metric must be non-empty str, "
-                        f"got {_brief(name, 20)} and {_brief(metric, 20)}")
+                        f"got {brief(name, 20)} and {brief(metric, 20)}")
 
 def check_str(x, # the value
               name:str, # what the caller calls it, e.g. 'text' or 'predictions[3]'
@@ -97,7 +97,7 @@ def check_int(x, # the value
     if (isinstance(x, bool) or not isinstance(x, (int, np.integer))
             or x < low or (high is not None and x > high)):
         upper = f" and <= {high}" if high is not None else ""
-        raise ValueError(f"{metric}: {name} must be an int >= {low}{upper}, got {_brief(x)}")
+        raise ValueError(f"{metric}: {name} must be an int >= {low}{upper}, got {brief(x)}")
     return int(x)
 
 def check_float(x, # the value
@@ -184,7 +184,7 @@ def check_base(base, # a logarithm base
     _check_labels('base', metric, 'check_base')
     if (isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating))
             or not base > 1 or base == float('inf')):
-        raise ValueError(f"{metric}: base must be a finite number > 1, got {_brief(base)}")
+        raise ValueError(f"{metric}: base must be a finite number > 1, got {brief(base)}")
     return float(base)
 
 # %% ../nbs/00_text.ipynb #6fa85721
@@ -377,7 +377,7 @@ def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `
     if isinstance(tokenizer, Tokenizer): return tokenizer
     if isinstance(tokenizer, str) and tokenizer in TOKENIZERS:
         return TOKENIZERS[tokenizer](lowercase=lowercase)
-    raise ValueError(f"{metric}: unknown tokenizer {_brief(tokenizer)}; "
+    raise ValueError(f"{metric}: unknown tokenizer {brief(tokenizer)}; "
                      f"expected one of {sorted(TOKENIZERS)} or a Tokenizer")
 
 # %% ../nbs/00_text.ipynb #cfea2780
@@ -597,4 +597,4 @@ def split_sentences(text:str, # the text
     if rule == 'newline': return [s for s in text.split('\n') if s]
     if rule == 'punct':
         return [s.strip() for line in text.split('\n') for s in _SENT_END.split(line) if s.strip()]
-    raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {_brief(rule)}")
+    raise ValueError(f"split_sentences: rule must be 'newline' or 'punct', got {brief(rule)}")

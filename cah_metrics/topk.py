@@ -10,7 +10,7 @@ import numpy as np
 
 from .core import Metric, Score, register
 from .resample import Resampling, ratio_of_sums, sum_plan
-from .text import as_array, check_int, _brief
+from .text import as_array, check_int, brief
 
 # %% auto #0
 __all__ = ['top_k_accuracy', 'TopKAccuracy']
@@ -31,7 +31,7 @@ def _label_indices(y:np.ndarray, labels, C:int, caller:str, y_name:str) -> np.nd
         raise ValueError(f"{caller}: labels must be {C} distinct values, one per column")
     index = {value: column for column, value in enumerate(labels.tolist())}
     bad = [value for value in y.tolist() if value not in index]
-    if bad: raise ValueError(f"{caller}: {y_name} value {_brief(bad[0])} is not in labels")
+    if bad: raise ValueError(f"{caller}: {y_name} value {brief(bad[0])} is not in labels")
     return np.array([index[value] for value in y.tolist()], dtype=np.int64)
 
 # %% ../nbs/02_topk.ipynb #eb04bfb5
@@ -55,7 +55,7 @@ def _check_topk(y_true, scores, k, labels, metric:str='top_k_accuracy',
     C = s.shape[1] if s.ndim == 2 else 2
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= C:
         raise ValueError(f"{caller}: k must be an int from 1 to the number of classes ({C}), "
-                         f"got {_brief(k)}")
+                         f"got {brief(k)}")
     if labels is not None: y = _label_indices(y, labels, C, caller, y_name)
     else:
         bad = np.flatnonzero((y != np.round(y)) | (y < 0) | (y >= C)) if len(y) else []
