@@ -25,7 +25,8 @@ from .text import (check_int, check_float, check_bool, check_sequence, check_tok
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
            'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
-           'BLEUScore', 'stats_from_rows', 'BLEU', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU']
+           'BLEUScore', 'stats_from_rows', 'BLEU', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU',
+           'sacrebleu_bleu_of_sums']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -629,6 +630,14 @@ class BLEU(Metric):
             return np.array([self._bleu(stats)[0] for stats in _row_stats(rows)], np.float64)
         fast = bleu_of_sums if key == 'bleu' else None
         return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, fast)
+    def sacrebleu_formula(self):
+        "sacrebleu's arithmetic on summed segment rows (for compat='sacrebleu'), or None and why not."
+        if self.compat is not None: return None, f"BLEU with compat={self.compat!r}"
+        if self.smooth not in SACREBLEU_SMOOTHING:
+            return None, f"smooth={self.smooth!r} (sacrebleu has {', '.join(SACREBLEU_SMOOTHING)})"
+        if len(set(self.weights)) > 1: return None, f"weights={self.weights} (sacrebleu's are uniform)"
+        orders, smooth, value, eff = len(self.weights), self.smooth, self.smooth_value, self.effective_order
+        return (lambda v: sacrebleu_bleu_of_sums(v, orders, smooth, value, eff)), ''
 
 # %% ../nbs/01_bleu.ipynb #ad09e9de
 def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
@@ -695,3 +704,31 @@ class SentenceBLEU(BLEU):
     def resampling(self) -> Resampling:
         "The mean of the segments' BLEU."
         return Resampling(('sentence_bleu',), lambda items, key: mean_plan(items['score']))
+
+# %% ../nbs/01_bleu.ipynb #b9sacrec
+def sacrebleu_bleu_of_sums(v, # summed rows [c, r, m_1..m_N, t_1..t_N]: a list of ints, a float32 or an int64 row
+                           orders:int, # N, the number of n-gram orders
+                           smooth:str, # one of sacrebleu's smoothing methods (`SACREBLEU_SMOOTHING`)
+                           value, # the method's constant
+                           eff:bool, # use only the orders the hypotheses have
+                          ) -> float:
+    "BLEU x 100 of summed statistics with sacrebleu's arithmetic: the type of `v` sets the precision."
+    c, r = int(v[0]), int(v[1])
+    # a list slice copies; an array slice is a view, changed in place as sacrebleu's is
+    correct, total = v[2:2 + orders], v[2 + orders:2 + 2 * orders]
+    bp = (math.exp(1 - r / c) if c > 0 else 0.0) if c < r else 1.0
+    if not any(correct): return 0.0
+    prec, halve, used = [0.0] * orders, 1.0, orders
+    for i in range(orders):
+        if smooth == 'add-k' and i > 0:
+            correct[i] += value
+            total[i] += value
+        if total[i] == 0: break
+        if eff: used = i + 1
+        if correct[i] == 0:
+            if smooth == 'exp':
+                halve *= 2
+                prec[i] = 100. / (halve * total[i])
+            elif smooth == 'floor': prec[i] = 100. * value / total[i]
+        else: prec[i] = 100. * correct[i] / total[i]
+    return bp * math.exp(sum(math.log(p) if p != 0 else -9999999999 for p in prec[:used]) / used)

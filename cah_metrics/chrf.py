@@ -20,7 +20,7 @@ from .text import (check_int, check_float, check_bool, check_str, check_pairs, a
 
 # %% auto #0
 __all__ = ['CHRF_EPS', 'chrf_chars', 'chrf_words', 'CHRFStats', 'chrf_stats_from_rows', 'chrf_from_rows', 'chrf_from_stats',
-           'chrf_stats_array', 'CHRFScore', 'CHRF', 'corpus_chrf', 'sentence_chrf']
+           'chrf_stats_array', 'CHRFScore', 'CHRF', 'corpus_chrf', 'sentence_chrf', 'sacrebleu_chrf_of_sums']
 
 # %% ../nbs/01b_chrf.ipynb #4b0645a5
 _PUNCT = frozenset(string.punctuation)   # the ASCII punctuation chrF++ splits off words
@@ -444,6 +444,10 @@ class CHRF(Metric):
             rows = np.rint(sums[:, :-1]).astype(np.int64)   # the last column counts the segments
             return chrf_from_rows(rows, self.beta, self.eps_smoothing)
         return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, chrf_of_sums)
+    def sacrebleu_formula(self):
+        "sacrebleu's arithmetic on summed segment rows (for compat='sacrebleu')."
+        orders, factor, eps_smoothing = self.char_order + self.word_order, self.beta ** 2, self.eps_smoothing
+        return (lambda v: sacrebleu_chrf_of_sums(v, orders, factor, eps_smoothing)), ''
 
 # %% ../nbs/01b_chrf.ipynb #56b6ca71
 def corpus_chrf(hypotheses:str|Sequence[str], # the hypotheses
@@ -475,3 +479,30 @@ def sentence_chrf(hypothesis:str, # one hypothesis
                         f"got {type(hypothesis).__name__}; use corpus_chrf for many")
     return corpus_chrf(hypothesis, references, char_order, word_order, beta, lowercase, whitespace,
                        eps_smoothing)
+
+# %% ../nbs/01b_chrf.ipynb #c9sacrec
+def sacrebleu_chrf_of_sums(v, # summed rows [h_1, r_1, m_1, h_2, ...]: a list of ints, a float32 or an int64 row
+                           orders:int, # the number of character and word orders
+                           factor, # beta ** 2
+                           eps_smoothing:bool, # average the per-order F-scores with epsilon (chrF++.py)
+                          ) -> float:
+    "chrF x 100 of summed statistics with sacrebleu's arithmetic: the type of `v` sets the precision."
+    eps, score, used, precision, recall = 1e-16, 0.0, 0, 0.0, 0.0
+    for i in range(orders):
+        h, r, m = v[3 * i: 3 * i + 3]
+        p, q = (m / h if h > 0 else eps), (m / r if r > 0 else eps)
+        d = factor * p + q
+        score += ((1 + factor) * p * q / d) if d > 0 else eps
+        if h > 0 and r > 0:
+            precision += p
+            recall += q
+            used += 1
+    if eps_smoothing: return 100 * score / orders
+    if used == 0: precision = recall = 0.0
+    else:
+        precision /= used
+        recall /= used
+    if not precision + recall: return 0.0
+    s = (1 + factor) * precision * recall
+    s /= (factor * precision) + recall
+    return 100 * s

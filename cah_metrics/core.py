@@ -276,6 +276,9 @@ class Metric:
     def pass_key(self):
         "Metrics with equal, non-None keys are scored together by `score_in_one_pass` (default: alone)."
         return None
+    def sacrebleu_formula(self):
+        "sacrebleu's own arithmetic on summed rows, for `compat='sacrebleu'` (default: none, `(None, None)`)."
+        return None, None
     @classmethod
     def score_in_one_pass(cls, metrics:Sequence[Metric], predictions, references=None) -> list[Score]:
         "The Scores of fresh metrics sharing a `pass_key`, from one pass over the data."

@@ -377,77 +377,26 @@ def paired_randomization(metric:str|Metric, # a registry name or a metric with i
     base, rest = _results(names, [score_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, [(1 + c) / (T + 1) for c in counts], ms[0].name, F)
     return PairedResult('approximate randomization', ms[0].name, key, base, rest, ms[0].state['n'], T, B, conf, method, seed, None, sig)
 
-# %% ../nbs/08_significance.ipynb #f5d029da
-def _sacrebleu_bleu(v, N:int, smooth:str, value, eff:bool):
-    "BLEU x 100 of summed statistics `v` = [c, r, m_1..m_N, t_1..t_N] with sacrebleu's arithmetic: their type (a list of ints, a float32 or an int64 row) sets the precision."
-    c, r = int(v[0]), int(v[1])
-    correct, total = v[2:2 + N], v[2 + N:2 + 2 * N]       # a list slice copies; an array slice is a view, changed in place as sacrebleu's is
-    bp = (math.exp(1 - r / c) if c > 0 else 0.0) if c < r else 1.0
-    if not any(correct): return 0.0
-    prec, halve, used = [0.0] * N, 1.0, N
-    for i in range(N):
-        if smooth == 'add-k' and i > 0: correct[i] += value; total[i] += value
-        if total[i] == 0: break
-        if eff: used = i + 1
-        if correct[i] == 0:
-            if smooth == 'exp': halve *= 2; prec[i] = 100. / (halve * total[i])
-            elif smooth == 'floor': prec[i] = 100. * value / total[i]
-        else: prec[i] = 100. * correct[i] / total[i]
-    return bp * math.exp(sum(math.log(p) if p != 0 else -9999999999 for p in prec[:used]) / used)
-
-# %% ../nbs/08_significance.ipynb #10206454
-def _sacrebleu_chrf(v, N:int, factor, eps_smoothing:bool):
-    "chrF x 100 of summed statistics `v` = [h_1, r_1, m_1, h_2, ...] with sacrebleu's arithmetic (`factor` = beta**2); their type sets the precision."
-    eps, score, used, P, R = 1e-16, 0.0, 0, 0.0, 0.0
-    for i in range(N):
-        h, r, m = v[3 * i: 3 * i + 3]
-        p, q = (m / h if h > 0 else eps), (m / r if r > 0 else eps)
-        d = factor * p + q
-        score += ((1 + factor) * p * q / d) if d > 0 else eps
-        if h > 0 and r > 0: P += p; R += q; used += 1
-    if eps_smoothing: return 100 * score / N
-    if used == 0: P = R = 0.0
-    else: P /= used; R /= used
-    if not P + R: return 0.0
-    s = (1 + factor) * P * R
-    s /= (factor * P) + R
-    return 100 * s
-
 # %% ../nbs/08_significance.ipynb #c0d6f509
 class _Sacre(NamedTuple):
     "What sacrebleu compat needs of a metric: its per-segment statistics (int64, sacrebleu's layout) and its formula on sums."
     rows: np.ndarray
     exact: Callable
 
-def _sacre_bleu_check(m) -> str|None:
-    from cah_metrics.bleu import SACREBLEU_SMOOTHING
-    if m.compat is not None: return f"BLEU with compat={m.compat!r}"
-    if m.smooth not in SACREBLEU_SMOOTHING: return f"smooth={m.smooth!r} (sacrebleu has {', '.join(SACREBLEU_SMOOTHING)})"
-    if len(set(m.weights)) > 1: return f"weights={m.weights} (sacrebleu's are uniform)"
-    return None
-
-def _sacre_bleu(m, items) -> _Sacre:
-    N = len(m.weights)
-    return _Sacre(items['stats'], lambda v: _sacrebleu_bleu(v, N, m.smooth, m.smooth_value, m.effective_order))
-
-def _sacre_chrf(m, items) -> _Sacre:
-    N, factor = m.char_order + m.word_order, m.beta ** 2
-    return _Sacre(items['stats'], lambda v: _sacrebleu_chrf(v, N, factor, m.eps_smoothing))
-
-_SACRE = {'bleu': (_sacre_bleu_check, _sacre_bleu), 'chrf': (lambda m: None, _sacre_chrf)}   # name -> (options check, statistics and formula)
-
 # %% ../nbs/08_significance.ipynb #bce285c3
 def _check_compat(m:Metric, key:str, confidence:float, method:str, seed, F:str):
     "compat='sacrebleu' needs a metric sacrebleu has, with options it has, its key, 95% percentile intervals and a non-zero seed."
-    if m.name not in _SACRE: raise ValueError(f"{F}: compat='sacrebleu' is defined for {', '.join(_SACRE)}, not {m.name}")
-    bad = _SACRE[m.name][0](m)
-    if bad: raise ValueError(f"{F}: compat='sacrebleu' needs options sacrebleu has, got {bad}")
+    formula, why_not = m.sacrebleu_formula()
+    if formula is None and why_not is None:
+        raise ValueError(f"{F}: compat='sacrebleu' is defined for the metrics sacrebleu has; "
+                         f"{m.name} declares no sacrebleu_formula")
+    if formula is None: raise ValueError(f"{F}: compat='sacrebleu' needs options sacrebleu has, got {why_not}")
     if key != m.resampling().keys[0]: raise ValueError(f"{F}: compat='sacrebleu' resamples {m.name}'s score, not {key!r}")
     if confidence != 0.95 or method != 'percentile': raise ValueError(f"{F}: compat='sacrebleu' gives sacrebleu's 95% interval: confidence must be 0.95 and method 'percentile', got {confidence:g} and {method!r}")
     if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed == 0):
         raise ValueError(f"{F}: compat='sacrebleu' needs a seed other than 0 and None (sacrebleu draws unseeded resamples for both, which no run can reproduce), got {seed!r}")
 
-def _sacre(m:Metric, items:dict) -> _Sacre: return _SACRE[m.name][1](m, items)
+def _sacre(m:Metric, items:dict) -> _Sacre: return _Sacre(items['stats'], m.sacrebleu_formula()[0])
 
 # %% ../nbs/08_significance.ipynb #db3851d4
 def _f32_sums(R:np.ndarray, idx:np.ndarray, S:np.ndarray|None=None) -> np.ndarray:

@@ -76,9 +76,11 @@ def test_lines_a_reader_can_follow():
     for path in sorted(PKG.glob('*.py')):
         if path.name == '_modidx.py': continue
         text = path.read_text()
-        for i, line in enumerate(text.splitlines(), 1):
-            if len(line) > 100: long.append(f"{path.name}:{i} ({len(line)})")
-        for node in ast.walk(ast.parse(text)):
+        tree = ast.parse(text)
+        doc = tree.body[0].end_lineno if tree.body and isinstance(tree.body[0], ast.Expr) else 0
+        for i, line in enumerate(text.splitlines(), 1):      # nbdev writes the module docstring from the title
+            if len(line) > 100 and i > doc: long.append(f"{path.name}:{i} ({len(line)})")
+        for node in ast.walk(tree):
             body = getattr(node, 'body', None)
             if isinstance(body, list):
                 lines = [s.lineno for s in body if hasattr(s, 'lineno')]

@@ -374,7 +374,7 @@ ERRORS = [
     (lambda: bootstrap('perplexity', [[], [], [-1.0]], n_resamples=200), ValueError, "bootstrap: perplexity's value is not finite on"),
     (lambda: bootstrap('bleu', ['a'], ['a'], compat='sacrebleu', seed=0), ValueError, "needs a seed other than 0 and None"),
     (lambda: bootstrap(BLEU(smooth='method1'), ['a'], ['a'], compat='sacrebleu'), ValueError, "needs options sacrebleu has, got smooth='method1'"),
-    (lambda: bootstrap('rouge1', ['a'], ['a'], compat='sacrebleu'), ValueError, "compat='sacrebleu' is defined for bleu, chrf, not rouge"),
+    (lambda: bootstrap('rouge1', ['a'], ['a'], compat='sacrebleu'), ValueError, "compat='sacrebleu' is defined for the metrics sacrebleu has; rouge declares no sacrebleu_formula"),
     (lambda: paired_bootstrap('bleu', ['a'], ['a'], ['a']), TypeError, "paired_bootstrap: systems is a list of str"),
     (lambda: paired_bootstrap('bleu', ['a'], {}, ['a']), ValueError, "paired_bootstrap: systems is empty"),
     (lambda: paired_bootstrap('bleu', ['a'], None, ['a']), TypeError, "paired_bootstrap: systems must be a mapping"),
