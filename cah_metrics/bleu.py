@@ -25,8 +25,8 @@ from .text import (check_int, check_float, check_bool, check_sequence, check_tok
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
            'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
-           'BLEUScore', 'stats_from_rows', 'BLEU', 'corpus_bleu', 'sentence_bleu', 'SentenceBLEU',
-           'sacrebleu_bleu_of_sums']
+           'BLEUScore', 'stats_from_rows', 'signature_with_nrefs', 'BLEU', 'corpus_bleu', 'sentence_bleu',
+           'SentenceBLEU', 'sacrebleu_bleu_of_sums']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -496,6 +496,14 @@ def _nrefs_counter(nrefs:np.ndarray) -> Counter:
     return Counter(dict(zip(map(str, values.tolist()), counts.tolist())))
 
 # %% ../nbs/01_bleu.ipynb #7501ddec
+def signature_with_nrefs(name:str, # the metric's registry name
+                         nrefs:Counter, # how many segments had each number of references
+                         options:dict, # the metric's options, in signature order
+                        ) -> Signature:
+    "A reference metric's signature: `nrefs` ('var' when segments differ, '?' before any), then the options."
+    refs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
+    return Signature(name, {'nrefs': refs, **options})
+
 @register()
 class BLEU(Metric):
     "Corpus BLEU with fixed options over summed per-segment statistics."
@@ -587,9 +595,7 @@ class BLEU(Metric):
 
     def _signature(self, state:dict) -> Signature:
         "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
-        nrefs = state['nrefs']
-        nrefs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
-        return Signature(self.name, {'nrefs': nrefs, **self.options()})
+        return signature_with_nrefs(self.name, state['nrefs'], self.options())
 
     def signature(self) -> Signature:
         "The signature of the scores this metric computes."

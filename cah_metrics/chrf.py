@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import Metric, Score, Signature, register
+from .bleu import signature_with_nrefs
 from .resample import Plan, Resampling, sum_plan
 from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array,
                               Vocab, MAX_NGRAM_ORDER, brief)
@@ -379,9 +380,7 @@ class CHRF(Metric):
 
     def _signature(self, state:dict) -> Signature:
         "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
-        nrefs = state['nrefs']
-        nrefs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
-        return Signature(self.name, {'nrefs': nrefs, **self.options()})
+        return signature_with_nrefs(self.name, state['nrefs'], self.options())
 
     def signature(self) -> Signature:
         "The signature of the scores this metric computes."
