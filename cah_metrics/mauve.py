@@ -24,8 +24,8 @@ __all__ = ['MAUVEResult', 'mauve_from_counts', 'mauve_from_features', 'mauve', '
 def _kl(a:np.ndarray, b:np.ndarray) -> float:
     "KL(a | b) in nats: inf where a has mass that b lacks; 0 log 0 = 0."
     if np.any((a != 0) & (b == 0)): return math.inf
-    i = (a != 0) & (b != 0)
-    return float(np.sum(a[i] * np.log(a[i] / b[i])))
+    both = (a != 0) & (b != 0)
+    return float(np.sum(a[both] * np.log(a[both] / b[both])))
 
 def _curve(P:np.ndarray, Q:np.ndarray, lambdas, c:float) -> np.ndarray:
     """The frontier as an (m + 2, 2) array: (1, 0), then (exp(-c KL(Q|R)), exp(-c KL(P|R)))
@@ -141,11 +141,12 @@ def _unit_rows(X:np.ndarray) -> np.ndarray:
     """Rows L2-normalised by scikit-learn's `normalize` (mauve-text's), rows whose squares would
     overflow or vanish rescaled first."""
     from sklearn.preprocessing import normalize
-    info, m = np.finfo(X.dtype), np.abs(X).max(axis=1)
-    odd = (m > np.sqrt(info.max / X.shape[1]) / 2) | ((m > 0) & (m < np.sqrt(info.tiny) * 1e3))
+    info, peak = np.finfo(X.dtype), np.abs(X).max(axis=1)
+    odd = ((peak > np.sqrt(info.max / X.shape[1]) / 2)
+           | ((peak > 0) & (peak < np.sqrt(info.tiny) * 1e3)))
     if odd.any():
         X = X.copy()
-        X[odd] /= m[odd, None]
+        X[odd] /= peak[odd, None]
     return normalize(X, norm='l2', axis=1)
 
 # %% ../nbs/05b_mauve.ipynb #30adf490
