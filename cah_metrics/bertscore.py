@@ -18,7 +18,8 @@ from fastcore.basics import patch
 
 from .core import Metric, Score, register
 from .resample import Resampling, mean_plan
-from .embeddings import DEFAULT_MODEL, check_model, check_text, clip_text, load_transformer, model_path
+from .embeddings import (DEFAULT_MODEL, check_model, check_text, clip_text,
+                                    load_transformer, model_path)
 from .text import as_array, check_float, check_int, check_pairs, check_sequence
 
 # %% auto #0
@@ -28,38 +29,47 @@ __all__ = ['doc_freq', 'idf_from_df', 'idf_weights', 'match_maxima', 'prf_from_m
 # %% ../nbs/07_bertscore.ipynb #53a9584c
 @lru_cache(maxsize=4)
 def _load(model:str, layer:int|None, device:str):
-    "Tokenizer, a model cut to its first `layer` layers, and the layer: loaded once per process, offline."
+    "Tokenizer, a model cut to its first `layer` layers, and the layer: loaded once per process."
     import torch
     try: tok, mdl = load_transformer(model, device)
-    except ValueError as e: raise ValueError(f"bertscore: {str(e).removeprefix('embeddings: ')}") from None
+    except ValueError as err:
+        raise ValueError(f"bertscore: {str(err).removeprefix('embeddings: ')}") from None
     n = mdl.config.num_hidden_layers
     layer = n if layer is None else layer
-    if not 0 <= layer <= n: raise ValueError(f"bertscore: layer must be 0..{n} for this model, got {layer}")
-    mdl.encoder.layer = torch.nn.ModuleList(list(mdl.encoder.layer[:layer]))     # the layers above are never needed
+    if not 0 <= layer <= n:
+        raise ValueError(f"bertscore: layer must be 0..{n} for this model, got {layer}")
+    # the layers above are never needed
+    mdl.encoder.layer = torch.nn.ModuleList(list(mdl.encoder.layer[:layer]))
     return tok, mdl, layer
 
 # %% ../nbs/07_bertscore.ipynb #b3ed8369
 def _word_pieces(tok, text:str) -> list[int]:
-    "Word-piece ids of a stripped text with [CLS] and [SEP], cut (with a warning) to the model's window."
+    "Word-piece ids of a stripped text with [CLS] and [SEP], cut (with a warning) to the window."
     s, L = text.strip(), tok.model_max_length
-    ids = tok.encode(clip_text(tok, s, L - 2), add_special_tokens=True, verbose=False) if s else [tok.cls_token_id, tok.sep_token_id]
+    if s: ids = tok.encode(clip_text(tok, s, L - 2), add_special_tokens=True, verbose=False)
+    else: ids = [tok.cls_token_id, tok.sep_token_id]
     if len(ids) > L:
-        warnings.warn(f"bertscore: a text of more than {L} word pieces is truncated to the model's {L}: {s[:40]!r}...")
+        warnings.warn(f"bertscore: a text of more than {L} word pieces is truncated to the "
+                      f"model's {L}: {s[:40]!r}...")
         ids = ids[:L - 1] + [tok.sep_token_id]
     return ids
 
 # %% ../nbs/07_bertscore.ipynb #88715b37
-_MIN_POSITIONS = 64      # the smallest forward pass, in rows x word pieces (smaller ones take another matmul path)
+# the smallest forward pass, in rows x word pieces (smaller ones take another matmul path)
+_MIN_POSITIONS = 64
 
 def _length_batches(ids:dict, batch_size:int) -> list[list[str]]:
     "Texts in batches of at most `batch_size`, each of texts with the same number of word pieces."
     groups = {}
     for t, p in ids.items(): groups.setdefault(len(p), []).append(t)
-    return [g[b:b + batch_size] for _, g in sorted(groups.items()) for b in range(0, len(g), batch_size)]
+    return [group[start:start + batch_size] for _, group in sorted(groups.items())
+            for start in range(0, len(group), batch_size)]
 
 # %% ../nbs/07_bertscore.ipynb #34aa5ab4
-def _encode(tok, mdl, texts:list[str], batch_size:int, device:str, progress:bool) -> tuple[dict, dict]:
-    "Unit word-piece vectors (float64) and word-piece ids of each distinct text; a batch holds texts of one length."
+def _encode(tok, mdl, texts:list[str], batch_size:int, device:str,
+            progress:bool) -> tuple[dict, dict]:
+    """Unit word-piece vectors (float64) and word-piece ids of each distinct text; a batch holds
+    texts of one length."""
     import torch
     from tqdm.auto import tqdm
     ids, emb = {t: _word_pieces(tok, t) for t in dict.fromkeys(texts)}, {}
@@ -67,7 +77,8 @@ def _encode(tok, mdl, texts:list[str], batch_size:int, device:str, progress:bool
     with torch.inference_mode():
         for batch in tqdm(batches, disable=not progress, desc='bertscore'):
             rows = [ids[t] for t in batch]
-            rows += rows[-1:] * (-(-_MIN_POSITIONS // len(rows[0])) - len(rows))      # a small pass: repeat a text
+            # a small pass: repeat a text
+            rows += rows[-1:] * (-(-_MIN_POSITIONS // len(rows[0])) - len(rows))
             x = torch.tensor(rows, device=device)
             h = torch.nn.functional.normalize(mdl(x, attention_mask=torch.ones_like(x))[0], dim=-1)
             emb.update(zip(batch, h[:len(batch)].double().cpu().numpy()))
@@ -76,15 +87,17 @@ def _encode(tok, mdl, texts:list[str], batch_size:int, device:str, progress:bool
 # %% ../nbs/07_bertscore.ipynb #915f539f
 def _ids(x, name:str, metric:str) -> np.ndarray:
     "A 1-d array of non-negative word-piece ids, else a `TypeError`/`ValueError` naming `name`."
-    a = as_array(x, name, metric)
-    if a.ndim != 1 or (a.size and (a.dtype.kind not in 'iu' or a.min() < 0)):
-        raise ValueError(f"{metric}: {name} must be a 1-d sequence of word-piece ids (ints >= 0), got shape {a.shape} of {a.dtype}")
-    return a.astype(np.int64)
+    ids = as_array(x, name, metric)
+    if ids.ndim != 1 or (ids.size and (ids.dtype.kind not in 'iu' or ids.min() < 0)):
+        raise ValueError(f"{metric}: {name} must be a 1-d sequence of word-piece ids (ints >= 0), "
+                         f"got shape {ids.shape} of {ids.dtype}")
+    return ids.astype(np.int64)
 
 def doc_freq(ref_ids:Sequence[Sequence[int]], # the word-piece ids of each reference
             ) -> Counter:
     "The number of references that contain each word piece (a `Counter`: piece id -> c_t)."
-    ref_ids = [_ids(r, f'ref_ids[{i}]', 'doc_freq') for i, r in enumerate(check_sequence(ref_ids, 'ref_ids', 'doc_freq'))]
+    ref_ids = [_ids(ref, f'ref_ids[{i}]', 'doc_freq')
+               for i, ref in enumerate(check_sequence(ref_ids, 'ref_ids', 'doc_freq'))]
     if not ref_ids: return Counter()
     t, c = np.unique(np.concatenate([np.unique(r) for r in ref_ids]), return_counts=True)
     return Counter(dict(zip(t.tolist(), c.tolist())))
@@ -95,10 +108,14 @@ def idf_from_df(df:Mapping[int, int], # piece id -> number of references that co
                ) -> tuple[dict, float]:
     "idf(t) = ln((M + 1) / (c_t + 1)), and the value for a word piece no reference has."
     M = check_int(M, 'M', 'idf_from_df', low=0)
-    if not isinstance(df, Mapping): raise TypeError(f"idf_from_df: df must be a mapping (piece id -> count), got {type(df).__name__}")
+    if not isinstance(df, Mapping):
+        raise TypeError(f"idf_from_df: df must be a mapping (piece id -> count), "
+                        f"got {type(df).__name__}")
     for t, n in df.items():
-        check_int(t, 'a piece id of df', 'idf_from_df', low=0); check_int(n, f'df[{t}]', 'idf_from_df', low=0, high=M)
-    special = [check_int(s, 'a special id', 'idf_from_df', low=0) for s in check_sequence(special, 'special', 'idf_from_df')]
+        check_int(t, 'a piece id of df', 'idf_from_df', low=0)
+        check_int(n, f'df[{t}]', 'idf_from_df', low=0, high=M)
+    special = [check_int(s, 'a special id', 'idf_from_df', low=0)
+               for s in check_sequence(special, 'special', 'idf_from_df')]
     idf = {t: math.log((M + 1) / (n + 1)) for t, n in df.items()}
     for s in special: idf[s] = 0.0
     return idf, math.log(M + 1)
@@ -107,22 +124,29 @@ def idf_from_df(df:Mapping[int, int], # piece id -> number of references that co
 def idf_weights(ref_ids:list[list[int]], # the word-piece ids of each reference
                 special:set[int], # ids of weight 0 ([CLS], [SEP])
                ) -> tuple[dict, float]:
-    "idf(t) = ln((M + 1) / (c_t + 1)) over M references, and the value for a word piece no reference has."
-    return idf_from_df(doc_freq(ref_ids), len(check_sequence(ref_ids, 'ref_ids', 'idf_weights')), special)
+    """idf(t) = ln((M + 1) / (c_t + 1)) over M references, and the value for a word piece no
+    reference has."""
+    M = len(check_sequence(ref_ids, 'ref_ids', 'idf_weights'))
+    return idf_from_df(doc_freq(ref_ids), M, special)
 
 # %% ../nbs/07_bertscore.ipynb #d6877c59
 def _vectors(x, name:str, metric:str) -> np.ndarray:
-    "A finite 2-d float64 array with at least one row, else a `TypeError`/`ValueError` naming `name`."
-    a = as_array(x, name, metric, finite=True)
-    if a.ndim != 2 or not a.shape[0]: raise ValueError(f"{metric}: {name} must be a 2-d array of vectors with at least one row, got shape {a.shape}")
-    return a.astype(np.float64)
+    "A finite 2-d float64 array with at least one row, else a `TypeError`/`ValueError` naming it."
+    vectors = as_array(x, name, metric, finite=True)
+    if vectors.ndim != 2 or not vectors.shape[0]:
+        raise ValueError(f"{metric}: {name} must be a 2-d array of vectors with at least one row, "
+                         f"got shape {vectors.shape}")
+    return vectors.astype(np.float64)
 
 def match_maxima(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d, n_c >= 1
                  R:np.ndarray, # reference word-piece vectors (unit), n_r x d, n_r >= 1
                 ) -> tuple[np.ndarray, np.ndarray]:
-    "Each candidate piece's best cosine with the reference pieces, and each reference piece's with the candidate's."
+    """Each candidate piece's best cosine with the reference pieces, and each reference piece's with
+    the candidate's."""
     H, R = _vectors(H, 'H', 'match_maxima'), _vectors(R, 'R', 'match_maxima')
-    if H.shape[1] != R.shape[1]: raise ValueError(f"match_maxima: H and R must have vectors of one dimension, got {H.shape[1]} and {R.shape[1]}")
+    if H.shape[1] != R.shape[1]:
+        raise ValueError(f"match_maxima: H and R must have vectors of one dimension, "
+                         f"got {H.shape[1]} and {R.shape[1]}")
     S = H @ R.T
     return S.max(axis=1), S.max(axis=0)
 
@@ -130,7 +154,9 @@ def match_maxima(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d, n
 def _weights_for(x, w, nx:str, nw:str, metric:str) -> tuple[np.ndarray, np.ndarray]:
     "Best matches `x` and their weights `w`: finite 1-d arrays of one length, weights >= 0."
     x, w = as_array(x, nx, metric, finite=True), as_array(w, nw, metric, finite=True)
-    if x.ndim != 1 or w.shape != x.shape: raise ValueError(f"{metric}: {nx} and {nw} must be 1-d and of one length, got shapes {x.shape} and {w.shape}")
+    if x.ndim != 1 or w.shape != x.shape:
+        raise ValueError(f"{metric}: {nx} and {nw} must be 1-d and of one length, "
+                         f"got shapes {x.shape} and {w.shape}")
     if w.size and w.min() < 0: raise ValueError(f"{metric}: {nw} must be >= 0")
     return x.astype(np.float64), w.astype(np.float64)
 
@@ -140,28 +166,35 @@ def prf_from_maxima(bp:np.ndarray, # each candidate piece's best match
                     wr:np.ndarray, # reference weights (>= 0, one per reference piece)
                    ) -> tuple[float, float, float]:
     "P, R, F1 from the best matches and the weights; 0 for an empty side (no weight)."
-    (bp, wh), (br, wr) = _weights_for(bp, wh, 'bp', 'wh', 'prf_from_maxima'), _weights_for(br, wr, 'br', 'wr', 'prf_from_maxima')
+    bp, wh = _weights_for(bp, wh, 'bp', 'wh', 'prf_from_maxima')
+    br, wr = _weights_for(br, wr, 'br', 'wr', 'prf_from_maxima')
     if wh.sum() == 0 or wr.sum() == 0: return 0.0, 0.0, 0.0
-    p = float(bp @ wh / wh.sum()); r = float(br @ wr / wr.sum())
+    p = float(bp @ wh / wh.sum())
+    r = float(br @ wr / wr.sum())
     return p, r, (2 * p * r / (p + r) if p + r != 0 else 0.0)
 
 # %% ../nbs/07_bertscore.ipynb #38995fdc
-def greedy_match(H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
-                 R:np.ndarray, # reference word-piece vectors (unit), n_r x d
-                 wh:np.ndarray, # candidate weights
-                 wr:np.ndarray, # reference weights
-                 floor_p:bool=False, # raise the candidate's negative best matches to 0 (bert-score's padding; see below)
-                 floor_r:bool=False, # the same for the reference's
-                ) -> tuple[float, float, float]:
+def greedy_match(
+    H:np.ndarray, # candidate word-piece vectors (unit), n_c x d
+    R:np.ndarray, # reference word-piece vectors (unit), n_r x d
+    wh:np.ndarray, # candidate weights
+    wr:np.ndarray, # reference weights
+    floor_p:bool=False, # raise the candidate's negative best matches to 0 (bert-score's padding)
+    floor_r:bool=False, # the same for the reference's
+) -> tuple[float, float, float]:
     "BERTScore P, R, F1 of one pair; 0 for an empty side (no weight)."
-    for k, v in (('floor_p', floor_p), ('floor_r', floor_r)):
-        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"greedy_match: {k} must be a bool, got {type(v).__name__}")
+    for name, flag in (('floor_p', floor_p), ('floor_r', floor_r)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"greedy_match: {name} must be a bool, got {type(flag).__name__}")
     bp, br = match_maxima(H, R)
-    return prf_from_maxima(np.maximum(bp, 0) if floor_p else bp, np.maximum(br, 0) if floor_r else br, wh, wr)
+    return prf_from_maxima(np.maximum(bp, 0) if floor_p else bp,
+                           np.maximum(br, 0) if floor_r else br, wh, wr)
 
 # %% ../nbs/07_bertscore.ipynb #6f5f5e27
-def _padded_in_batch(lc:np.ndarray, lr:np.ndarray, size:int=64) -> tuple[np.ndarray, np.ndarray]:
-    "For bert-score's batches of `size` pairs (word-piece counts lc, lr): is each pair's reference (candidate) shorter than its batch's longest?"
+def _padded_in_batch(lc:np.ndarray, lr:np.ndarray,
+                     size:int=64) -> tuple[np.ndarray, np.ndarray]:
+    """For bert-score's batches of `size` pairs (word-piece counts lc, lr): is each pair's reference
+    (candidate) shorter than its batch's longest?"""
     if not len(lc): return np.zeros(0, bool), np.zeros(0, bool)
     starts, b = np.arange(0, len(lc), size), np.arange(len(lc)) // size
     mc, mr = np.maximum.reduceat(lc, starts), np.maximum.reduceat(lr, starts)
@@ -175,24 +208,37 @@ class BERTScoreResult:
     recall: np.ndarray = field(repr=False)
     f1: np.ndarray = field(repr=False)
     signature: str
-    def mean(self) -> dict: return {k: float(np.mean(getattr(self, k))) if len(self.f1) else 0.0 for k in ('precision', 'recall', 'f1')}
+    def mean(self) -> dict:
+        "The mean precision, recall and F1 (0 for no examples)."
+        return {k: float(np.mean(getattr(self, k))) if len(self.f1) else 0.0
+                for k in ('precision', 'recall', 'f1')}
     def __repr__(self):
         m = self.mean()
-        return f"BERTScore P {m['precision']:.4f} R {m['recall']:.4f} F1 {m['f1']:.4f} (n = {len(self.f1)}) | {self.signature}"
+        return (f"BERTScore P {m['precision']:.4f} R {m['recall']:.4f} F1 {m['f1']:.4f} "
+                f"(n = {len(self.f1)}) | {self.signature}")
 
 # %% ../nbs/07_bertscore.ipynb #3e397235
 def read_baseline(path:str|Path, # a bert-score baseline file
                   layer:int, # the layer whose row to read, >= 0
                  ) -> tuple[float, float, float]:
-    "A baseline (P, R, F) for `layer` from a bert-score style file: a header `LAYER,P,R,F` and one row per layer."
-    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"read_baseline: path must be a str or a path, got {type(path).__name__}")
+    """A baseline (P, R, F) for `layer` from a bert-score style file: a header `LAYER,P,R,F` and one
+    row per layer."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"read_baseline: path must be a str or a path, got {type(path).__name__}")
     layer = check_int(layer, 'layer', 'read_baseline', low=0)
     try: lines = Path(path).read_text().split()
-    except (OSError, UnicodeDecodeError, ValueError) as e: raise ValueError(f"read_baseline: cannot read the baseline file {path}: {type(e).__name__}") from None
-    for i, l in enumerate(lines[1:], 2):
-        r = l.split(',')
-        try: row_layer, prf = int(r[0]), tuple(check_float(float(x), 'baseline', 'read_baseline', high=1, open_high=True) for x in r[1:4])
-        except (ValueError, TypeError, IndexError): raise ValueError(f"read_baseline: {path}:{i}: expected LAYER,P,R,F with finite P, R, F < 1, got {l[:60]!r}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"read_baseline: cannot read the baseline file {path}: "
+                         f"{type(err).__name__}") from None
+    for i, line in enumerate(lines[1:], 2):
+        row = line.split(',')
+        try:
+            row_layer = int(row[0])
+            prf = tuple(check_float(float(x), 'baseline', 'read_baseline', high=1, open_high=True)
+                        for x in row[1:4])
+        except (ValueError, TypeError, IndexError):
+            raise ValueError(f"read_baseline: {path}:{i}: expected LAYER,P,R,F with finite "
+                             f"P, R, F < 1, got {line[:60]!r}") from None
         if len(prf) == 3 and row_layer == layer: return prf
     raise ValueError(f"bertscore: {path} has no baseline for layer {layer}")
 
@@ -201,15 +247,20 @@ def _baseline(baseline, layer:int) -> tuple[float, float, float]|None:
     if baseline is None: return None
     if isinstance(baseline, (str, os.PathLike)): return read_baseline(baseline, layer)
     b = check_sequence(baseline, 'baseline', 'bertscore')
-    if len(b) != 3: raise ValueError(f"bertscore: baseline must be 3 numbers (P, R, F) or a file, got {len(b)} values")
-    return tuple(check_float(x, f'baseline[{i}]', 'bertscore', high=1, open_high=True) for i, x in enumerate(b))
+    if len(b) != 3:
+        raise ValueError(f"bertscore: baseline must be 3 numbers (P, R, F) or a file, "
+                         f"got {len(b)} values")
+    return tuple(check_float(x, f'baseline[{i}]', 'bertscore', high=1, open_high=True)
+                 for i, x in enumerate(b))
 
 # %% ../nbs/07_bertscore.ipynb #3b896e61
 @register()
 class BERTScore(Metric):
-    "BERTScore with a fixed model, layer, weighting, baseline and multi-reference rule, over mergeable word-piece statistics."
+    """BERTScore with a fixed model, layer, weighting, baseline and multi-reference rule, over
+    mergeable word-piece statistics."""
     name = 'bertscore'
-    summary = 'BERTScore (Zhang et al. 2020): greedy cosine matching of contextual word-piece vectors; mean F1, precision and recall'
+    summary = ('BERTScore (Zhang et al. 2020): greedy cosine matching of contextual word-piece '
+               'vectors; mean F1, precision and recall')
     inputs, value_range, higher_is_better = ('predictions', 'references'), (-1.0, 1.0), True
     keys, signature_keys = ('f1', 'precision', 'recall'), ('model', 'layer', 'idf', 'baseline', 'multi', 'compat')
     def resampling(self) -> Resampling:
@@ -217,82 +268,123 @@ class BERTScore(Metric):
         def plan(items, key): return mean_plan(self.item_values(items)[f'bertscore_{key}'])
         return Resampling(('f1', 'precision', 'recall'), plan)
 
-# %% ../nbs/07_bertscore.ipynb #d82b6a73
-@patch
-def __init__(self:BERTScore, model:str=DEFAULT_MODEL, # the bundled MiniLM, or a local transformers model folder
-             layer:int|None=None, # which layer's output, 0..the model's number of layers (default: the last)
-             idf:bool=False, # weight word pieces by their idf over the references
-             baseline:Sequence[float]|str|Path|None=None, # (P, R, F) baseline numbers, each finite and < 1, or a bert-score baseline file
-             multi:str='max', # several references: 'max' (bert-score's: max of P, R, F separately) or 'best-f'
-             batch_size:int=64, # texts per forward pass, >= 1
-             use_gpu:bool=False, # run the model on the GPU when there is one
-             progress:bool|None=None, # show a progress bar (default: for more than 1000 candidates)
-             compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
-             keep_items:bool=False, # also keep the per-item statistics (`item_stats`, `per_item`)
-            ):
-    model, layer = check_model(model, 'bertscore'), None if layer is None else check_int(layer, 'layer', 'bertscore', low=0)
-    for k, v in (('idf', idf), ('use_gpu', use_gpu), ('keep_items', keep_items), ('progress', progress)):
-        if not isinstance(v, (bool, np.bool_)) and not (k == 'progress' and v is None): raise TypeError(f"bertscore: {k} must be a bool, got {type(v).__name__}")
-    if not isinstance(multi, str) or multi not in ('max', 'best-f'): raise ValueError(f"bertscore: multi must be 'max' or 'best-f', got {reprlib.repr(multi)}")
-    if not (compat is None or isinstance(compat, str) and compat == 'bert-score'): raise ValueError(f"bertscore: compat must be None or 'bert-score', got {reprlib.repr(compat)}")
-    import torch
-    self.device = 'cuda' if use_gpu and torch.cuda.is_available() else 'cpu'
-    self.model, self.idf, self.multi, self.progress, self.compat = model, bool(idf), multi, progress, compat
-    self.batch_size = check_int(batch_size, 'batch_size', 'bertscore')
-    self._key = (model, layer, self.device)
-    self.layer = _load(*self._key)[2]
-    self.baseline = _baseline(baseline, self.layer)
-    Metric.__init__(self, bool(keep_items))
+    def __init__(
+        self,
+        model:str=DEFAULT_MODEL, # the bundled MiniLM, or a local transformers model folder
+        layer:int|None=None, # which layer's output, 0..the model's layers (default: the last)
+        idf:bool=False, # weight word pieces by their idf over the references
+        # (P, R, F) baseline numbers, each finite and < 1, or a bert-score baseline file
+        baseline:Sequence[float]|str|Path|None=None,
+        multi:str='max', # several references: 'max' (bert-score's: max of P, R, F each) or 'best-f'
+        batch_size:int=64, # texts per forward pass, >= 1
+        use_gpu:bool=False, # run the model on the GPU when there is one
+        progress:bool|None=None, # show a progress bar (default: for more than 1000 candidates)
+        compat:str|None=None, # 'bert-score': emulate its padded batches of 64 pairs (see above)
+        keep_items:bool=False, # also keep the per-item statistics (`item_stats`, `per_item`)
+    ):
+        model = check_model(model, 'bertscore')
+        layer = None if layer is None else check_int(layer, 'layer', 'bertscore', low=0)
+        flags = (('idf', idf), ('use_gpu', use_gpu), ('keep_items', keep_items),
+                 ('progress', progress))
+        for flag, value in flags:
+            if isinstance(value, (bool, np.bool_)): continue
+            if flag == 'progress' and value is None: continue
+            raise TypeError(f"bertscore: {flag} must be a bool, got {type(value).__name__}")
+        if not isinstance(multi, str) or multi not in ('max', 'best-f'):
+            raise ValueError(f"bertscore: multi must be 'max' or 'best-f', "
+                             f"got {reprlib.repr(multi)}")
+        if not (compat is None or isinstance(compat, str) and compat == 'bert-score'):
+            raise ValueError(f"bertscore: compat must be None or 'bert-score', "
+                             f"got {reprlib.repr(compat)}")
+        import torch
+        self.device = 'cuda' if use_gpu and torch.cuda.is_available() else 'cpu'
+        self.model, self.idf, self.multi = model, bool(idf), multi
+        self.progress, self.compat = progress, compat
+        self.batch_size = check_int(batch_size, 'batch_size', 'bertscore')
+        self._key = (model, layer, self.device)
+        self.layer = _load(*self._key)[2]
+        self.baseline = _baseline(baseline, self.layer)
+        super().__init__(bool(keep_items))
+    @property
+    def tok(self):
+        "The model's tokenizer."
+        return _load(*self._key)[0]
+    @property
+    def mdl(self):
+        "The model, cut to `layer` layers."
+        return _load(*self._key)[1]
+
+    def options(self) -> dict:
+        "The model's name, the layer, idf, the baseline, the multi-reference rule and `compat`."
+        return {'model': _model_name(self.model), 'layer': self.layer, 'idf': self.idf,
+                'baseline': self.baseline, 'multi': self.multi, 'compat': self.compat}
+    def empty_state(self) -> dict:
+        return {'n': 0, 'M': 0, 'df': Counter(), 'cand': [], 'refs': [], 'p_max': [], 'r_max': []}
+    def item_statistics(self, predictions, references=None) -> dict:
+        "Each item's word-piece ids and the best matches of its (candidate, reference) pairs."
+        cands, refs = check_pairs(predictions, references, metric=self.name, name='predictions')
+        return self._best_matches(cands, refs)
+    def reduce_items(self, stats:dict) -> dict:
+        """Per-item statistics -> a state to add: the lists, the number of references and their
+        document frequencies."""
+        flat = [ref for refs in stats['refs'] for ref in refs]
+        return {'n': len(stats['cand']), 'M': len(flat), 'df': doc_freq(flat), **stats}
+    def score_state(self, state:dict) -> Score:
+        "The mean F1, precision and recall of the items (0 for no items)."
+        means = self._result(state).mean()
+        return Score({k: means[k] for k in self.keys}, self.signature(), n=state['n'])
+    def item_values(self, items:dict) -> dict:
+        "Each item's precision, recall and F1."
+        result = self._result(self.reduce_items(items))
+        return {f'bertscore_{k}': getattr(result, k).tolist()
+                for k in ('precision', 'recall', 'f1')}
+
+    def score(
+        self,
+        candidates:str|Sequence[str], # one candidate or a sequence of them
+        references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of them
+    ) -> BERTScoreResult:
+        """Per-example BERTScore of candidates against their references (the running statistics are
+        left alone)."""
+        cands, refs = check_pairs(candidates, references, metric='BERTScore', name='candidates')
+        return self._result(self.reduce_items(self._best_matches(cands, refs, 'candidates')))
 
 # %% ../nbs/07_bertscore.ipynb #0b15c6c4
-BERTScore.tok = property(lambda self: _load(*self._key)[0], doc="The model's tokenizer.")
-BERTScore.mdl = property(lambda self: _load(*self._key)[1], doc="The model, cut to `layer` layers.")
-
 def _model_name(model:str) -> str:
-    "A model's name in the signature: the bundled default's (given by a name or by its folder), else the folder's name."
+    """A model's name in the signature: the bundled default's (given by a name or by its folder),
+    else the folder's name."""
     try: bundled = model_path(model) == model_path()
-    except ImportError: bundled = False           # the bundled model is not installed, so a local folder is not it
+    # the bundled model is not installed, so a local folder is not it
+    except ImportError: bundled = False
     return DEFAULT_MODEL if bundled else Path(model).name
-
-@patch
-def options(self:BERTScore) -> dict:
-    name = _model_name(self.model)
-    return {'model': name, 'layer': self.layer, 'idf': self.idf, 'baseline': self.baseline, 'multi': self.multi, 'compat': self.compat}
 
 # %% ../nbs/07_bertscore.ipynb #c768ef5b
 @patch
-def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]], name:str='predictions') -> dict:
-    "Per-item statistics of validated candidates and references: word-piece ids and each piece's best match."
-    for i, c in enumerate(cands): check_text(c, f'{name}[{i}]', self.name)
+def _best_matches(self:BERTScore, cands:list[str], refs:list[list[str]],
+                  name:str='predictions') -> dict:
+    """Per-item statistics of validated candidates and references: word-piece ids and each piece's
+    best match."""
+    for i, cand in enumerate(cands): check_text(cand, f'{name}[{i}]', self.name)
     for i, rs in enumerate(refs):
-        for j, r in enumerate(rs): check_text(r, f'references[{i}][{j}]', self.name)
+        for j, ref in enumerate(rs): check_text(ref, f'references[{i}][{j}]', self.name)
     progress = len(cands) > 1000 if self.progress is None else self.progress
-    emb, ids = _encode(self.tok, self.mdl, [r for rs in refs for r in rs] + cands, self.batch_size, self.device, progress)
-    pieces = {t: np.array(p, np.int64) for t, p in ids.items()}
-    maxima = [[match_maxima(emb[c], emb[r]) for r in rs] for c, rs in zip(cands, refs)]
-    return {'cand': [pieces[c] for c in cands], 'refs': [[pieces[r] for r in rs] for rs in refs],
-            'p_max': [[m[0] for m in ms] for ms in maxima], 'r_max': [[m[1] for m in ms] for ms in maxima]}
-
-@patch
-def item_statistics(self:BERTScore, predictions, references=None) -> dict:
-    return self._best_matches(*check_pairs(predictions, references, metric=self.name, name='predictions'))
-
-# %% ../nbs/07_bertscore.ipynb #bc34c824
-@patch
-def empty_state(self:BERTScore) -> dict: return {'n': 0, 'M': 0, 'df': Counter(), 'cand': [], 'refs': [], 'p_max': [], 'r_max': []}
-
-@patch
-def reduce_items(self:BERTScore, stats:dict) -> dict:
-    "Per-item statistics -> a state to add: the lists, the number of references and their document frequencies."
-    flat = [r for rs in stats['refs'] for r in rs]
-    return {'n': len(stats['cand']), 'M': len(flat), 'df': doc_freq(flat), **stats}
+    texts = [ref for rs in refs for ref in rs] + cands
+    emb, ids = _encode(self.tok, self.mdl, texts, self.batch_size, self.device, progress)
+    pieces = {text: np.array(p, np.int64) for text, p in ids.items()}
+    maxima = [[match_maxima(emb[cand], emb[ref]) for ref in rs] for cand, rs in zip(cands, refs)]
+    return {'cand': [pieces[cand] for cand in cands],
+            'refs': [[pieces[ref] for ref in rs] for rs in refs],
+            'p_max': [[pair[0] for pair in pairs] for pairs in maxima],
+            'r_max': [[pair[1] for pair in pairs] for pairs in maxima]}
 
 # %% ../nbs/07_bertscore.ipynb #5befcd88
 @patch
 def _weight_table(self:BERTScore, state:dict) -> np.ndarray:
-    "The weight of every word-piece id: idf from the state's document frequencies, or 1; 0 for [CLS] and [SEP]."
+    """The weight of every word-piece id: idf from the state's document frequencies, or 1; 0 for
+    [CLS] and [SEP]."""
     special = {self.tok.cls_token_id, self.tok.sep_token_id}
-    size = max([len(self.tok), *(int(c.max()) + 1 for c in state['cand'] if len(c)), *(t + 1 for t in state['df'])])
+    size = max([len(self.tok), *(int(cand.max()) + 1 for cand in state['cand'] if len(cand)),
+                *(t + 1 for t in state['df'])])
     idf, unseen = idf_from_df(state['df'], state['M'], special) if self.idf else ({}, 1.0)
     w = np.full(size, unseen)
     w[list(idf)] = list(idf.values())
@@ -318,10 +410,12 @@ def _item_prf(self:BERTScore, state:dict) -> np.ndarray:
     "Each item's P, R, F1 (items x 3): the multi-reference rule over its pairs, then the baseline."
     prf, out, k = self._pair_prf(state), [], 0
     for rs in state['refs']:
-        g = prf[k:k + len(rs)]; k += len(rs)
-        out.append(g.max(axis=0) if self.multi == 'max' else g[int(np.argmax(g[:, 2]))])
+        pairs = prf[k:k + len(rs)]
+        k += len(rs)
+        out.append(pairs.max(axis=0) if self.multi == 'max' else pairs[int(np.argmax(pairs[:, 2]))])
     out = np.array(out, float).reshape(-1, 3)
-    if self.baseline is not None: out = (out - np.array(self.baseline)) / (1 - np.array(self.baseline))
+    if self.baseline is not None:
+        out = (out - np.array(self.baseline)) / (1 - np.array(self.baseline))
     return out
 
 # %% ../nbs/07_bertscore.ipynb #95be96b5
@@ -329,27 +423,11 @@ def _item_prf(self:BERTScore, state:dict) -> np.ndarray:
 def _result(self:BERTScore, state:dict) -> BERTScoreResult:
     return BERTScoreResult(*self._item_prf(state).T, self.signature())
 
-@patch
-def score_state(self:BERTScore, state:dict) -> Score:
-    m = self._result(state).mean()
-    return Score({k: m[k] for k in self.keys}, self.signature(), n=state['n'])
-
-@patch
-def item_values(self:BERTScore, items:dict) -> dict:
-    r = self._result(self.reduce_items(items))
-    return {f'bertscore_{k}': getattr(r, k).tolist() for k in ('precision', 'recall', 'f1')}
-
 # %% ../nbs/07_bertscore.ipynb #787aab18
-@patch
-def score(self:BERTScore, candidates:str|Sequence[str], # one candidate or a sequence of them
-          references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
-         ) -> BERTScoreResult:
-    "Per-example BERTScore of candidates against their references (the running statistics are left alone)."
-    return self._result(self.reduce_items(self._best_matches(*check_pairs(candidates, references, metric='BERTScore', name='candidates'), 'candidates')))
-
-def bert_score(candidates:str|Sequence[str], # one candidate or a sequence of them
-               references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
-               **kwargs, # options of `BERTScore`
-              ) -> BERTScoreResult:
+def bert_score(
+    candidates:str|Sequence[str], # one candidate or a sequence of them
+    references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
+    **kwargs, # options of `BERTScore`
+) -> BERTScoreResult:
     "BERTScore of candidates against references; options of `BERTScore`."
     return BERTScore(**kwargs).score(candidates, references)

@@ -13,7 +13,6 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import Metric, Score, register
 from .resample import Resampling, mean_plan
@@ -27,10 +26,13 @@ __all__ = ['NEUTRAL', 'DETECTORS', 'LangdetectDetector', 'ScriptDetector', 'Hing
 class LangdetectDetector:
     "A word-level detector: langdetect's most likely language, seeded and cached."
     name = 'langdetect'
-    def __init__(self, seed:int=0): self.seed = check_int(seed, 'seed', 'LangdetectDetector', low=0)   # langdetect's seed (it is random otherwise), >= 0
+    def __init__(self, seed:int=0, # langdetect's seed (it is random otherwise), >= 0
+                ):
+        self.seed = check_int(seed, 'seed', 'LangdetectDetector', low=0)
     def __repr__(self): return f"LangdetectDetector(seed={self.seed})"
     def signature(self) -> str: return f"langdetect(seed={self.seed})"
-    def __call__(self, word:str) -> str|None: return _langdetect(check_str(word, 'word', 'LangdetectDetector'), self.seed)
+    def __call__(self, word:str) -> str|None:
+        return _langdetect(check_str(word, 'word', 'LangdetectDetector'), self.seed)
 
 @lru_cache(maxsize=2**16)
 def _langdetect(word:str, seed:int) -> str|None:
@@ -43,140 +45,180 @@ def _langdetect(word:str, seed:int) -> str|None:
 
 # %% ../nbs/07a_cmc.ipynb #984e3697
 class ScriptDetector:
-    "Language by Unicode script: Devanagari -> 'hi', Latin -> 'en', other scripts by name; None without letters."
+    """Language by Unicode script: Devanagari -> 'hi', Latin -> 'en', other scripts by name; None
+    without letters."""
     name = 'script'
     def __repr__(self): return "ScriptDetector()"
     def signature(self) -> str: return "script"
     def __call__(self, word:str) -> str|None:
-        scripts = Counter(unicodedata.name(c, 'UNKNOWN').split()[0] for c in check_str(word, 'word', 'ScriptDetector') if c.isalpha())
+        word = check_str(word, 'word', 'ScriptDetector')
+        scripts = Counter(unicodedata.name(c, 'UNKNOWN').split()[0] for c in word if c.isalpha())
         if not scripts: return None
-        s = scripts.most_common(1)[0][0]
-        return {'DEVANAGARI': 'hi', 'LATIN': 'en'}.get(s, s.lower())
+        script = scripts.most_common(1)[0][0]
+        return {'DEVANAGARI': 'hi', 'LATIN': 'en'}.get(script, script.lower())
 
 # %% ../nbs/07a_cmc.ipynb #5f1ef4ee
 _LID_FORMAT = 'cah_metrics.hinglish-lid'
 
 @lru_cache(maxsize=1)
 def _hinglish_model() -> tuple[dict, float, int]:
-    d = json.loads((resources.files('cah_metrics') / 'data' / 'hinglish_lid.json').read_text(encoding='ascii'))
-    if d.get('format') != _LID_FORMAT or d.get('version') != 1: raise ValueError("HinglishDetector: hinglish_lid.json is not a version-1 model file")
-    return d['llr'], d['unseen'], d['n']
+    path = resources.files('cah_metrics') / 'data' / 'hinglish_lid.json'
+    model = json.loads(path.read_text(encoding='ascii'))
+    if model.get('format') != _LID_FORMAT or model.get('version') != 1:
+        raise ValueError("HinglishDetector: hinglish_lid.json is not a version-1 model file")
+    return model['llr'], model['unseen'], model['n']
 
 def _char_ngrams(word:str, n:int) -> list[str]:
-    "The character 1- to n-grams of `^word$` (the model's features; the build script uses this too)."
+    "The character 1- to n-grams of `^word$` (the model's features; the build script uses it too)."
     w = f'^{word}$'
     return [w[i:i + k] for k in range(1, n + 1) for i in range(len(w) - k + 1)]
 
 def _llr(word:str) -> float:
-    "The log-likelihood ratio of a lowercased word's ASCII letters: the sum over `_char_ngrams`, streamed (no list of n-grams)."
+    """The log-likelihood ratio of a lowercased word's ASCII letters: the sum over `_char_ngrams`,
+    streamed (no list of n-grams)."""
     llr, unseen, n = _hinglish_model()
     w = '^' + ''.join(c for c in word if 'a' <= c <= 'z') + '$'
-    return math.fsum(llr.get(w[i:i + k], unseen) for k in range(1, n + 1) for i in range(len(w) - k + 1))
+    return math.fsum(llr.get(w[i:i + k], unseen)
+                     for k in range(1, n + 1) for i in range(len(w) - k + 1))
 
-_llr_cached, _CACHED_LEN = lru_cache(maxsize=2**16)(_llr), 64   # longer "words" (URLs, a line without spaces) bypass the cache
+_llr_cached = lru_cache(maxsize=2**16)(_llr)
+_CACHED_LEN = 64   # longer "words" (URLs, a line without spaces) bypass the cache
 
-def _hinglish_llr(word:str) -> float: return _llr_cached(word) if len(word) <= _CACHED_LEN else _llr(word)
+def _hinglish_llr(word:str) -> float:
+    return _llr_cached(word) if len(word) <= _CACHED_LEN else _llr(word)
 
 # %% ../nbs/07a_cmc.ipynb #bd93f65c
 class HinglishDetector:
-    "Hindi or English per word: Devanagari is 'hi'; Latin letters are romanised Hindi ('hi') or English ('en') by a character n-gram model."
+    """Hindi or English per word: Devanagari is 'hi'; Latin letters are romanised Hindi ('hi') or
+    English ('en') by a character n-gram model."""
     name = 'hinglish'
-    def __init__(self, threshold:float=0.0): self.threshold = check_float(threshold, 'threshold', 'HinglishDetector')   # log-odds above which a Latin word is Hindi; finite
+    def __init__(self, threshold:float=0.0, # log-odds above which a Latin word is Hindi; finite
+                ):
+        self.threshold = check_float(threshold, 'threshold', 'HinglishDetector')
     def __repr__(self): return f"HinglishDetector(threshold={self.threshold:g})"
-    def signature(self) -> str: return f"hinglish(char-{_hinglish_model()[2]}gram-v1,threshold={self.threshold:g})"
+    def signature(self) -> str:
+        return f"hinglish(char-{_hinglish_model()[2]}gram-v1,threshold={self.threshold:g})"
     def score(self, word:str, # a word
              ) -> float:
-        "Log-likelihood ratio ln P(word | romanised Hindi) - ln P(word | English) of the word's ASCII letters."
+        """Log-likelihood ratio ln P(word | romanised Hindi) - ln P(word | English) of the word's
+        ASCII letters."""
         return _hinglish_llr(check_str(word, 'word', 'HinglishDetector').lower())
     def __call__(self, word:str) -> str|None:
         script = ScriptDetector()(check_str(word, 'word', 'HinglishDetector'))
-        if script != 'en': return script                       # Devanagari 'hi', other scripts by name, None without letters
+        # Devanagari 'hi', other scripts by name, None without letters
+        if script != 'en': return script
         return 'hi' if self.score(word) > self.threshold else 'en'
 
 # %% ../nbs/07a_cmc.ipynb #9f22e95b
-NEUTRAL = 0.5    # the CMC of a pair with an empty text, or a text with no identifiable word
+NEUTRAL = 0.5    # the CMC of a pair with an empty text, or a text without identifiable words
 
 def _detector(detector, fn:str) -> Callable[[str], str|None]:
     if detector is None: return HinglishDetector()
     if isinstance(detector, str): return get_detector(detector, fn)
     if callable(detector): return detector
-    raise TypeError(f"{fn}: detector must be a name ({', '.join(map(repr, DETECTORS))}), a callable word -> language, or None; got {type(detector).__name__}")
+    raise TypeError(f"{fn}: detector must be a name ({', '.join(map(repr, DETECTORS))}), "
+                    f"a callable word -> language, or None; got {type(detector).__name__}")
 
-def language_ratios(text:str, # one text
-                    detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language (default: `HinglishDetector()`)
-                    min_len:int=3, # shorter words are skipped; an int >= 0
-                   ) -> dict[str, float]:
-    "Share of each language among the text's identifiable words (whitespace-split, at least `min_len` characters)."
-    text, detector, min_len = check_str(text, 'text', 'language_ratios'), _detector(detector, 'language_ratios'), check_int(min_len, 'min_len', 'language_ratios', low=0)
+def language_ratios(
+    text:str, # one text
+    # a name in `DETECTORS`, or word -> language (default: `HinglishDetector()`)
+    detector:str|Callable[[str], str|None]|None=None,
+    min_len:int=3, # shorter words are skipped; an int >= 0
+) -> dict[str, float]:
+    """Share of each language among the text's identifiable words (whitespace-split, at least
+    `min_len` characters)."""
+    caller = 'language_ratios'
+    text, detector = check_str(text, 'text', caller), _detector(detector, caller)
+    min_len = check_int(min_len, 'min_len', caller, low=0)
     langs = Counter()
-    for m in re.finditer(r'\S+', text):               # str.split()'s words, one at a time
-        if len(w := m.group()) >= min_len and (l := detector(w)) is not None:
-            if not isinstance(l, str): raise TypeError(f"language_ratios: detector returned {type(l).__name__} for {w[:40]!r}; it must return a language code (str) or None")
-            langs[l] += 1
+    for match in re.finditer(r'\S+', text):               # str.split()'s words, one at a time
+        word = match.group()
+        if len(word) < min_len or (lang := detector(word)) is None: continue
+        if not isinstance(lang, str):
+            raise TypeError(f"language_ratios: detector returned {type(lang).__name__} for "
+                            f"{word[:40]!r}; it must return a language code (str) or None")
+        langs[lang] += 1
     n = sum(langs.values())
-    return {l: c / n for l, c in langs.items()} if n else {}
+    return {lang: count / n for lang, count in langs.items()} if n else {}
 
 # %% ../nbs/07a_cmc.ipynb #0429de4b
 def _coverage(a:dict[str, float], b:dict[str, float]) -> float:
-    "CMC of two language distributions: 1 - their total variation, clipped at 0; `NEUTRAL` when either is empty."
+    """CMC of two language distributions: 1 - their total variation, clipped at 0; `NEUTRAL` when
+    either is empty."""
     if not a or not b: return NEUTRAL
-    return max(0.0, 1 - sum(abs(a.get(l, 0.0) - b.get(l, 0.0)) for l in a.keys() | b.keys()) / 2)
+    return max(0.0, 1 - sum(abs(a.get(L, 0.0) - b.get(L, 0.0)) for L in a.keys() | b.keys()) / 2)
 
-def code_mixing_coverage(summary:str, # the summary
-                         thread:str, # the source conversation (one str; join a list of messages first)
-                         detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language
-                         min_len:int=3, # shorter words are skipped; an int >= 0
-                        ) -> float:
-    "CMC: 1 - total variation between the language ratios of thread and summary; `NEUTRAL` when undefined."
-    summary, thread = check_str(summary, 'summary', 'code_mixing_coverage'), check_str(thread, 'thread', 'code_mixing_coverage')
-    detector, min_len = _detector(detector, 'code_mixing_coverage'), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
+def code_mixing_coverage(
+    summary:str, # the summary
+    thread:str, # the source conversation (one str; join a list of messages first)
+    detector:str|Callable[[str], str|None]|None=None, # a name in `DETECTORS`, or word -> language
+    min_len:int=3, # shorter words are skipped; an int >= 0
+) -> float:
+    """CMC: 1 - total variation between the language ratios of thread and summary;
+    `NEUTRAL` when undefined."""
+    caller = 'code_mixing_coverage'
+    summary, thread = check_str(summary, 'summary', caller), check_str(thread, 'thread', caller)
+    detector = _detector(detector, caller)
+    min_len = check_int(min_len, 'min_len', caller, low=0)
     if not summary.strip() or not thread.strip(): return NEUTRAL
-    return _coverage(language_ratios(thread, detector, min_len), language_ratios(summary, detector, min_len))
+    return _coverage(language_ratios(thread, detector, min_len),
+                     language_ratios(summary, detector, min_len))
 
 # %% ../nbs/07a_cmc.ipynb #3509f286
 def _lid_counts(gold:list[str], # the gold language code of each word, each one of `labels`
-                pred:list, # the detector's answer for each word (anything not in `labels` is 'other')
+                pred:list, # the detector's answer for each word (not in `labels`: 'other')
                 labels:tuple[str, ...]=('hi', 'en'), # the gold labels
                ) -> np.ndarray:
-    "A text's word-level confusion counts, gold label (row) by answer (column; the last is any other answer), flattened to k * (k + 1) ints."
-    k, ix = len(labels), {l: i for i, l in enumerate(labels)}
+    """A text's word-level confusion counts, gold label (row) by answer (column; the last is any
+    other answer), flattened to k * (k + 1) ints."""
+    k, index = len(labels), {label: i for i, label in enumerate(labels)}
     C = np.zeros((k, k + 1), np.int64)
-    for g, p in zip(gold, pred, strict=True): C[ix[g], ix.get(p, k)] += 1
+    for g, p in zip(gold, pred, strict=True): C[index[g], index.get(p, k)] += 1
     return C.ravel()
 
-def _lid_scores(S, # summed counts: one row of k * (k + 1) from `_lid_counts`, or an (m, k * (k + 1)) stack of them
+def _lid_scores(S, # summed counts: a row of k(k + 1) from `_lid_counts`, or an (m, k(k + 1)) stack
                 labels:tuple[str, ...]=('hi', 'en'), # the gold labels, in the counts' order
                ) -> dict[str, np.ndarray]:
-    "Token accuracy and each label's F1 of summed confusion counts, an (m,) array each (0 where undefined)."
+    """Token accuracy and each label's F1 of summed confusion counts, an (m,) array each (0 where
+    undefined)."""
     k = len(labels)
     C = np.asarray(S, np.float64).reshape(-1, k, k + 1)
     tp, n = C[:, np.arange(k), np.arange(k)], C.sum(axis=(1, 2))
     den = C.sum(axis=2) + C[:, :, :k].sum(axis=1)              # (TP + FN) + (TP + FP)
     f1 = np.divide(2 * tp, den, out=np.zeros_like(tp), where=den > 0)
-    return {'accuracy': np.divide(tp.sum(axis=1), n, out=np.zeros(len(C)), where=n > 0), **{f'f1_{l}': f1[:, i] for i, l in enumerate(labels)}}
+    accuracy = np.divide(tp.sum(axis=1), n, out=np.zeros(len(C)), where=n > 0)
+    return {'accuracy': accuracy, **{f'f1_{label}': f1[:, i] for i, label in enumerate(labels)}}
 
 # %% ../nbs/07a_cmc.ipynb #fd4aec8e
-DETECTORS = {'hinglish': HinglishDetector, 'langdetect': LangdetectDetector, 'script': ScriptDetector}
+DETECTORS = {'hinglish': HinglishDetector, 'langdetect': LangdetectDetector,
+             'script': ScriptDetector}
 
-def get_detector(detector:str|Callable[[str], str|None]='hinglish', # a name in `DETECTORS`, or a detector with a `name`
-                 metric:str='code_mixing_coverage', # the metric's name, for error messages
-                ) -> Callable[[str], str|None]:
+def get_detector(
+    detector:str|Callable[[str], str|None]='hinglish', # a name in `DETECTORS`, or one with a `name`
+    metric:str='code_mixing_coverage', # the metric's name, for error messages
+) -> Callable[[str], str|None]:
     "A new detector by name, or `detector` itself when it is a callable with a `name`."
-    if not isinstance(metric, str): raise TypeError(f"get_detector: metric must be a str, got {type(metric).__name__}")
+    if not isinstance(metric, str):
+        raise TypeError(f"get_detector: metric must be a str, got {type(metric).__name__}")
+    names = ', '.join(map(repr, DETECTORS))
     if isinstance(detector, str):
         if detector in DETECTORS: return DETECTORS[detector]()
-        raise ValueError(f"{metric}: detector must be one of {', '.join(map(repr, DETECTORS))} or a detector object, got {detector!r}")
+        raise ValueError(f"{metric}: detector must be one of {names} or a detector object, "
+                         f"got {detector!r}")
     if callable(detector) and isinstance(getattr(detector, 'name', None), str): return detector
-    raise TypeError(f"{metric}: detector must be a name ({', '.join(map(repr, DETECTORS))}) or a callable with a `name` "
+    raise TypeError(f"{metric}: detector must be a name ({names}) or a callable with a `name` "
                      f"for the signature, got {type(detector).__name__}")
 
 # %% ../nbs/07a_cmc.ipynb #1d230a3f
-def detector_signature(detector:str|Callable[[str], str|None], # a name in `DETECTORS`, or a detector with a `name`
-                      ) -> str:
+def detector_signature(
+    detector:str|Callable[[str], str|None], # a name in `DETECTORS`, or a detector with a `name`
+) -> str:
     "How a detector appears in a signature: its `signature()` when it has one, else its `name`."
     d = get_detector(detector, 'detector_signature')
     sig = d.signature() if callable(getattr(d, 'signature', None)) else d.name
-    if not isinstance(sig, str): raise TypeError(f"detector_signature: the detector's signature() must return a str, got {type(sig).__name__}")
+    if not isinstance(sig, str):
+        raise TypeError(f"detector_signature: the detector's signature() must return a str, "
+                        f"got {type(sig).__name__}")
     return sig
 
 # %% ../nbs/07a_cmc.ipynb #c8a8524b
@@ -184,44 +226,46 @@ def detector_signature(detector:str|Callable[[str], str|None], # a name in `DETE
 class CodeMixingCoverage(Metric):
     "Mean code-mixing coverage of summaries against their source conversations."
     name = 'code_mixing_coverage'
-    summary = "Code-mixing coverage: 1 - total variation between the language mixes of source and summary, mean over items"
+    summary = ("Code-mixing coverage: 1 - total variation between the language mixes of source "
+               "and summary, mean over items")
     inputs, value_range, higher_is_better = ('predictions', 'sources'), (0.0, 1.0), True
     keys, signature_keys = ('code_mixing_coverage',), ('detector', 'min_len', 'neutral')
+    def __init__(
+        self,
+        # 'hinglish', 'langdetect', 'script', or a detector with a `name`
+        detector:str|Callable[[str], str|None]='hinglish',
+        min_len:int=3, # shorter words are skipped; an int >= 0
+        keep_items:bool=False, # also keep each item's CMC (`item_stats`, `per_item`)
+    ):
+        self.detector = get_detector(detector)
+        self.min_len = check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
+        super().__init__(keep_items)
+
+    def options(self) -> dict:
+        "The detector as it reports itself, the shortest word counted and the neutral value."
+        return {'detector': detector_signature(self.detector), 'min_len': self.min_len,
+                'neutral': NEUTRAL}
+    def empty_state(self) -> dict: return {'n': 0, 'cmc': 0.0}
+    def item_statistics(self, predictions, references=None, sources=None) -> dict:
+        "Each (prediction, source) pair's CMC."
+        preds = as_texts(predictions, 'predictions', self.name)
+        if sources is None:
+            raise TypeError(f"{self.name}: needs sources=, the source conversation of each "
+                            f"prediction")
+        srcs = as_texts(sources, 'sources', self.name)
+        if len(srcs) != len(preds):
+            raise ValueError(f"{self.name}: got {len(preds)} predictions but {len(srcs)} sources; "
+                             f"they must be the same length")
+        cmc = [code_mixing_coverage(pred, src, self.detector, self.min_len)
+               for pred, src in zip(preds, srcs)]
+        return {'cmc': np.array(cmc, np.float64)}
+    def score_state(self, state:dict) -> Score:
+        "The mean CMC (0 for no items)."
+        n = state['n']
+        mean = float(state['cmc'] / n) if n else 0.0
+        return Score({'code_mixing_coverage': mean}, self.signature(), n=n)
+    def item_values(self, items:dict) -> dict:
+        return {'code_mixing_coverage': items['cmc'].tolist()}
     def resampling(self) -> Resampling:
         "The mean of the items' coverage."
         return Resampling(('code_mixing_coverage',), lambda items, key: mean_plan(items['cmc']))
-
-# %% ../nbs/07a_cmc.ipynb #4fa7d1d5
-@patch
-def __init__(self:CodeMixingCoverage, detector:str|Callable[[str], str|None]='hinglish', # 'hinglish', 'langdetect', 'script', or a detector with a `name`
-             min_len:int=3, # shorter words are skipped; an int >= 0
-             keep_items:bool=False, # also keep each item's CMC (`item_stats`, `per_item`)
-            ):
-    self.detector, self.min_len = get_detector(detector), check_int(min_len, 'min_len', 'code_mixing_coverage', low=0)
-    Metric.__init__(self, keep_items)
-
-@patch
-def options(self:CodeMixingCoverage) -> dict:
-    return {'detector': detector_signature(self.detector), 'min_len': self.min_len, 'neutral': NEUTRAL}
-
-# %% ../nbs/07a_cmc.ipynb #56122a40
-@patch
-def empty_state(self:CodeMixingCoverage) -> dict: return {'n': 0, 'cmc': 0.0}
-
-@patch
-def item_statistics(self:CodeMixingCoverage, predictions, references=None, sources=None) -> dict:
-    preds = as_texts(predictions, 'predictions', self.name)
-    if sources is None: raise TypeError(f"{self.name}: needs sources=, the source conversation of each prediction")
-    srcs = as_texts(sources, 'sources', self.name)
-    if len(srcs) != len(preds):
-        raise ValueError(f"{self.name}: got {len(preds)} predictions but {len(srcs)} sources; they must be the same length")
-    return {'cmc': np.array([code_mixing_coverage(p, s, self.detector, self.min_len) for p, s in zip(preds, srcs)], np.float64)}
-
-# %% ../nbs/07a_cmc.ipynb #4e48dd7c
-@patch
-def score_state(self:CodeMixingCoverage, state:dict) -> Score:
-    n = state['n']
-    return Score({'code_mixing_coverage': float(state['cmc'] / n) if n else 0.0}, self.signature(), n=n)
-
-@patch
-def item_values(self:CodeMixingCoverage, items:dict) -> dict: return {'code_mixing_coverage': items['cmc'].tolist()}

@@ -21,11 +21,13 @@ from .resample import DIVERSITY_NOT_RESAMPLED, Resampling, mean_plan
 from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
-from .preference import (PreferenceModel, check_rounds, choices, choose_C, cross_validate,
-                                    learning_curve, learning_curve_chart, load_preference_model, pick_agreement,
-                                    agreement_interval, read_rounds)
+from .preference import (PreferenceModel, check_rounds, choices, choose_C,
+                                    cross_validate, learning_curve, learning_curve_chart,
+                                    load_preference_model, pick_agreement, agreement_interval,
+                                    read_rounds)
 from .semantics import Semantics
-from .text import TreebankTokenizer, as_array, as_texts, check_float, check_int, check_sequence, check_str
+from .text import (TreebankTokenizer, as_array, as_texts, check_float, check_int,
+                              check_sequence, check_str)
 
 # %% auto #0
 __all__ = ['OVERALL_WEIGHTS', 'ITEM_FIELDS', 'BATCH_FIELDS', 'OPTIONAL_FIELDS', 'SCORE_FIELDS', 'SCORERS', 'MODEL_FREE_SCORERS',
@@ -39,11 +41,14 @@ def fill_prompt(template:str, # a prompt template with `{}` slots
                 answers:str|Sequence[str], # one answer per slot
                ) -> str:
     "The prompt with its blanks filled; an answer goes after a prompt that has no blank."
-    template, answers = check_str(template, 'template', 'fill_prompt'), as_texts(answers, 'answers', 'fill_prompt')
+    template = check_str(template, 'template', 'fill_prompt')
+    answers = as_texts(answers, 'answers', 'fill_prompt')
     slots = template.count('{}')
     if slots == 0: slots, template = 1, template.rstrip() + ' {}'
-    if len(answers) != slots: raise ValueError(f"fill_prompt: the prompt has {slots} blank(s) but {len(answers)} answer(s) were given")
-    for a in answers: template = template.replace('{}', a.rstrip('.'), 1)
+    if len(answers) != slots:
+        raise ValueError(f"fill_prompt: the prompt has {slots} blank(s) but {len(answers)} "
+                         f"answer(s) were given")
+    for answer in answers: template = template.replace('{}', answer.rstrip('.'), 1)
     return template.replace('\n', ' ')
 
 # %% ../nbs/06_humor.ipynb #3b4950be
@@ -52,7 +57,8 @@ _SLACK = 1e-6      # rounding allowed beyond a cosine's or a proportion's range
 def f1_score(coherence:float, # the coherence score, in [0, 10]
              surprisal_score:float, # the surprisal score, >= 0 (capped at 10 in the recall)
             ) -> float:
-    "The F1 (0-10) of relevance (coherence / 10) and surprise (min(surprisal score / 10, 1))."
+    """The humor metrics' F1 (0-10) of relevance (coherence / 10) and surprise
+    (min(surprisal score / 10, 1))."""
     P = check_float(coherence, 'coherence', 'f1_score', 0, 10) / 10
     R = min(check_float(surprisal_score, 'surprisal_score', 'f1_score', 0) / 10, 1.0)
     return 0.0 if P + R == 0 else 2 * P * R / (P + R) * 10
@@ -61,46 +67,56 @@ def pacs_boost(raw:float, # the cosine of the card and the profile's mean embedd
                profile_size:int, # the number of cards in the profile, >= 0
               ) -> tuple[float, float]:
     "The boosted PaCS in [-1, 1] and its 0-10 score."
-    raw, profile_size = check_float(raw, 'raw', 'pacs_boost', -1 - _SLACK, 1 + _SLACK), check_int(profile_size, 'profile_size', 'pacs_boost', low=0)
+    raw = check_float(raw, 'raw', 'pacs_boost', -1 - _SLACK, 1 + _SLACK)
+    profile_size = check_int(profile_size, 'profile_size', 'pacs_boost', low=0)
     if profile_size == 0: return 0.0, 5.0
     b = max(-1.0, min(1.0, 0.7 * raw + 0.2 + min(0.1 * profile_size, 0.5)))
     return b, (b + 1) / 2 * 10
 
 # %% ../nbs/06_humor.ipynb #de69c96c
-def creativity_component(d1:float, # Distinct-1 of the batch, in [0, 1]
-                         d2:float, # Distinct-2 of the batch, in [0, 1]
-                         self_bleu:float, # Self-BLEU-1 of the batch, in [0, 1]
-                         vocab:float, # the combined vocabulary richness score of the batch, in [0, 1]
-                         sem_div:float, # the overall semantic diversity of the batch (1 - a mean cosine), in [0, 2]
-                        ) -> float:
-    "The creativity term (0-10 scale), 0 unless Distinct-1, Distinct-2 or vocabulary richness is positive."
-    d1, d2, self_bleu, vocab = (check_float(x, k, 'creativity_component', 0, 1 + _SLACK) for x, k in
-                                ((d1, 'd1'), (d2, 'd2'), (self_bleu, 'self_bleu'), (vocab, 'vocab')))
+def creativity_component(
+    d1:float, # Distinct-1 of the batch, in [0, 1]
+    d2:float, # Distinct-2 of the batch, in [0, 1]
+    self_bleu:float, # Self-BLEU-1 of the batch, in [0, 1]
+    vocab:float, # the combined vocabulary richness score of the batch, in [0, 1]
+    sem_div:float, # the overall semantic diversity of the batch (1 - a mean cosine), in [0, 2]
+) -> float:
+    """The creativity term (0-10 scale), 0 unless Distinct-1, Distinct-2 or vocabulary
+    richness is positive."""
+    d1, d2, self_bleu, vocab = (
+        check_float(x, k, 'creativity_component', 0, 1 + _SLACK)
+        for x, k in ((d1, 'd1'), (d2, 'd2'), (self_bleu, 'self_bleu'), (vocab, 'vocab')))
     sem_div = check_float(sem_div, 'sem_div', 'creativity_component', -_SLACK, 2 + _SLACK)
     if not (d1 > 0 or d2 > 0 or vocab > 0): return 0.0
-    return 0.4 * (d1 * 0.4 + d2 * 0.3) * 10 + 0.3 * (1 - self_bleu) * 10 + 0.3 * (vocab * 0.5 + sem_div * 0.5) * 10
+    return (0.4 * (d1 * 0.4 + d2 * 0.3) * 10 + 0.3 * (1 - self_bleu) * 10
+            + 0.3 * (vocab * 0.5 + sem_div * 0.5) * 10)
 
 # %% ../nbs/06_humor.ipynb #c0c76d15
-def overall_score(surprisal:float, # surprisal score, in [0, 10]
-                  ambiguity:float, # ambiguity score, in [0, 10]
-                  distinctiveness:float, # distinctiveness ratio, in [0, 10]
-                  entropy:float, # entropy score, in [0, 10]
-                  perplexity:float, # perplexity score, in [0, 10]
-                  coherence:float, # semantic coherence, in [0, 10]
-                  creativity:float, # `creativity_component` of the batch: any finite number (the sum is clipped)
-                 ) -> float:
+def overall_score(
+    surprisal:float, # surprisal score, in [0, 10]
+    ambiguity:float, # ambiguity score, in [0, 10]
+    distinctiveness:float, # distinctiveness ratio, in [0, 10]
+    entropy:float, # entropy score, in [0, 10]
+    perplexity:float, # perplexity score, in [0, 10]
+    coherence:float, # semantic coherence, in [0, 10]
+    creativity:float, # `creativity_component` of the batch: any finite number (the sum is clipped)
+) -> float:
     "The humor metrics' overall score, clipped to [0, 10]."
-    surprisal, ambiguity, distinctiveness, entropy, perplexity, coherence = (check_float(v, k, 'overall_score', 0, 10) for k, v in (
-        ('surprisal', surprisal), ('ambiguity', ambiguity), ('distinctiveness', distinctiveness), ('entropy', entropy),
-        ('perplexity', perplexity), ('coherence', coherence)))
+    scores = (('surprisal', surprisal), ('ambiguity', ambiguity),
+              ('distinctiveness', distinctiveness), ('entropy', entropy),
+              ('perplexity', perplexity), ('coherence', coherence))
+    surprisal, ambiguity, distinctiveness, entropy, perplexity, coherence = (
+        check_float(v, k, 'overall_score', 0, 10) for k, v in scores)
     creativity = check_float(creativity, 'creativity', 'overall_score')
-    s = (0.2 * surprisal + 0.2 * (0.6 * ambiguity + 0.4 * distinctiveness) + 0.2 * (0.7 * entropy + 0.3 * perplexity)
-         + 0.15 * coherence + 0.25 * creativity)
+    s = (0.2 * surprisal + 0.2 * (0.6 * ambiguity + 0.4 * distinctiveness)
+         + 0.2 * (0.7 * entropy + 0.3 * perplexity) + 0.15 * coherence + 0.25 * creativity)
     return max(0.0, min(10.0, s))
 
 # %% ../nbs/06_humor.ipynb #b32ae4f0
-OVERALL_WEIGHTS = {'surprisal_score': 0.2, 'ambiguity_score': 0.2 * 0.6, 'distinctiveness_ratio': 0.2 * 0.4, 'entropy_score': 0.2 * 0.7,
-                   'perplexity_score': 0.2 * 0.3, 'semantic_coherence': 0.15, 'creativity': 0.25}   # the overall score's weight on each term
+OVERALL_WEIGHTS = {'surprisal_score': 0.2, 'ambiguity_score': 0.2 * 0.6,
+                   'distinctiveness_ratio': 0.2 * 0.4, 'entropy_score': 0.2 * 0.7,
+                   'perplexity_score': 0.2 * 0.3, 'semantic_coherence': 0.15,
+                   'creativity': 0.25}   # the overall score's weight on each term
 
 # %% ../nbs/06_humor.ipynb #29359625
 @dataclass
@@ -121,26 +137,37 @@ class StatisticalHumorScores:
     inter_cluster_diversity: float
     semantic_spread: float            # the mean pairwise distance / sqrt(d) / 2
     cluster_coherence: float
-    overall_humor_score: float        # the ranking score: the evaluator's scorer's 0-10 score (the overall score with scorer='design')
+    # the ranking score: the evaluator's scorer's 0-10 score (the humor metrics' overall score with
+    # scorer='design')
+    overall_humor_score: float
     pacs_score: float                 # 0-10
     f1_score: float
     pacs_raw: float = 0.0             # raw cosine in [-1, 1]
-    design_humor_score: float|None = None   # the humor metrics' overall score when another scorer ranks; None (absent) with scorer='design'
-    mauve_score: float|None = None    # MAUVE (0-1) of the batch against human reference texts; None (absent) when none were given
+    # the humor metrics' overall score when another scorer ranks; None (absent) with scorer='design'
+    design_humor_score: float|None = None
+    # MAUVE (0-1) of the batch against human reference texts; None (absent) when none were given
+    mauve_score: float|None = None
 
 # %% ../nbs/06_humor.ipynb #b91375cd
-ITEM_FIELDS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score', 'perplexity_score',
-               'semantic_coherence', 'pacs_score', 'f1_score', 'pacs_raw')   # the fields of one (text, context) pair
-BATCH_FIELDS = ('distinct_1', 'distinct_2', 'self_bleu', 'vocabulary_richness', 'overall_semantic_diversity', 'intra_cluster_diversity',
-                'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence')       # the same for every item of a batch
-OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')      # present only when a scorer other than 'design' ranks / reference texts are given
-SCORE_FIELDS = tuple(f.name for f in fields(StatisticalHumorScores) if f.name not in OPTIONAL_FIELDS)   # always present
+# the fields of one (text, context) pair
+ITEM_FIELDS = ('surprisal_score', 'ambiguity_score', 'distinctiveness_ratio', 'entropy_score',
+               'perplexity_score', 'semantic_coherence', 'pacs_score', 'f1_score', 'pacs_raw')
+# the same for every item of a batch
+BATCH_FIELDS = ('distinct_1', 'distinct_2', 'self_bleu', 'vocabulary_richness',
+                'overall_semantic_diversity', 'intra_cluster_diversity', 'inter_cluster_diversity',
+                'semantic_spread', 'cluster_coherence')
+# present only when a scorer other than 'design' ranks / reference texts are given
+OPTIONAL_FIELDS = ('design_humor_score', 'mauve_score')
+# always present
+SCORE_FIELDS = tuple(f.name for f in fields(StatisticalHumorScores)
+                     if f.name not in OPTIONAL_FIELDS)
 
 # %% ../nbs/06_humor.ipynb #6327892d
 def _encoder_name(encoder) -> str:
     "'cooccurrence', 'minilm' (the bundled default), 'tfidf', or the model an encoder loads."
     if isinstance(encoder, str): return encoder
-    if encoder is None: return 'minilm' if importlib.util.find_spec('sentence_transformers') else 'tfidf'   # as `get_encoder()`
+    if encoder is None:                                   # as `get_encoder()`
+        return 'minilm' if importlib.util.find_spec('sentence_transformers') else 'tfidf'
     from cah_metrics.embeddings import DEFAULT_MODEL
     if getattr(encoder, 'backend', None) == 'tfidf': return 'tfidf'
     model = str(getattr(encoder, 'model', type(encoder).__name__))
@@ -148,20 +175,21 @@ def _encoder_name(encoder) -> str:
 
 # %% ../nbs/06_humor.ipynb #6ca8b42b
 class _RepeatTreebank(TreebankTokenizer):
-    "`TreebankTokenizer` whose `batch` tokenizes each distinct text once, across calls until `forget()` (Self-BLEU hands its texts over 1,000 at a time)."
+    """`TreebankTokenizer` whose `batch` tokenizes each distinct text once, across calls until
+    `forget()` (Self-BLEU hands its texts over 1,000 at a time)."""
     _memo: dict|None = None
     def batch(self, texts:Sequence[str], # the texts of a batch
              ) -> list[list[str]]:
         if self._memo is None: self._memo = {}
         memo = self._memo
-        for t in dict.fromkeys(texts):
-            if t not in memo: memo[t] = self(t)
-        return [list(memo[t]) for t in texts]
+        for text in dict.fromkeys(texts):
+            if text not in memo: memo[text] = self(text)
+        return [list(memo[text]) for text in texts]
     def forget(self): self._memo = None
 
 # %% ../nbs/06_humor.ipynb #0257972f
-SCORERS = ('preference', 'learned', 'design', 'shorter')   # the named scorers; a saved taste file is one too
-MODEL_FREE_SCORERS = ('design', 'shorter')                  # the named scorers that need no sentence model
+SCORERS = ('preference', 'learned', 'design', 'shorter')   # the named scorers; a taste file too
+MODEL_FREE_SCORERS = ('design', 'shorter')       # the named scorers that need no sentence model
 DEFAULT_SCORER = 'preference'     # the best measured agreement with people (humor_validity.json)
 NO_MODEL_SCORER = 'design'        # the best of MODEL_FREE_SCORERS there
 
@@ -170,155 +198,354 @@ def resolve_scorer(scorer, # a name in `SCORERS`, a taste file's path, or None f
                   ) -> tuple[str, PreferenceModel|None, str]:
     "(scorer name, the taste model for a file or None, a note on what was chosen and why)."
     if not isinstance(encoder_name, str):
-        raise TypeError(f"resolve_scorer: encoder_name must be a str, got {type(encoder_name).__name__}")
+        raise TypeError(f"resolve_scorer: encoder_name must be a str, "
+                        f"got {type(encoder_name).__name__}")
     if scorer is None and encoder_name == 'minilm': return DEFAULT_SCORER, None, ''
     if scorer is None:
-        note = (f"no sentence model (encoder {encoder_name!r}): ranked by {NO_MODEL_SCORER!r}, the best "
-                f"scorer that needs none; the default {DEFAULT_SCORER!r} needs the bundled MiniLM")
+        note = (f"no sentence model (encoder {encoder_name!r}): ranked by {NO_MODEL_SCORER!r}, "
+                f"the best scorer that needs none; the default {DEFAULT_SCORER!r} needs the "
+                f"bundled MiniLM")
         return NO_MODEL_SCORER, None, note
     if isinstance(scorer, os.PathLike) or (isinstance(scorer, str) and scorer.endswith('.json')):
         taste = load_preference_model(scorer)
         if encoder_name != 'minilm' and any(f.startswith('card_') for f in taste.features):
-            raise ValueError(f"HumorEvaluator: the taste file {os.fspath(scorer)!r} was learned on the bundled "
-                             f"MiniLM's vectors, but the encoder is {encoder_name!r}")
+            raise ValueError(f"HumorEvaluator: the taste file {os.fspath(scorer)!r} was learned "
+                             f"on the bundled MiniLM's vectors, but the encoder is "
+                             f"{encoder_name!r}")
         return 'taste', taste, ''
     if not isinstance(scorer, str):
-        raise TypeError(f"HumorEvaluator: scorer must be a str or a path, got {type(scorer).__name__}")
+        raise TypeError(f"HumorEvaluator: scorer must be a str or a path, "
+                        f"got {type(scorer).__name__}")
     if scorer not in SCORERS:
-        raise ValueError(f"HumorEvaluator: scorer must be one of {', '.join(SCORERS)} or a taste file "
-                         f"(.json), got {scorer!r:.60}")
+        raise ValueError(f"HumorEvaluator: scorer must be one of {', '.join(SCORERS)} or a "
+                         f"taste file (.json), got {scorer!r:.60}")
     if scorer not in MODEL_FREE_SCORERS and encoder_name != 'minilm':
-        raise ValueError(f"HumorEvaluator: scorer={scorer!r} needs the bundled MiniLM encoder (its weights "
-                         f"are for those vectors), got encoder {encoder_name!r}")
+        raise ValueError(f"HumorEvaluator: scorer={scorer!r} needs the bundled MiniLM encoder "
+                         f"(its weights are for those vectors), got encoder {encoder_name!r}")
     return scorer, None, ''
 
 # %% ../nbs/06_humor.ipynb #2e698ea1
 class HumorEvaluator:
     "The statistical humor evaluator, trained on a card corpus."
-    def __init__(self, corpus:Sequence[str]|None=None, # training texts; default: every card of the embedded main game
-                 encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence' for the model-free fallback
-                 scorer:str|Path|None=None, # a name in `SCORERS`, a taste file `fit_preferences` saved, or None: `DEFAULT_SCORER` (`NO_MODEL_SCORER` under 'cooccurrence')
-                ):
+    def __init__(
+        self,
+        corpus:Sequence[str]|None=None, # training texts; default: every card of the embedded pack
+        encoder=None, # an `Encoder` (default: the bundled MiniLM); 'cooccurrence': the fallback
+        # a name in `SCORERS`, a taste file `fit_preferences` saved, or None: `DEFAULT_SCORER`
+        # (`NO_MODEL_SCORER` under 'cooccurrence')
+        scorer:str|Path|None=None,
+    ):
         if isinstance(encoder, str) and encoder != 'cooccurrence':
-            raise ValueError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {encoder[:60]!r}")
-        if not (encoder is None or isinstance(encoder, str) or callable(getattr(encoder, 'encode', None))):
-            raise TypeError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', got {type(encoder).__name__}")
+            raise ValueError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', "
+                             f"got {encoder[:60]!r}")
+        if not (encoder is None or isinstance(encoder, str)
+                or callable(getattr(encoder, 'encode', None))):
+            raise TypeError(f"HumorEvaluator: encoder must be an Encoder, None or 'cooccurrence', "
+                            f"got {type(encoder).__name__}")
         self.scorer, self.taste, self.scorer_note = resolve_scorer(scorer, _encoder_name(encoder))
-        corpus = as_texts(default_pack().texts() if corpus is None else corpus, 'corpus', 'HumorEvaluator')
-        lm_texts = [t for t in corpus if NGramLM().tokenizer(t)]
-        if not lm_texts: raise ValueError(f"HumorEvaluator: corpus has no text with a word in it ({len(corpus)} texts); the language model needs words")
+        corpus = default_pack().texts() if corpus is None else corpus
+        corpus = as_texts(corpus, 'corpus', 'HumorEvaluator')
+        lm_texts = [text for text in corpus if NGramLM().tokenizer(text)]
+        if not lm_texts:
+            raise ValueError(f"HumorEvaluator: corpus has no text with a word in it "
+                             f"({len(corpus)} texts); the language model needs words")
         self.lm = NGramLM().fit(lm_texts)
         self.sem = Semantics().fit(corpus)
         self.encoder, self._emb, self._div = encoder, {}, {}
-        self.n_texts, self.corpus_sha, self.encoder_name = len(corpus), corpus_fingerprint(corpus), _encoder_name(encoder)
-        self.div_tokenizer = _RepeatTreebank(lowercase=True)   # Distinct-n and Self-BLEU of the batch
+        self.n_texts, self.corpus_sha = len(corpus), corpus_fingerprint(corpus)
+        self.encoder_name = _encoder_name(encoder)
+        # Distinct-n and Self-BLEU of the batch
+        self.div_tokenizer = _RepeatTreebank(lowercase=True)
+    def __repr__(self):
+        return (f"HumorEvaluator({self.n_texts} training texts, corpus {self.corpus_sha}, "
+                f"encoder={self.encoder_name}, scorer={self.scorer})")
+    def training_summary(self) -> str:
+        "The training summary."
+        return (f"trained on {self.n_texts} texts: vocabulary {self.lm.V:,} words, "
+                f"{self.lm.total:,} tokens, {len(self.lm.bi.keys):,} bigram and "
+                f"{len(self.lm.tri.keys):,} trigram patterns, "
+                f"{int(self.sem.has_vec.sum()):,} context vectors")
+
+    # --- what changes its numbers ---
     def scorer_tag(self) -> str:
-        "The scorer as a signature names it: its name, and for a model the first 8 hex digits of its file's sha256."
+        """The scorer as a signature names it: its name, and for a model the first 8 hex digits of
+        its file's sha256."""
         if self.scorer in MODEL_FREE_SCORERS: return self.scorer
         if self.scorer == 'learned': return f"learned-{learned_scorer()['tag']}"
         return f"{self.scorer}-{(self.taste or shipped_preference()).tag}"
+    def signature_options(self) -> dict[str, str]:
+        """The evaluator's part of a signature: corpus fingerprint, encoder, language model and its
+        tokenizer (from the model's own signature), the batch-diversity options."""
+        lm, div = self.lm.signature.options, self.div_tokenizer.signature_options()
+        self_bleu = f"n{BATCH_SELF_BLEU['max_n']},{BATCH_SELF_BLEU['smooth']}"
+        return {'corpus': self.corpus_sha, 'encoder': self.encoder_name,
+                'scorer': self.scorer_tag(), 'lm': lm['model'],
+                **{k: lm[k] for k in ('tok', 'case', 'norm')},
+                'div_tok': f"{div['tok']},{div['case']}", 'self_bleu': self_bleu,
+                'richness_tok': TreebankTokenizer().signature_options()['tok'] + ',mixed'}
+
+    # --- the fields of each (text, context) pair ---
+    def embed(self, texts:Sequence[str], # texts to embed
+             ) -> np.ndarray|None:
+        "Unit sentence embeddings, each distinct text encoded once per evaluator; None without one."
+        texts = as_texts(texts, 'texts', 'HumorEvaluator.embed')
+        if self.encoder == 'cooccurrence': return None
+        if self.encoder is None:
+            from cah_metrics.embeddings import get_encoder
+            self.encoder = get_encoder()
+        new = [text for text in dict.fromkeys(texts) if text not in self._emb]
+        if new: self._emb.update(zip(new, self.encoder.encode(new)))
+        if not texts: return np.zeros((0, 0))
+        return np.array([self._emb[text] for text in texts]).reshape(len(texts), -1)
+    def coherence(self, texts:Sequence[str], # the answers
+                  contexts:Sequence[str], # the prompt of each answer (as many as texts)
+                 ) -> np.ndarray:
+        "The semantic coherence (0-10) of each text with its context."
+        caller = 'HumorEvaluator.coherence'
+        texts, contexts = as_texts(texts, 'texts', caller), as_texts(contexts, 'contexts', caller)
+        if len(texts) != len(contexts):
+            raise ValueError(f"{caller}: got {len(texts)} texts but {len(contexts)} contexts; "
+                             f"one context per text")
+        blank = np.array([not t.strip() or not c.strip() for t, c in zip(texts, contexts)], bool)
+        E, C = self.embed(texts), self.embed(contexts)
+        if E is None:
+            return np.array([self.sem.mean_similarity(t.lower().split(), c.lower().split()) * 10
+                             if not b else 0.0 for t, c, b in zip(texts, contexts, blank)], float)
+        return np.where(blank, 0.0, np.clip(np.einsum('ij,ij->i', E, C) * 10, 0, 10))
+    def pacs(self, texts:Sequence[str], # the answers
+             user_profile:Sequence[str]|None=None, # cards the user liked (a lone str is one card)
+            ) -> tuple[np.ndarray, np.ndarray]:
+        "Raw PaCS (cosine with the profile's mean embedding) and its boosted 0-10 score per text."
+        texts = as_texts(texts, 'texts', 'HumorEvaluator.pacs')
+        profile = [] if user_profile is None else user_profile
+        profile = as_texts(profile, 'user_profile', 'HumorEvaluator.pacs')
+        raw, n_prof = np.zeros(len(texts)), 0              # without embeddings PaCS stays neutral
+        if profile and len(texts) and self.embed(profile) is not None:
+            proto, n_prof = self.embed(profile).mean(axis=0), len(profile)
+            cosines = self.embed(texts) @ proto / (np.linalg.norm(proto) or 1)
+            raw = np.clip(cosines, -1, 1).astype(float)
+        return raw, np.array([pacs_boost(float(r), n_prof)[1] for r in raw], float)
+    def item_scores(self, texts:Sequence[str], # the answers
+                    contexts:Sequence[str], # the prompt of each answer
+                    user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
+                   ) -> dict[str, np.ndarray]:
+        """The `ITEM_FIELDS` of every (text, context) pair, one float array each, and
+        `scorer_score` (0-10) unless the scorer is 'design'."""
+        texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
+        if len(texts) != len(contexts):
+            raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; "
+                             f"one context per text")
+        uniq = list(dict.fromkeys(texts))
+        ppl_of = np.minimum(self.lm.mean_surprisals(uniq), 10.0)
+        one = {t: (self.sem.ambiguity(t), entropy_score(t), p) for t, p in zip(uniq, ppl_of)}
+        amb, ent, ppl = (np.array([one[t][k] for t in texts], float) for k in range(3))
+        s = np.minimum(self.lm.mean_surprisals(texts, contexts) / 2, 10.0)
+        coh = self.coherence(texts, contexts).astype(float)
+        raw, pacs = self.pacs(texts, user_profile)
+        f1 = np.array([f1_score(float(c), float(x)) for c, x in zip(coh, s)], float)
+        dist = self.sem.distinctiveness_batch(texts, contexts)
+        out = dict(zip(ITEM_FIELDS, (s, amb, dist, ent, ppl, coh, pacs, f1, raw)))
+        if self.scorer == 'design': return out
+        return {**out, 'scorer_score': self.scorer_scores(texts, contexts, out)}
+
+    # --- the fields of the batch, and every field together ---
+    def batch_diversity(
+        self,
+        texts:Sequence[str], # the texts of the batch
+        reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (MAUVE)
+    ) -> dict:
+        """The creativity and semantic-diversity fields for a batch of texts (computed once
+        per distinct batch), and its MAUVE given reference texts."""
+        caller = 'HumorEvaluator.batch_diversity'
+        key = tuple(as_texts(texts, 'texts', caller))
+        refs = () if reference_texts is None else tuple(
+            as_texts(reference_texts, 'reference_texts', caller))
+        if (key, refs) not in self._div:
+            self._div[key, refs] = self._batch_diversity(list(key), list(refs))
+        return self._div[key, refs]
+    def combine(
+        self,
+        # the `ITEM_FIELDS` of each item (arrays or lists, one value per text), as `item_scores`
+        # gives them
+        items:dict,
+        texts:Sequence[str], # the texts of the batch, in the same order
+        # human texts to compare the batch with (MAUVE); None: no `mauve_score`
+        reference_texts:Sequence[str]|None=None,
+    ) -> dict[str, np.ndarray]:
+        """Every field of `StatisticalHumorScores` for each item that applies, one float array
+        each, in the dataclass's order."""
+        caller = 'HumorEvaluator.combine'
+        texts = as_texts(texts, 'texts', caller)
+        if not isinstance(items, Mapping):
+            raise TypeError(f"{caller}: items must be a dict of the ITEM_FIELDS, "
+                            f"got {type(items).__name__}")
+        need = ITEM_FIELDS + (() if self.scorer == 'design' else ('scorer_score',))
+        if (miss := [k for k in need if k not in items]):
+            raise ValueError(f"{caller}: items lacks {', '.join(miss)}")
+        cols = {k: as_array(items[k], f'items[{k!r}]', caller, finite=True).astype(float)
+                for k in need}
+        if (bad := [k for k, v in cols.items() if v.shape != (len(texts),)]):
+            raise ValueError(f"{caller}: items[{bad[0]!r}] has shape {cols[bad[0]].shape}, "
+                             f"but there are {len(texts)} texts")
+        div, n = self.batch_diversity(texts, reference_texts), len(texts)
+        creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'],
+                                     div['vocabulary_richness'], div['overall_semantic_diversity'])
+        design = np.array([overall_score(*(float(cols[k][i]) for k in ITEM_FIELDS[:6]), creat)
+                           for i in range(n)], float)
+        cols.update({k: np.full(n, float(v)) for k, v in div.items()})
+        cols['overall_humor_score'] = design
+        if self.scorer != 'design':
+            cols.update(overall_humor_score=cols['scorer_score'], design_humor_score=design)
+        return {f.name: cols[f.name] for f in fields(StatisticalHumorScores) if f.name in cols}
+    def evaluate_batch(
+        self,
+        texts:Sequence[str], # the answers
+        contexts:Sequence[str], # the prompt of each answer
+        user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
+        reference_texts:Sequence[str]|None=None, # human texts to compare with (adds `mauve_score`)
+    ):
+        "Score every (text, context) pair; batch diversity is computed once. A pandas DataFrame."
+        import pandas as pd
+        texts = as_texts(texts, 'texts', 'humor')
+        items = self.item_scores(texts, contexts, user_profile)
+        return pd.DataFrame(self.combine(items, texts, reference_texts))
+    def evaluate_humor_statistically(
+        self,
+        text:str, # the answer
+        context:str, # its prompt
+        user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
+    ) -> StatisticalHumorScores:
+        """The humor metrics of one text in its context (its batch diversity is that of a
+        batch of one)."""
+        text = check_str(text, 'text', 'evaluate_humor_statistically')
+        context = check_str(context, 'context', 'evaluate_humor_statistically')
+        row = self.evaluate_batch([text], [context], user_profile).iloc[0]
+        return StatisticalHumorScores(**row.to_dict())
+
+    # --- the scorers ---
     def scorer_scores(self, texts:Sequence[str], # the answers
                       contexts:Sequence[str], # the prompt of each answer
                       items:dict|None=None, # their `item_scores`, when already computed
                      ) -> np.ndarray:
         "The scorer's 0-10 score of each answer in its prompt (higher ranks first)."
-        F = 'HumorEvaluator.scorer_scores'
-        texts, contexts = as_texts(texts, 'texts', F), as_texts(contexts, 'contexts', F)
-        if len(texts) != len(contexts): raise ValueError(f"{F}: got {len(texts)} texts but {len(contexts)} contexts")
-        if items is not None and not isinstance(items, Mapping): raise TypeError(f"{F}: items must be a dict or None, got {type(items).__name__}")
+        caller = 'HumorEvaluator.scorer_scores'
+        texts, contexts = as_texts(texts, 'texts', caller), as_texts(contexts, 'contexts', caller)
+        if len(texts) != len(contexts):
+            raise ValueError(f"{caller}: got {len(texts)} texts but {len(contexts)} contexts")
+        if items is not None and not isinstance(items, Mapping):
+            raise TypeError(f"{caller}: items must be a dict or None, got {type(items).__name__}")
         if self.scorer == 'design':
-            return self.combine(items or self.item_scores(texts, contexts), texts)['overall_humor_score']
+            items = items or self.item_scores(texts, contexts)
+            return self.combine(items, texts)['overall_humor_score']
         if self.scorer == 'learned': return self.learned_scores(texts, contexts)
-        if self.scorer == 'shorter': return np.array([10 / max(1, len(t.split())) if t.strip() else 0.0 for t in texts])
+        if self.scorer == 'shorter':
+            return np.array([10 / max(1, len(t.split())) if t.strip() else 0.0 for t in texts])
         model = self.taste or shipped_preference()
         u = model.utility(self.preference_features(texts, contexts, model.features, items))
         return 10 / (1 + np.exp(-u))
-    def __repr__(self): return f"HumorEvaluator({self.n_texts} training texts, corpus {self.corpus_sha}, encoder={self.encoder_name}, scorer={self.scorer})"
-
-# %% ../nbs/06_humor.ipynb #c8bb8f93
-@patch
-def training_summary(self:HumorEvaluator) -> str:
-    "The evaluator's training summary."
-    return (f"trained on {self.n_texts} texts: vocabulary {self.lm.V:,} words, {self.lm.total:,} tokens, "
-            f"{len(self.lm.bi.keys):,} bigram and {len(self.lm.tri.keys):,} trigram patterns, "
-            f"{int(self.sem.has_vec.sum()):,} context vectors")
+    def learned_scores(self, texts:Sequence[str], # the answers
+                       contexts:Sequence[str], # the prompt of each answer ('' for none)
+                      ) -> np.ndarray:
+        """The learned scorer's 0-10 score of each text in its context: 10 sigmoid(w . v + b), v the
+        bundled encoder's vector of `as_card(context, text)`."""
+        texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
+        if len(texts) != len(contexts):
+            raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; "
+                             f"one context per text")
+        if self.encoder_name != 'minilm':
+            raise ValueError(f"humor: the learned scorer needs the bundled MiniLM encoder, "
+                             f"this evaluator has {self.encoder_name!r}")
+        if not texts: return np.zeros(0)
+        scorer = learned_scorer()
+        cards = [as_card(c, t) for t, c in zip(texts, contexts)]
+        z = self.embed(cards) @ scorer['coef'] + scorer['intercept']
+        return 10 / (1 + np.exp(-z))
+    def preference_features(
+        self,
+        candidates:Sequence, # each an answer or a list of answers (pick-2)
+        prompts:Sequence[str], # the prompt of each candidate
+        names:Sequence[str], # the features to compute: `CARD_FEATURES` and `TASTE_FEATURES` names
+        items:dict|None=None, # `item_scores` of the candidates' answer texts, when already computed
+    ) -> np.ndarray:
+        "An (n, len(names)) array: the named features of every (candidate, prompt) pair."
+        caller = 'HumorEvaluator.preference_features'
+        candidates = [_check_candidate(cand, f'candidates[{i}]', caller)
+                      for i, cand in enumerate(check_sequence(candidates, 'candidates', caller))]
+        prompts, names = as_texts(prompts, 'prompts', caller), as_texts(names, 'names', caller)
+        if len(prompts) != len(candidates):
+            raise ValueError(f"{caller}: got {len(candidates)} candidates "
+                             f"but {len(prompts)} prompts")
+        if items is not None and not isinstance(items, Mapping):
+            raise TypeError(f"{caller}: items must be a dict or None, got {type(items).__name__}")
+        texts = [answer_text(cand) for cand in candidates]
+        cols = {'log_words': np.log1p([len(text.split()) for text in texts])}
+        if any(name in ITEM_FIELDS for name in names):
+            cols.update(items if items is not None else self.item_scores(texts, prompts))
+        for prefix, vectors in (('card_', CARD_FEATURES), ('answer_', ANSWER_FEATURES)):
+            if not any(name.startswith(prefix) for name in names): continue
+            if prefix == 'card_':
+                E = self.embed([card_text(p, cand) for cand, p in zip(candidates, prompts)])
+            else: E = self.embed(texts)
+            if E is None:
+                raise ValueError("humor: sentence-vector features need the bundled MiniLM "
+                                 "encoder; this evaluator has none")
+            cols.update(zip(vectors, E.T))
+        if (unknown := [name for name in names if name not in cols]):
+            raise ValueError(f"humor: unknown preference features {', '.join(unknown[:5])}")
+        if not len(texts): return np.zeros((0, len(names)))
+        return np.column_stack([np.asarray(cols[name], float) for name in names])
+    def fit_preferences(
+        self,
+        rounds, # a rounds file (JSON Lines), or a list of rounds
+        judge:str|None=None, # learn only this judge's rounds
+        folds:int=5, # cross-validation folds
+        seed:int=0, # the folds' shuffle and the bootstrap's seed
+        curve:bool=True, # also draw the learning curve (cross-validates at several sizes)
+    ) -> TasteReport:
+        """Learn the taste behind a table's picks: the fitted model, its cross-validated accuracy
+        and baselines."""
+        from_file = isinstance(rounds, (str, os.PathLike))
+        source = os.fspath(rounds) if from_file else 'rounds given in memory'
+        rounds = read_rounds(rounds) if from_file else check_rounds(rounds, 'fit_preferences')
+        if judge is not None:
+            rounds = [r for r in rounds if r.judge == judge]
+            if not rounds: raise ValueError(f"fit_preferences: no rounds judged by {judge!r:.60}")
+        folds = check_int(folds, 'folds', 'fit_preferences', low=2)
+        if len(rounds) < folds:
+            raise ValueError(f"fit_preferences: {len(rounds)} rounds cannot fill {folds} folds")
+        cands = [cand for r in rounds for cand in r.candidates]
+        prompts = [r.prompt for r in rounds for _ in r.candidates]
+        texts = [answer_text(cand) for cand in cands]
+        items = self.item_scores(texts, prompts)
+        vectors = CARD_FEATURES + ANSWER_FEATURES if self.encoder_name == 'minilm' else ()
+        names = vectors + TASTE_FEATURES
+        data = choices(self.preference_features(cands, prompts, names, items),
+                       [len(r.candidates) for r in rounds], [r.pick for r in rounds])
+        C = choose_C(data, seed=seed)        # once, by an inner 3-fold split of all the rounds
+        cv = cross_validate(data, folds, seed, C=C)
+        cols = self.combine(items, texts)
+        fixed = {'design': cols.get('design_humor_score', cols['overall_humor_score']),
+                 'shorter': -data.X[:, names.index('log_words')]}
+        if self.scorer not in fixed: fixed[self.scorer] = items['scorer_score']
+        base = {k: agreement_interval(*pick_agreement(u, data), seed=seed)
+                for k, u in fixed.items()}
+        sizes = _curve_sizes(data.n_rounds, folds)[:-1]
+        rows = learning_curve(data, sizes, folds, seed, C=C) if curve else []
+        rows.append({'rounds': data.n_rounds, 'accuracy': cv.accuracy[0], 'low': cv.accuracy[1],
+                     'high': cv.accuracy[2]})
+        info = {'data': source, 'judge': judge, 'encoder': self.encoder_name,
+                'cross_validated': list(cv.accuracy)}
+        model = PreferenceModel.fit(data, names, C, info)
+        return TasteReport(model, cv.accuracy, base, rows, data.n_rounds, judge)
 
 # %% ../nbs/06_humor.ipynb #3cbdaaca
-BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the Self-BLEU of a batch
-
-@patch
-def signature_options(self:HumorEvaluator) -> dict[str, str]:
-    "The evaluator's part of a signature: corpus fingerprint, encoder, language model and its tokenizer (from the model's own signature), the batch-diversity options."
-    lm, div = self.lm.signature.options, self.div_tokenizer.signature_options()
-    return {'corpus': self.corpus_sha, 'encoder': self.encoder_name, 'scorer': self.scorer_tag(), 'lm': lm['model'],
-            **{k: lm[k] for k in ('tok', 'case', 'norm')},
-            'div_tok': f"{div['tok']},{div['case']}", 'self_bleu': f"n{BATCH_SELF_BLEU['max_n']},{BATCH_SELF_BLEU['smooth']}", 'richness_tok': TreebankTokenizer().signature_options()['tok'] + ',mixed'}
-
-# %% ../nbs/06_humor.ipynb #dc44b95b
-@patch
-def embed(self:HumorEvaluator, texts:Sequence[str], # texts to embed
-         ) -> np.ndarray|None:
-    "Unit sentence embeddings, each distinct text encoded once per evaluator; None without an encoder."
-    texts = as_texts(texts, 'texts', 'HumorEvaluator.embed')
-    if self.encoder == 'cooccurrence': return None
-    if self.encoder is None:
-        from cah_metrics.embeddings import get_encoder
-        self.encoder = get_encoder()
-    new = [t for t in dict.fromkeys(texts) if t not in self._emb]
-    if new: self._emb.update(zip(new, self.encoder.encode(new)))
-    if not texts: return np.zeros((0, 0))
-    return np.array([self._emb[t] for t in texts]).reshape(len(texts), -1)
-
-# %% ../nbs/06_humor.ipynb #873c8521
-@patch
-def coherence(self:HumorEvaluator, texts:Sequence[str], # the answers
-              contexts:Sequence[str], # the prompt of each answer (as many as texts)
-             ) -> np.ndarray:
-    "The semantic coherence (0-10) of each text with its context."
-    texts, contexts = as_texts(texts, 'texts', 'HumorEvaluator.coherence'), as_texts(contexts, 'contexts', 'HumorEvaluator.coherence')
-    if len(texts) != len(contexts): raise ValueError(f"HumorEvaluator.coherence: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
-    blank = np.array([not t.strip() or not c.strip() for t, c in zip(texts, contexts)], bool)
-    E, C = self.embed(texts), self.embed(contexts)
-    if E is None:
-        return np.array([self.sem.mean_similarity(t.lower().split(), c.lower().split()) * 10 if not b else 0.0
-                         for t, c, b in zip(texts, contexts, blank)], float)
-    return np.where(blank, 0.0, np.clip(np.einsum('ij,ij->i', E, C) * 10, 0, 10))
-
-# %% ../nbs/06_humor.ipynb #afa3df91
-@patch
-def pacs(self:HumorEvaluator, texts:Sequence[str], # the answers
-         user_profile:Sequence[str]|None=None, # cards the user liked (a lone str is one card)
-        ) -> tuple[np.ndarray, np.ndarray]:
-    "Raw PaCS (cosine with the profile's mean embedding) and its boosted 0-10 score for each text."
-    texts = as_texts(texts, 'texts', 'HumorEvaluator.pacs')
-    profile = as_texts([] if user_profile is None else user_profile, 'user_profile', 'HumorEvaluator.pacs')
-    raw, n_prof = np.zeros(len(texts)), 0              # without embeddings PaCS stays neutral
-    if profile and len(texts) and self.embed(profile) is not None:
-        proto, n_prof = self.embed(profile).mean(axis=0), len(profile)
-        raw = np.clip(self.embed(texts) @ proto / (np.linalg.norm(proto) or 1), -1, 1).astype(float)
-    return raw, np.array([pacs_boost(float(r), n_prof)[1] for r in raw], float)
-
-# %% ../nbs/06_humor.ipynb #cbb0c4fc
-@patch
-def item_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
-                contexts:Sequence[str], # the prompt of each answer
-                user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
-               ) -> dict[str, np.ndarray]:
-    "The `ITEM_FIELDS` of every (text, context) pair, one float array each, and `scorer_score` (0-10) unless the scorer is 'design'."
-    texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
-    if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
-    uniq = list(dict.fromkeys(texts))
-    one = {t: (self.sem.ambiguity(t), entropy_score(t), p) for t, p in zip(uniq, np.minimum(self.lm.mean_surprisals(uniq), 10.0))}
-    amb, ent, ppl = (np.array([one[t][k] for t in texts], float) for k in range(3))
-    s = np.minimum(self.lm.mean_surprisals(texts, contexts) / 2, 10.0)
-    coh, (raw, pacs) = self.coherence(texts, contexts).astype(float), self.pacs(texts, user_profile)
-    out = dict(zip(ITEM_FIELDS, (s, amb, self.sem.distinctiveness_batch(texts, contexts),
-                                 ent, ppl, coh, pacs, np.array([f1_score(float(c), float(x)) for c, x in zip(coh, s)], float), raw)))
-    return out if self.scorer == 'design' else {**out, 'scorer_score': self.scorer_scores(texts, contexts, out)}
+BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the Self-BLEU of a batch, as the humor metrics take it
 
 # %% ../nbs/06_humor.ipynb #cb9bbf4f
 def _one_thread():
-    "BLAS and OpenMP on one thread (when threadpoolctl, installed with scikit-learn, is there): the clustering's products are small, and threads that wait on each other cost more than they save."
+    """BLAS and OpenMP on one thread (when threadpoolctl, installed with scikit-learn, is there):
+    the clustering's products are small, and threads that wait on each other cost more than they
+    save."""
     try: from threadpoolctl import threadpool_limits
     except ImportError: return contextlib.nullcontext()
     return threadpool_limits(limits=1)
@@ -328,93 +555,50 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str
     from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
     tok = self.div_tokenizer
     try:
-        d = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus, 'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
-             'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score,
-             'vocabulary_richness': vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
-    finally: tok.forget()                             # the tokens of this batch's distinct texts, shared by the three calls
+        div = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus,
+               'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
+               'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score,
+               'vocabulary_richness':
+                   vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
+    # the tokens of this batch's distinct texts, shared by the three calls
+    finally: tok.forget()
     E = self.embed(list(texts))
     if E is None or len(texts) < 2:
-        d.update({k: 0.0 for k in BATCH_FIELDS[4:]})
+        div.update({k: 0.0 for k in BATCH_FIELDS[4:]})
     else:
         with _one_thread(): sd = semantic_diversity(E)
-        d.update(zip(BATCH_FIELDS[4:], (sd.overall_diversity, sd.intra_cluster_diversity, sd.inter_cluster_diversity, sd.semantic_spread, sd.cluster_coherence)))
-    if not refs: return d
-    with _one_thread(): return {**d, 'mauve_score': self._mauve(list(texts), list(refs))}
+        div.update(zip(BATCH_FIELDS[4:], (sd.overall_diversity, sd.intra_cluster_diversity,
+                                          sd.inter_cluster_diversity, sd.semantic_spread,
+                                          sd.cluster_coherence)))
+    if not refs: return div
+    with _one_thread(): return {**div, 'mauve_score': self._mauve(list(texts), list(refs))}
 
 # %% ../nbs/06_humor.ipynb #5a89f01e
 @patch
 def _mauve(self:HumorEvaluator, texts:list[str], refs:list[str]) -> float:
-    "MAUVE of the batch (Q) against the reference texts (P), on the bundled encoder's vectors (this evaluator's when it has them)."
+    """MAUVE of the batch (Q) against the reference texts (P), on the bundled encoder's vectors
+    (this evaluator's when it has them)."""
     from cah_metrics.mauve import mauve, mauve_from_features
-    for name, t in (('texts', texts), ('reference_texts', refs)):
-        if len(t) < 2: raise ValueError(f"humor: MAUVE needs at least 2 {name}, got {len(t)}")
-    if self.encoder_name == 'minilm': return mauve_from_features(self.embed(refs), self.embed(texts)).mauve
-    return mauve(texts, refs).mauve           # the co-occurrence evaluator has no vectors: the bundled encoder's
-
-# %% ../nbs/06_humor.ipynb #11276ebe
-@patch
-def batch_diversity(self:HumorEvaluator, texts:Sequence[str], # the texts of the batch
-                    reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (MAUVE); None: no MAUVE
-                   ) -> dict:
-    "The creativity and semantic-diversity fields for a batch of texts (computed once per distinct batch), and its MAUVE given reference texts."
-    key = tuple(as_texts(texts, 'texts', 'HumorEvaluator.batch_diversity'))
-    refs = () if reference_texts is None else tuple(as_texts(reference_texts, 'reference_texts', 'HumorEvaluator.batch_diversity'))
-    if (key, refs) not in self._div: self._div[key, refs] = self._batch_diversity(list(key), list(refs))
-    return self._div[key, refs]
-
-# %% ../nbs/06_humor.ipynb #1ab109bb
-@patch
-def combine(self:HumorEvaluator, items:dict, # the `ITEM_FIELDS` of each item (arrays or lists, one value per text), as `item_scores` gives them
-            texts:Sequence[str], # the texts of the batch, in the same order
-            reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (MAUVE); None: no `mauve_score`
-           ) -> dict[str, np.ndarray]:
-    "Every field of `StatisticalHumorScores` for each item that applies, one float array each, in the dataclass's order."
-    texts = as_texts(texts, 'texts', 'HumorEvaluator.combine')
-    if not isinstance(items, Mapping): raise TypeError(f"HumorEvaluator.combine: items must be a dict of the ITEM_FIELDS, got {type(items).__name__}")
-    need = ITEM_FIELDS + (() if self.scorer == 'design' else ('scorer_score',))
-    if (miss := [k for k in need if k not in items]): raise ValueError(f"HumorEvaluator.combine: items lacks {', '.join(miss)}")
-    it = {k: as_array(items[k], f'items[{k!r}]', 'HumorEvaluator.combine', finite=True).astype(float) for k in need}
-    if (bad := [k for k, v in it.items() if v.shape != (len(texts),)]):
-        raise ValueError(f"HumorEvaluator.combine: items[{bad[0]!r}] has shape {it[bad[0]].shape}, but there are {len(texts)} texts")
-    div, n = self.batch_diversity(texts, reference_texts), len(texts)
-    creat = creativity_component(div['distinct_1'], div['distinct_2'], div['self_bleu'], div['vocabulary_richness'], div['overall_semantic_diversity'])
-    overall = np.array([overall_score(*(float(it[k][i]) for k in ITEM_FIELDS[:6]), creat) for i in range(n)], float)
-    cols = {**it, **{k: np.full(n, float(v)) for k, v in div.items()}, 'overall_humor_score': overall}
-    if self.scorer != 'design': cols.update(overall_humor_score=it['scorer_score'], design_humor_score=overall)
-    return {f.name: cols[f.name] for f in fields(StatisticalHumorScores) if f.name in cols}
-
-# %% ../nbs/06_humor.ipynb #5bc7dc70
-@patch
-def evaluate_batch(self:HumorEvaluator, texts:Sequence[str], # the answers
-                   contexts:Sequence[str], # the prompt of each answer
-                   user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
-                   reference_texts:Sequence[str]|None=None, # human texts to compare the batch with (adds `mauve_score`)
-                  ):
-    "Score every (text, context) pair; batch diversity is computed once. Returns a pandas DataFrame."
-    import pandas as pd
-    texts = as_texts(texts, 'texts', 'humor')
-    return pd.DataFrame(self.combine(self.item_scores(texts, contexts, user_profile), texts, reference_texts))
-
-# %% ../nbs/06_humor.ipynb #d475d664
-@patch
-def evaluate_humor_statistically(self:HumorEvaluator, text:str, # the answer
-                                 context:str, # its prompt
-                                 user_profile:Sequence[str]|None=None, # cards the user liked, for PaCS
-                                ) -> StatisticalHumorScores:
-    "The statistical humor evaluation of one text in its context (its batch diversity is that of a batch of one)."
-    text, context = check_str(text, 'text', 'evaluate_humor_statistically'), check_str(context, 'context', 'evaluate_humor_statistically')
-    return StatisticalHumorScores(**self.evaluate_batch([text], [context], user_profile).iloc[0].to_dict())
+    for name, given in (('texts', texts), ('reference_texts', refs)):
+        if len(given) < 2:
+            raise ValueError(f"humor: MAUVE needs at least 2 {name}, got {len(given)}")
+    if self.encoder_name == 'minilm':
+        return mauve_from_features(self.embed(refs), self.embed(texts)).mauve
+    # the co-occurrence evaluator has no vectors: the bundled encoder's
+    return mauve(texts, refs).mauve
 
 # %% ../nbs/06_humor.ipynb #8a24b218
 def learned_scorer() -> dict:
-    "The shipped learned scorer: `coef` (an array), `intercept`, its training record, and `tag` (the file's sha256, first 8 hex digits)."
+    """The shipped learned scorer: `coef` (an array), `intercept`, its training record, and `tag`
+    (the file's sha256, first 8 hex digits)."""
     return _learned_scorer()
 
 @lru_cache(maxsize=1)
 def _learned_scorer() -> dict:
     raw = (resources.files('cah_metrics') / 'data' / 'humor_scorer.json').read_bytes()
-    d = json.loads(raw)
-    return {**d, 'coef': np.asarray(d['coef'], float), 'intercept': float(d['intercept']), 'tag': hashlib.sha256(raw).hexdigest()[:8]}
+    scorer = json.loads(raw)
+    return {**scorer, 'coef': np.asarray(scorer['coef'], float),
+            'intercept': float(scorer['intercept']), 'tag': hashlib.sha256(raw).hexdigest()[:8]}
 
 # %% ../nbs/06_humor.ipynb #32b4dbbc
 _BLANK = re.compile(r'_{2,}')
@@ -422,47 +606,39 @@ _BLANK = re.compile(r'_{2,}')
 def as_card(context:str, # the prompt ('' for none)
             text:str, # the answer
            ) -> str:
-    "The card as a player reads it: the prompt's first blank (`{}` or a run of underscores) filled with the answer, other blanks left as ___; the prompt then the answer when it has no blank; the answer alone without a prompt."
+    """The card as a player reads it: the prompt's first blank (`{}` or a run of underscores) filled
+    with the answer, other blanks left as ___; the prompt then the answer when it has no blank; the
+    answer alone without a prompt."""
     context, text = check_str(context, 'context', 'as_card'), check_str(text, 'text', 'as_card')
     if not context.strip(): return text
-    t = _BLANK.sub('{}', context)
-    if t.count('{}') > 1: t = t.replace('{}', '\x00', 1).replace('{}', '___').replace('\x00', '{}')
-    return fill_prompt(t, text)
-
-# %% ../nbs/06_humor.ipynb #e7549d1a
-@patch
-def learned_scores(self:HumorEvaluator, texts:Sequence[str], # the answers
-                   contexts:Sequence[str], # the prompt of each answer ('' for none)
-                  ) -> np.ndarray:
-    "The learned scorer's 0-10 score of each text in its context: 10 sigmoid(w . v + b), v the bundled encoder's vector of `as_card(context, text)`."
-    texts, contexts = as_texts(texts, 'texts', 'humor'), as_texts(contexts, 'contexts', 'humor')
-    if len(texts) != len(contexts): raise ValueError(f"humor: got {len(texts)} texts but {len(contexts)} contexts; one context per text")
-    if self.encoder_name != 'minilm': raise ValueError(f"humor: the learned scorer needs the bundled MiniLM encoder, this evaluator has {self.encoder_name!r}")
-    if not texts: return np.zeros(0)
-    s = learned_scorer()
-    z = self.embed([as_card(c, t) for t, c in zip(texts, contexts)]) @ s['coef'] + s['intercept']
-    return 10 / (1 + np.exp(-z))
+    template = _BLANK.sub('{}', context)
+    if template.count('{}') > 1:
+        template = template.replace('{}', '\x00', 1).replace('{}', '___').replace('\x00', '{}')
+    return fill_prompt(template, text)
 
 # %% ../nbs/06_humor.ipynb #b6188cc3
-def _check_candidate(candidate, # one answer (a str) or the answers of a pick-2 candidate (a list of str)
+def _check_candidate(candidate, # one answer (a str) or the answers of a pick-2 candidate (a list)
                     name:str, # the argument's name, for messages
                     fn:str, # the function's name, for messages
                    ) -> str|list[str]:
-    "A candidate as given when it is a str or a non-empty list of str, else a `TypeError`/`ValueError` naming it."
+    """A candidate as given when it is a str or a non-empty list of str, else a
+    `TypeError`/`ValueError` naming it."""
     if isinstance(candidate, str): return candidate
     if not isinstance(candidate, (list, tuple)):
-        raise TypeError(f"{fn}: {name} must be an answer (str) or a list of answers, got {type(candidate).__name__}")
+        raise TypeError(f"{fn}: {name} must be an answer (str) or a list of answers, "
+                        f"got {type(candidate).__name__}")
     if not candidate: raise ValueError(f"{fn}: {name} must hold at least one answer")
     return as_texts(list(candidate), name, fn)
 
-CARD_FEATURES = tuple(f'card_{i}' for i in range(384))   # the bundled encoder's vector of the filled card
+CARD_FEATURES = tuple(f'card_{i}' for i in range(384))   # the bundled encoder's vector of the card
 ANSWER_FEATURES = tuple(f'answer_{i}' for i in range(384))   # its vector of the answer alone
 TASTE_FEATURES = ('log_words',) + ITEM_FIELDS[:6]       # features that need no sentence model
 
 def card_text(prompt:str, # the prompt card
-              candidate:str|Sequence[str], # one answer, or a list of answers for a prompt with several blanks
+              candidate:str|Sequence[str], # one answer, or a list of answers for several blanks
              ) -> str:
-    "The filled card: `as_card` for one answer; several answers fill the blanks in order (the rest follow)."
+    """The filled card: `as_card` for one answer; several answers fill the blanks in order (the rest
+    follow)."""
     prompt = check_str(prompt, 'prompt', 'card_text')
     if isinstance(candidate, str): return as_card(prompt, candidate)
     answers = _check_candidate(candidate, 'candidate', 'card_text')
@@ -470,44 +646,19 @@ def card_text(prompt:str, # the prompt card
     slots = template.count('{}')
     if slots < len(answers): template = template.rstrip() + ' {}' * (len(answers) - slots)
     filled = template
-    for a in answers: filled = filled.replace('{}', a.rstrip('.'), 1)
+    for answer in answers: filled = filled.replace('{}', answer.rstrip('.'), 1)
     return filled.replace('{}', '___').replace('\n', ' ')
 
 def answer_text(candidate:str|Sequence[str], # one answer, or the answers of a pick-2 candidate
                ) -> str:
     "The answer's own words: the answers of a pick-2 candidate joined by ' / '."
-    return candidate if isinstance(candidate, str) else ' / '.join(_check_candidate(candidate, 'candidate', 'answer_text'))
-
-# %% ../nbs/06_humor.ipynb #d221b5ae
-@patch
-def preference_features(self:HumorEvaluator, candidates:Sequence, # each an answer or a list of answers (pick-2)
-                        prompts:Sequence[str], # the prompt of each candidate
-                        names:Sequence[str], # the features to compute: `CARD_FEATURES` and `TASTE_FEATURES` names
-                        items:dict|None=None, # `item_scores` of the candidates' answer texts, when already computed
-                       ) -> np.ndarray:
-    "An (n, len(names)) array: the named features of every (candidate, prompt) pair."
-    F = 'HumorEvaluator.preference_features'
-    candidates = [_check_candidate(c, f'candidates[{i}]', F) for i, c in enumerate(check_sequence(candidates, 'candidates', F))]
-    prompts, names = as_texts(prompts, 'prompts', F), as_texts(names, 'names', F)
-    if len(prompts) != len(candidates): raise ValueError(f"{F}: got {len(candidates)} candidates but {len(prompts)} prompts")
-    if items is not None and not isinstance(items, Mapping): raise TypeError(f"{F}: items must be a dict or None, got {type(items).__name__}")
-    texts = [answer_text(c) for c in candidates]
-    cols = {'log_words': np.log1p([len(t.split()) for t in texts])}
-    if any(n in ITEM_FIELDS for n in names):
-        cols.update(items if items is not None else self.item_scores(texts, prompts))
-    for prefix, vectors in (('card_', CARD_FEATURES), ('answer_', ANSWER_FEATURES)):
-        if not any(n.startswith(prefix) for n in names): continue
-        E = self.embed([card_text(p, c) for c, p in zip(candidates, prompts)] if prefix == 'card_' else texts)
-        if E is None: raise ValueError("humor: sentence-vector features need the bundled MiniLM encoder; this evaluator has none")
-        cols.update(zip(vectors, E.T))
-    if (unknown := [n for n in names if n not in cols]):
-        raise ValueError(f"humor: unknown preference features {', '.join(unknown[:5])}")
-    return np.column_stack([np.asarray(cols[n], float) for n in names]) if len(texts) else np.zeros((0, len(names)))
+    if isinstance(candidate, str): return candidate
+    return ' / '.join(_check_candidate(candidate, 'candidate', 'answer_text'))
 
 # %% ../nbs/06_humor.ipynb #6f1ef3cf
 @lru_cache(maxsize=1)
 def shipped_preference() -> PreferenceModel:
-    "The shipped `'preference'` scorer (`cah_metrics/data/humor_preference.json`), read once per process."
+    "The shipped `'preference'` scorer (`data/humor_preference.json`), read once per process."
     return load_preference_model(resources.files('cah_metrics') / 'data' / 'humor_preference.json')
 
 # %% ../nbs/06_humor.ipynb #a5701ec9
@@ -515,8 +666,8 @@ def shipped_preference() -> PreferenceModel:
 class TasteReport:
     "What `fit_preferences` learned from a table's rounds, and how far to trust it."
     model: PreferenceModel   # fitted to every round; `save` it as a taste file
-    accuracy: tuple          # cross-validated pairwise accuracy: (estimate, low, high), 95% over rounds
-    baselines: dict          # fixed scorer -> its pairwise accuracy on the same rounds, (estimate, low, high)
+    accuracy: tuple          # cross-validated pairwise accuracy (estimate, low, high; 95%, rounds)
+    baselines: dict          # fixed scorer -> (estimate, low, high) of it on the same rounds
     curve: list              # `learning_curve` rows: rounds, accuracy, low, high
     rounds: int              # the rounds learned from
     judge: str|None = None   # whose rounds, when one judge's were chosen
@@ -525,15 +676,16 @@ class TasteReport:
         "Is the learned taste better than chance, the interval's lower end above 0.5?"
         return self.accuracy[1] > 0.5
     def summary(self) -> str:
-        "The report in words: the accuracy against chance and the baselines, and whether to trust it."
+        "The report in words: the accuracy against chance and the baselines; whether to trust it."
         who = f" (judge {self.judge})" if self.judge else ''
         est, low, high = self.accuracy
-        lines = [f"learned from {self.rounds} rounds{who}: cross-validated pairwise accuracy {est:.3f} "
-                 f"[{low:.3f}, {high:.3f}] (chance 0.5)"]
-        lines += [f"  {name:12s} {a:.3f} [{l:.3f}, {h:.3f}]" for name, (a, l, h) in self.baselines.items()]
+        lines = [f"learned from {self.rounds} rounds{who}: cross-validated pairwise accuracy "
+                 f"{est:.3f} [{low:.3f}, {high:.3f}] (chance 0.5)"]
+        lines += [f"  {name:12s} {acc:.3f} [{lo:.3f}, {hi:.3f}]"
+                  for name, (acc, lo, hi) in self.baselines.items()]
         lines.append("a consistent taste: the interval is above chance" if self.consistent else
-                     "no consistent taste found: the interval reaches chance (0.5); more rounds, or a judge "
-                     "who picks by something the features do not see")
+                     "no consistent taste found: the interval reaches chance (0.5); more rounds, "
+                     "or a judge who picks by something the features do not see")
         return '\n'.join(lines)
     def chart(self) -> bytes:
         "A PNG of the learning curve beside the baselines."
@@ -547,108 +699,81 @@ def _curve_sizes(n:int, folds:int) -> list[int]:
     steps = [m * 10 ** e for e in range(1, 7) for m in (1, 2, 5)]
     return [s for s in steps if 2 * folds <= s < n] + [n]
 
-@patch
-def fit_preferences(self:HumorEvaluator, rounds, # a rounds file (JSON Lines), or a list of rounds
-                    judge:str|None=None, # learn only this judge's rounds
-                    folds:int=5, # cross-validation folds
-                    seed:int=0, # the folds' shuffle and the bootstrap's seed
-                    curve:bool=True, # also draw the learning curve (cross-validates at several sizes)
-                   ) -> TasteReport:
-    "Learn the taste behind a table's picks: the fitted model, its cross-validated accuracy and baselines."
-    source = os.fspath(rounds) if isinstance(rounds, (str, os.PathLike)) else 'rounds given in memory'
-    rounds = read_rounds(rounds) if isinstance(rounds, (str, os.PathLike)) else check_rounds(rounds, 'fit_preferences')
-    if judge is not None:
-        rounds = [r for r in rounds if r.judge == judge]
-        if not rounds: raise ValueError(f"fit_preferences: no rounds judged by {judge!r:.60}")
-    folds = check_int(folds, 'folds', 'fit_preferences', low=2)
-    if len(rounds) < folds: raise ValueError(f"fit_preferences: {len(rounds)} rounds cannot fill {folds} folds")
-    cands = [c for r in rounds for c in r.candidates]
-    prompts = [r.prompt for r in rounds for _ in r.candidates]
-    texts = [answer_text(c) for c in cands]
-    items = self.item_scores(texts, prompts)
-    names = (CARD_FEATURES + ANSWER_FEATURES if self.encoder_name == 'minilm' else ()) + TASTE_FEATURES
-    data = choices(self.preference_features(cands, prompts, names, items),
-                   [len(r.candidates) for r in rounds], [r.pick for r in rounds])
-    C = choose_C(data, seed=seed)              # once, by an inner 3-fold split of all the rounds (see above)
-    cv = cross_validate(data, folds, seed, C=C)
-    cols = self.combine(items, texts)
-    fixed = {'design': cols.get('design_humor_score', cols['overall_humor_score']),
-             'shorter': -data.X[:, names.index('log_words')]}
-    if self.scorer not in fixed: fixed[self.scorer] = items['scorer_score']
-    base = {k: agreement_interval(*pick_agreement(u, data), seed=seed) for k, u in fixed.items()}
-    rows = learning_curve(data, _curve_sizes(data.n_rounds, folds)[:-1], folds, seed, C=C) if curve else []
-    rows.append({'rounds': data.n_rounds, 'accuracy': cv.accuracy[0], 'low': cv.accuracy[1], 'high': cv.accuracy[2]})
-    info = {'data': source, 'judge': judge, 'encoder': self.encoder_name, 'cross_validated': list(cv.accuracy)}
-    model = PreferenceModel.fit(data, names, C, info)
-    return TasteReport(model, cv.accuracy, base, rows, data.n_rounds, judge)
-
 # %% ../nbs/06_humor.ipynb #a130d720
 @lru_cache(maxsize=1)
 def default_evaluator() -> HumorEvaluator:
-    "The evaluator `HumorScores` uses by default: the embedded main game and the bundled MiniLM, built once per process."
+    """The evaluator `HumorScores` uses by default: the embedded main game and the bundled MiniLM,
+    built once per process."""
     return HumorEvaluator()
 
 # %% ../nbs/06_humor.ipynb #473aff39
 @register()
 class HumorScores(Metric):
-    "The statistical humor scores of answers in their prompts: the mean of every field, batch fields over all the texts."
-    name, summary, inputs = 'humor', "statistical humor scores of answers in their prompts (means over items)", ('predictions', 'contexts')
+    """The humor scores of answers in their prompts: the mean of every field, batch fields
+    over all the texts."""
+    name, inputs = 'humor', ('predictions', 'contexts')
+    summary = "the statistical humor scores of answers in their prompts (means over items)"
     value_range, higher_is_better = (0.0, 10.0), True
     keys = SCORE_FIELDS
-    signature_keys = ('corpus', 'encoder', 'scorer', 'lm', 'tok', 'case', 'norm', 'div_tok', 'self_bleu', 'richness_tok', 'profile')
-    def __init__(self, evaluator:HumorEvaluator|None=None, # the evaluator; default: `default_evaluator()`, built on first use
-                 profile:Sequence[str]|None=None, # cards the user liked, for PaCS (default: none, PaCS neutral)
-                 keep_items:bool=False, # also keep the per-item statistics
-                ):
+    signature_keys = ('corpus', 'encoder', 'scorer', 'lm', 'tok', 'case', 'norm', 'div_tok',
+                      'self_bleu', 'richness_tok', 'profile')
+    def __init__(
+        self,
+        evaluator:HumorEvaluator|None=None, # default: `default_evaluator()`, built on first use
+        profile:Sequence[str]|None=None, # cards the user liked, for PaCS (default: none, neutral)
+        keep_items:bool=False, # also keep the per-item statistics
+    ):
         if evaluator is not None and not isinstance(evaluator, HumorEvaluator):
-            raise TypeError(f"humor: evaluator must be a HumorEvaluator, got {type(evaluator).__name__}")
-        if not isinstance(keep_items, (bool, np.bool_)): raise TypeError(f"humor: keep_items must be a bool, got {type(keep_items).__name__}")
-        self._evaluator, self.profile = evaluator, as_texts(profile if profile is not None else [], 'profile', 'humor')
+            raise TypeError(f"humor: evaluator must be a HumorEvaluator, "
+                            f"got {type(evaluator).__name__}")
+        if not isinstance(keep_items, (bool, np.bool_)):
+            raise TypeError(f"humor: keep_items must be a bool, got {type(keep_items).__name__}")
+        self._evaluator = evaluator
+        self.profile = as_texts(profile if profile is not None else [], 'profile', 'humor')
         super().__init__(keep_items)
+    @property
+    def evaluator(self) -> HumorEvaluator:
+        "The evaluator behind the scores (`default_evaluator()` unless one was given)."
+        if self._evaluator is None: self._evaluator = default_evaluator()
+        return self._evaluator
+
+    def options(self) -> dict:
+        "The evaluator's part of the signature, and the profile's size and fingerprint."
+        profile = 'none'
+        if self.profile: profile = f"{len(self.profile)}:{corpus_fingerprint(self.profile)}"
+        return {**self.evaluator.signature_options(), 'profile': profile}
+    def _fields(self) -> tuple[str, ...]:
+        """The per-item fields the state keeps: `ITEM_FIELDS`, and the scorer's score unless the
+        scorer is 'design'."""
+        scorer = DEFAULT_SCORER if self._evaluator is None else self._evaluator.scorer
+        return ITEM_FIELDS + (() if scorer == 'design' else ('scorer_score',))
+    def empty_state(self) -> dict: return {'n': 0, 'texts': [], **{k: [] for k in self._fields()}}
+    def item_statistics(self, predictions, references=None, contexts=None) -> dict:
+        "Each prediction's text and its `ITEM_FIELDS` (and scorer's score), as lists."
+        texts = as_texts(predictions, 'predictions', self.name)
+        if contexts is None:
+            raise TypeError(f"{self.name}: contexts are required (the prompt each prediction "
+                            f"answers)")
+        contexts = as_texts(contexts, 'contexts', self.name)
+        if len(contexts) != len(texts):
+            raise ValueError(f"{self.name}: got {len(texts)} predictions but {len(contexts)} "
+                             f"contexts; one context per prediction")
+        items = self.evaluator.item_scores(texts, contexts, self.profile)
+        return {'texts': texts, **{k: items[k].tolist() for k in self._fields()}}
+    def score_state(self, state:dict) -> Score:
+        "The mean of every field, the batch fields and overall scores over all the state's texts."
+        if not state['n']:
+            zeros = {k: 0.0 for k in self.keys}
+            return Score(zeros, self.signature(), main='overall_humor_score', n=0)
+        cols = self.evaluator.combine(state, state['texts'])
+        means = {k: float(np.mean(v)) for k, v in cols.items()}
+        return Score(means, self.signature(), main='overall_humor_score', n=state['n'])
+    def item_values(self, items:dict) -> dict:
+        "Each item's overall score in the batch of all the items given."
+        cols = self.evaluator.combine(items, items['texts'])
+        return {'overall_humor_score': cols['overall_humor_score'].tolist()}
     def resampling(self) -> Resampling:
-        "The means of the per-item fields; the batch fields and the overall score are not resampled."
-        why = ("overall_humor_score and the batch keys hold the batch's diversity (its creativity term): "
-               + DIVERSITY_NOT_RESAMPLED)
+        "The means of the per-item fields; the batch fields and overall score are not resampled."
+        why = ("overall_humor_score and the batch keys hold the batch's diversity (its creativity "
+               "term): " + DIVERSITY_NOT_RESAMPLED)
         return Resampling(ITEM_FIELDS, lambda items, key: mean_plan(items[key]), why, main=False)
-
-# %% ../nbs/06_humor.ipynb #95f22d03
-@patch(as_prop=True)
-def evaluator(self:HumorScores) -> HumorEvaluator:
-    "The evaluator behind the scores (`default_evaluator()` unless one was given)."
-    if self._evaluator is None: self._evaluator = default_evaluator()
-    return self._evaluator
-
-@patch
-def options(self:HumorScores) -> dict:
-    p = f"{len(self.profile)}:{corpus_fingerprint(self.profile)}" if self.profile else 'none'
-    return {**self.evaluator.signature_options(), 'profile': p}
-
-# %% ../nbs/06_humor.ipynb #0f0acfb1
-@patch
-def empty_state(self:HumorScores) -> dict: return {'n': 0, 'texts': [], **{k: [] for k in self._fields()}}
-
-@patch
-def _fields(self:HumorScores) -> tuple[str, ...]:
-    "The per-item fields the state keeps: `ITEM_FIELDS`, and the scorer's score unless the scorer is 'design'."
-    scorer = DEFAULT_SCORER if self._evaluator is None else self._evaluator.scorer
-    return ITEM_FIELDS + (() if scorer == 'design' else ('scorer_score',))
-
-@patch
-def item_statistics(self:HumorScores, predictions, references=None, contexts=None) -> dict:
-    texts = as_texts(predictions, 'predictions', self.name)
-    if contexts is None: raise TypeError(f"{self.name}: contexts are required (the prompt each prediction answers)")
-    contexts = as_texts(contexts, 'contexts', self.name)
-    if len(contexts) != len(texts): raise ValueError(f"{self.name}: got {len(texts)} predictions but {len(contexts)} contexts; one context per prediction")
-    items = self.evaluator.item_scores(texts, contexts, self.profile)
-    return {'texts': texts, **{k: items[k].tolist() for k in self._fields()}}
-
-# %% ../nbs/06_humor.ipynb #afaa8500
-@patch
-def score_state(self:HumorScores, state:dict) -> Score:
-    if not state['n']: return Score({k: 0.0 for k in self.keys}, self.signature(), main='overall_humor_score', n=0)
-    cols = self.evaluator.combine(state, state['texts'])
-    return Score({k: float(np.mean(v)) for k, v in cols.items()}, self.signature(), main='overall_humor_score', n=state['n'])
-
-@patch
-def item_values(self:HumorScores, items:dict) -> dict:
-    return {'overall_humor_score': self.evaluator.combine(items, items['texts'])['overall_humor_score'].tolist()}

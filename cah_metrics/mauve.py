@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import Metric, Score, register
 from .resample import DIVERSITY_NOT_RESAMPLED, Resampling
@@ -25,37 +24,46 @@ __all__ = ['MAUVEResult', 'mauve_from_counts', 'mauve_from_features', 'mauve', '
 def _kl(a:np.ndarray, b:np.ndarray) -> float:
     "KL(a | b) in nats: inf where a has mass that b lacks; 0 log 0 = 0."
     if np.any((a != 0) & (b == 0)): return math.inf
-    i = (a != 0) & (b != 0)
-    return float(np.sum(a[i] * np.log(a[i] / b[i])))
+    both = (a != 0) & (b != 0)
+    return float(np.sum(a[both] * np.log(a[both] / b[both])))
 
 def _curve(P:np.ndarray, Q:np.ndarray, lambdas, c:float) -> np.ndarray:
-    "The frontier as an (m + 2, 2) array: (1, 0), then (exp(-c KL(Q|R)), exp(-c KL(P|R))) for R = lam P + (1 - lam) Q, then (0, 1)."
-    pts = [[0.0, math.inf]] + [[_kl(Q, w * P + (1 - w) * Q), _kl(P, w * P + (1 - w) * Q)] for w in np.sort(lambdas)] + [[math.inf, 0.0]]
+    """The frontier as an (m + 2, 2) array: (1, 0), then (exp(-c KL(Q|R)), exp(-c KL(P|R)))
+    for R = lam P + (1 - lam) Q, then (0, 1)."""
+    pts = [[0.0, math.inf]]
+    for w in np.sort(lambdas):
+        R = w * P + (1 - w) * Q
+        pts.append([_kl(Q, R), _kl(P, R)])
+    pts.append([math.inf, 0.0])
     with np.errstate(over='ignore'): return np.exp(-c * np.asarray(pts))
 
-def _lambdas(m:int) -> np.ndarray: return np.linspace(1e-6, 1 - 1e-6, m)    # mauve-text's mixture weights
+def _lambdas(m:int) -> np.ndarray:
+    "mauve-text's mixture weights."
+    return np.linspace(1e-6, 1 - 1e-6, m)
 
 # %% ../nbs/05b_mauve.ipynb #0db6298a
 def _area(curve:np.ndarray) -> float:
-    "The area under the frontier: the mean of the trapezoid rule along x and along y (mauve-text's), ties sorted along the curve."
+    """The area under the frontier: the mean of the trapezoid rule along x and along y
+    (mauve-text's), ties sorted along the curve."""
     x, y = curve.T
     i, j = np.lexsort((-y, x)), np.lexsort((-x, y))
     return 0.5 * (float(np.trapezoid(y[i], x[i])) + float(np.trapezoid(x[j], y[j])))
 
 # %% ../nbs/05b_mauve.ipynb #db832f06
 def _frontier_integral(P:np.ndarray, Q:np.ndarray) -> float:
-    "The frontier integral of two histograms, bucket by bucket in mauve-text's order and arithmetic."
+    "The frontier integral of two histograms, bucket by bucket in mauve-text's order and sums."
     total = 0.0
     for p, q in zip(P.tolist(), Q.tolist()):
         if p == 0 or q == 0: total += (p + q) / 4
-        elif abs(p - q) > 1e-8: total += 0.25 * (p + q) - 0.5 * (p * q * (math.log(p) - math.log(q)) / (p - q))
+        elif abs(p - q) > 1e-8:
+            total += 0.25 * (p + q) - 0.5 * (p * q * (math.log(p) - math.log(q)) / (p - q))
     return 2 * total
 
 # %% ../nbs/05b_mauve.ipynb #4d723b11
 @dataclass(frozen=True, repr=False)
 class MAUVEResult:
-    "MAUVE and the frontier integral (plain and smoothed), the divergence curve, the histograms and the sizes behind them."
-    mauve: float                    # the area under the divergence frontier, in [0, 1]; higher: closer to human text
+    "MAUVE and the frontier integral (plain and smoothed), the curve, the histograms and sizes."
+    mauve: float                    # area under the divergence frontier in [0, 1]; higher: closer
     frontier_integral: float        # the frontier integral, in [0, 1]; lower: closer
     mauve_star: float               # MAUVE of the histograms smoothed by adding 1/2 to each count
     frontier_integral_star: float   # the frontier integral of the smoothed histograms
@@ -65,201 +73,253 @@ class MAUVEResult:
     num_buckets: int                # the number of buckets (k-means clusters)
     pca_dim: int|None = None        # the principal components kept (None: counts given)
     def __repr__(self):
-        return (f"MAUVEResult(mauve={self.mauve:.4f}, frontier_integral={self.frontier_integral:.4f}, mauve_star={self.mauve_star:.4f}, "
-                f"frontier_integral_star={self.frontier_integral_star:.4f}, num_buckets={self.num_buckets}, pca_dim={self.pca_dim})")
+        return (f"MAUVEResult(mauve={self.mauve:.4f}, "
+                f"frontier_integral={self.frontier_integral:.4f}, "
+                f"mauve_star={self.mauve_star:.4f}, "
+                f"frontier_integral_star={self.frontier_integral_star:.4f}, "
+                f"num_buckets={self.num_buckets}, pca_dim={self.pca_dim})")
     def to_dict(self) -> dict:
         "Every field as plain JSON types (arrays as lists)."
         return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(self).items()}
 
 # %% ../nbs/05b_mauve.ipynb #3a246b12
-def _check_counts(x, name:str, F:str) -> np.ndarray:
-    "`x` as a 1-D float64 array of bucket counts: non-negative whole numbers with a positive finite sum; else a ValueError naming it."
-    a = as_array(x, name, F, finite=True)
-    if a.ndim != 1 or not len(a): raise ValueError(f"{F}: {name} must be a non-empty 1-D array of bucket counts, got shape {a.shape}")
-    a = a.astype(np.float64)
-    with np.errstate(over='ignore'): total = a.sum()
-    if (a < 0).any() or (a != np.round(a)).any() or not 0 < total < math.inf:
-        raise ValueError(f"{F}: {name} must hold non-negative whole numbers (texts per bucket), not all zero; got {brief(a.tolist())}")
-    return a
+def _check_counts(x, name:str, caller:str) -> np.ndarray:
+    """`x` as a 1-D float64 array of bucket counts: non-negative whole numbers with a positive
+    finite sum; else a ValueError naming it."""
+    counts = as_array(x, name, caller, finite=True)
+    if counts.ndim != 1 or not len(counts):
+        raise ValueError(f"{caller}: {name} must be a non-empty 1-D array of bucket counts, "
+                         f"got shape {counts.shape}")
+    counts = counts.astype(np.float64)
+    with np.errstate(over='ignore'): total = counts.sum()
+    if (counts < 0).any() or (counts != np.round(counts)).any() or not 0 < total < math.inf:
+        raise ValueError(f"{caller}: {name} must hold non-negative whole numbers "
+                         f"(texts per bucket), not all zero; got {brief(counts.tolist())}")
+    return counts
 
-def _check_curve_opts(size, c, F:str) -> tuple[int, float]:
-    return (check_int(size, 'divergence_curve_discretization_size', F, high=100_000),
-            check_float(c, 'mauve_scaling_factor', F, low=0.0, open_low=True))
+def _check_curve_opts(size, c, caller:str) -> tuple[int, float]:
+    return (check_int(size, 'divergence_curve_discretization_size', caller, high=100_000),
+            check_float(c, 'mauve_scaling_factor', caller, low=0.0, open_low=True))
 
 # %% ../nbs/05b_mauve.ipynb #174c086b
-def _from_counts(p_counts:np.ndarray, q_counts:np.ndarray, size:int, c:float, pca_dim:int|None=None) -> MAUVEResult:
+def _from_counts(p_counts:np.ndarray, q_counts:np.ndarray, size:int, c:float,
+                 pca_dim:int|None=None) -> MAUVEResult:
     "The result from validated counts (float64, same length)."
     P, Q = p_counts / p_counts.sum(), q_counts / q_counts.sum()
     Ps, Qs = (p_counts + 0.5) / (p_counts + 0.5).sum(), (q_counts + 0.5) / (q_counts + 0.5).sum()
     lam = _lambdas(size)
     curve = _curve(P, Q, lam, c)
-    return MAUVEResult(_area(curve), _frontier_integral(P, Q), _area(_curve(Ps, Qs, lam, c)), _frontier_integral(Ps, Qs),
-                       curve, P, Q, len(P), pca_dim)
+    return MAUVEResult(_area(curve), _frontier_integral(P, Q), _area(_curve(Ps, Qs, lam, c)),
+                       _frontier_integral(Ps, Qs), curve, P, Q, len(P), pca_dim)
 
-def mauve_from_counts(p_counts, # texts of P (human) per bucket: non-negative whole numbers
-                      q_counts, # texts of Q (generated) per bucket, the same buckets
-                      divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
-                      mauve_scaling_factor:float=5.0, # the constant c, > 0
-                     ) -> MAUVEResult:
-    "MAUVE and the frontier integrals of two sets' bucket counts, as mauve-text computes them from its k-means histograms."
-    F = 'mauve_from_counts'
-    pc, qc = _check_counts(p_counts, 'p_counts', F), _check_counts(q_counts, 'q_counts', F)
-    if len(pc) != len(qc): raise ValueError(f"{F}: p_counts has {len(pc)} buckets but q_counts has {len(qc)}")
-    return _from_counts(pc, qc, *_check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, F))
+def mauve_from_counts(
+    p_counts, # texts of P (human) per bucket: non-negative whole numbers
+    q_counts, # texts of Q (generated) per bucket, the same buckets
+    divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
+    mauve_scaling_factor:float=5.0, # the constant c, > 0
+) -> MAUVEResult:
+    "MAUVE and the frontier integrals of two sets' bucket counts, as mauve-text computes them."
+    caller = 'mauve_from_counts'
+    pc = _check_counts(p_counts, 'p_counts', caller)
+    qc = _check_counts(q_counts, 'q_counts', caller)
+    if len(pc) != len(qc):
+        raise ValueError(f"{caller}: p_counts has {len(pc)} buckets but q_counts has {len(qc)}")
+    size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, caller)
+    return _from_counts(pc, qc, size, c)
 
 # %% ../nbs/05b_mauve.ipynb #7527336f
-def _check_features(x, name:str, F:str) -> np.ndarray:
-    "`x` as an (n, d) float array (float32 kept, else float64) of finite numbers with n >= 2, d >= 1; else a ValueError naming it."
-    a = as_array(x, name, F, finite=True)
-    if a.ndim != 2 or a.shape[0] < 2 or a.shape[1] < 1:
-        raise ValueError(f"{F}: {name} must be a 2-D array (texts x dimensions) with at least 2 texts, got shape {a.shape}")
-    return a.astype(np.float32 if a.dtype == np.float32 else np.float64)
+def _check_features(x, name:str, caller:str) -> np.ndarray:
+    """`x` as an (n, d) float array (float32 kept, else float64) of finite numbers with n >= 2,
+    d >= 1; else a ValueError naming it."""
+    features = as_array(x, name, caller, finite=True)
+    if features.ndim != 2 or features.shape[0] < 2 or features.shape[1] < 1:
+        raise ValueError(f"{caller}: {name} must be a 2-D array (texts x dimensions) with at least "
+                         f"2 texts, got shape {features.shape}")
+    return features.astype(np.float32 if features.dtype == np.float32 else np.float64)
 
 def _unit_rows(X:np.ndarray) -> np.ndarray:
-    "Rows L2-normalised by scikit-learn's `normalize` (mauve-text's), rows whose squares would overflow or vanish rescaled first."
+    """Rows L2-normalised by scikit-learn's `normalize` (mauve-text's), rows whose squares would
+    overflow or vanish rescaled first."""
     from sklearn.preprocessing import normalize
-    f, m = np.finfo(X.dtype), np.abs(X).max(axis=1)
-    odd = (m > np.sqrt(f.max / X.shape[1]) / 2) | ((m > 0) & (m < np.sqrt(f.tiny) * 1e3))
-    if odd.any(): X = X.copy(); X[odd] /= m[odd, None]
+    info, peak = np.finfo(X.dtype), np.abs(X).max(axis=1)
+    odd = ((peak > np.sqrt(info.max / X.shape[1]) / 2)
+           | ((peak > 0) & (peak < np.sqrt(info.tiny) * 1e3)))
+    if odd.any():
+        X = X.copy()
+        X[odd] /= peak[odd, None]
     return normalize(X, norm='l2', axis=1)
 
 # %% ../nbs/05b_mauve.ipynb #30adf490
-def _quantize(P:np.ndarray, Q:np.ndarray, k:int, explained_var:float, num_redo:int, max_iter:int, seed:int) -> tuple:
-    "Bucket counts of P and Q and the PCA dimension kept: mauve-text's PCA, then scikit-learn's k-means in place of faiss's."
+def _quantize(P:np.ndarray, Q:np.ndarray, k:int, explained_var:float, num_redo:int, max_iter:int,
+              seed:int) -> tuple:
+    """Bucket counts of P and Q and the PCA dimension kept: mauve-text's PCA, then scikit-learn's
+    k-means in place of faiss's."""
     from sklearn.cluster import KMeans
     from sklearn.decomposition import PCA
     from sklearn.exceptions import ConvergenceWarning
     X = _unit_rows(np.vstack([Q, P]))                      # Q first, as mauve-text stacks them
     with warnings.catch_warnings():
-        warnings.simplefilter('ignore', RuntimeWarning)      # no variance at all: the ratios are 0/0 and one component is kept
-        warnings.simplefilter('ignore', ConvergenceWarning)  # fewer distinct points than buckets: some stay empty
+        # no variance at all: the ratios are 0/0 and one component is kept
+        warnings.simplefilter('ignore', RuntimeWarning)
+        warnings.simplefilter('ignore', ConvergenceWarning)  # fewer distinct points than buckets
         pca = PCA(n_components=None, whiten=False, random_state=seed + 1).fit(X)
         d = int(np.argmax(np.cumsum(pca.explained_variance_ratio_) >= explained_var)) + 1
         Z = pca.transform(X)[:, :d].astype(np.float32)
-        labels = KMeans(k, init='random', n_init=num_redo, max_iter=max_iter, tol=0.0, random_state=seed + 2, algorithm='lloyd').fit(Z).labels_
-    return np.bincount(labels[len(Q):], minlength=k).astype(np.float64), np.bincount(labels[:len(Q)], minlength=k).astype(np.float64), d
+        kmeans = KMeans(k, init='random', n_init=num_redo, max_iter=max_iter, tol=0.0,
+                        random_state=seed + 2, algorithm='lloyd')
+        labels = kmeans.fit(Z).labels_
+    p_counts = np.bincount(labels[len(Q):], minlength=k).astype(np.float64)
+    q_counts = np.bincount(labels[:len(Q)], minlength=k).astype(np.float64)
+    return p_counts, q_counts, d
 
 # %% ../nbs/05b_mauve.ipynb #3a591eea
-def _n_buckets(num_buckets, n_p:int, n_q:int, F:str) -> int:
-    "The number of k-means clusters: 'auto' is max(2, round(min(n_p, n_q) / 10)); an int must be in [2, n_p + n_q]."
-    if isinstance(num_buckets, str) and num_buckets == 'auto': return max(2, int(round(min(n_p, n_q) / 10)))
-    if isinstance(num_buckets, str): raise ValueError(f"{F}: num_buckets must be 'auto' or an int, got {brief(num_buckets)}")
-    return check_int(num_buckets, 'num_buckets', F, low=2, high=n_p + n_q)
+def _n_buckets(num_buckets, n_p:int, n_q:int, caller:str) -> int:
+    """The number of k-means clusters: 'auto' is max(2, round(min(n_p, n_q) / 10)); an int must be
+    in [2, n_p + n_q]."""
+    if isinstance(num_buckets, str) and num_buckets == 'auto':
+        return max(2, int(round(min(n_p, n_q) / 10)))
+    if isinstance(num_buckets, str):
+        raise ValueError(f"{caller}: num_buckets must be 'auto' or an int, "
+                         f"got {brief(num_buckets)}")
+    return check_int(num_buckets, 'num_buckets', caller, low=2, high=n_p + n_q)
 
-def _check_kmeans(explained_var, num_redo, max_iter, seed, F:str) -> tuple:
-    return (check_float(explained_var, 'kmeans_explained_var', F, 0.0, 1.0, open_low=True, open_high=True),
-            check_int(num_redo, 'kmeans_num_redo', F, high=1000), check_int(max_iter, 'kmeans_max_iter', F, high=100_000),
-            check_int(seed, 'seed', F, low=0, high=2**32 - 3))
+def _check_kmeans(explained_var, num_redo, max_iter, seed, caller:str) -> tuple:
+    return (check_float(explained_var, 'kmeans_explained_var', caller, 0.0, 1.0,
+                        open_low=True, open_high=True),
+            check_int(num_redo, 'kmeans_num_redo', caller, high=1000),
+            check_int(max_iter, 'kmeans_max_iter', caller, high=100_000),
+            check_int(seed, 'seed', caller, low=0, high=2**32 - 3))
 
 # %% ../nbs/05b_mauve.ipynb #98923121
-def mauve_from_features(p_features, # (n_P, d) features of the human texts (P)
-                        q_features, # (n_Q, d) features of the generated texts (Q); n_Q need not equal n_P
-                        num_buckets:int|str='auto', # k-means clusters: 'auto' = max(2, round(min(n_P, n_Q) / 10)), or an int in [2, n_P + n_Q]
-                        kmeans_explained_var:float=0.9, # keep the fewest principal components explaining this share of the variance, in (0, 1)
-                        kmeans_num_redo:int=5, # k-means restarts (the lowest inertia wins), 1 to 1000
-                        kmeans_max_iter:int=500, # the most Lloyd iterations of one restart, 1 to 100,000
-                        divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
-                        mauve_scaling_factor:float=5.0, # the constant c, > 0
-                        seed:int=25, # the PCA gets seed + 1 and k-means seed + 2, as in mauve-text; 0 to 2**32 - 3
-                       ) -> MAUVEResult:
-    "MAUVE of two sets of features: PCA, k-means quantisation, the divergence frontier and its area, mauve-text 0.4.0's algorithm and defaults."
-    F = 'mauve_from_features'
-    P, Q = _check_features(p_features, 'p_features', F), _check_features(q_features, 'q_features', F)
-    if P.shape[1] != Q.shape[1]: raise ValueError(f"{F}: p_features has {P.shape[1]} dimensions but q_features has {Q.shape[1]}")
-    k, (ev, redo, iters, seed) = _n_buckets(num_buckets, len(P), len(Q), F), _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, F)
-    size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, F)
+def mauve_from_features(
+    p_features, # (n_P, d) features of the human texts (P)
+    q_features, # (n_Q, d) features of the generated texts (Q); n_Q need not equal n_P
+    # k-means clusters: 'auto' = max(2, round(min(n_P, n_Q) / 10)), or an int in [2, n_P + n_Q]
+    num_buckets:int|str='auto',
+    # keep the fewest principal components explaining this share of the variance, in (0, 1)
+    kmeans_explained_var:float=0.9,
+    kmeans_num_redo:int=5, # k-means restarts (the lowest inertia wins), 1 to 1000
+    kmeans_max_iter:int=500, # the most Lloyd iterations of one restart, 1 to 100,000
+    divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
+    mauve_scaling_factor:float=5.0, # the constant c, > 0
+    seed:int=25, # the PCA gets seed + 1 and k-means seed + 2, as in mauve-text; 0 to 2**32 - 3
+) -> MAUVEResult:
+    """MAUVE of two sets of features: PCA, k-means quantisation, the divergence frontier and its
+    area, mauve-text 0.4.0's algorithm and defaults."""
+    caller = 'mauve_from_features'
+    P = _check_features(p_features, 'p_features', caller)
+    Q = _check_features(q_features, 'q_features', caller)
+    if P.shape[1] != Q.shape[1]:
+        raise ValueError(f"{caller}: p_features has {P.shape[1]} dimensions "
+                         f"but q_features has {Q.shape[1]}")
+    k = _n_buckets(num_buckets, len(P), len(Q), caller)
+    ev, redo, iters, seed = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter,
+                                          seed, caller)
+    size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, caller)
     pc, qc, d = _quantize(P, Q, k, ev, redo, iters, seed)
     return _from_counts(pc, qc, size, c, d)
 
 # %% ../nbs/05b_mauve.ipynb #bdb2d3a4
-def _check_backend(backend, F:str) -> str:
+def _check_backend(backend, caller:str) -> str:
     if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
-        raise ValueError(f"{F}: backend must be 'sentence-transformers' or 'tfidf', got " + (brief(backend) if isinstance(backend, str) else type(backend).__name__))
+        got = brief(backend) if isinstance(backend, str) else type(backend).__name__
+        raise ValueError(f"{caller}: backend must be 'sentence-transformers' or 'tfidf', got {got}")
     return backend
 
-def _embed(texts:list[str], model, backend:str, F:str) -> np.ndarray:
-    "The vectors of `texts` from the library's encoder, in one call; its errors named by `F`."
+def _embed(texts:list[str], model, backend:str, caller:str) -> np.ndarray:
+    "The vectors of `texts` from the library's encoder, in one call; its errors named by `caller`."
     try: return get_encoder(model, backend).encode(texts, progress=False)
-    except TypeError as e: raise TypeError(f"{F}: {e}") from None
-    except ValueError as e: raise ValueError(f"{F}: {e}") from None
+    except TypeError as err: raise TypeError(f"{caller}: {err}") from None
+    except ValueError as err: raise ValueError(f"{caller}: {err}") from None
 
 # %% ../nbs/05b_mauve.ipynb #a4b3338b
-def mauve(predictions:Sequence[str], # the generated texts (Q), at least 2
-          references:Sequence[str], # the human texts (P): a flat list of at least 2, not paired with the predictions
-          model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
-          backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to both sets together
-          num_buckets:int|str='auto', # k-means clusters: 'auto' = max(2, round(min(n_P, n_Q) / 10)), or an int in [2, n_P + n_Q]
-          kmeans_explained_var:float=0.9, # keep the fewest principal components explaining this share of the variance, in (0, 1)
-          kmeans_num_redo:int=5, # k-means restarts, 1 to 1000
-          kmeans_max_iter:int=500, # the most Lloyd iterations of one restart, 1 to 100,000
-          divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
-          mauve_scaling_factor:float=5.0, # the constant c, > 0
-          seed:int=25, # the PCA gets seed + 1 and k-means seed + 2; 0 to 2**32 - 3
-         ) -> MAUVEResult:
-    "MAUVE between generated and human texts, on the library encoder's features (embedded together)."
-    F = 'mauve'
-    Q, P = as_texts(predictions, 'predictions', F), as_texts(references, 'references', F)
-    for name, t in (('predictions', Q), ('references', P)):
-        if len(t) < 2: raise ValueError(f"{F}: {name} must hold at least 2 texts, got {len(t)}")
-    k, kmeans = _n_buckets(num_buckets, len(P), len(Q), F), _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, F)
-    size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, F)
-    E = _embed(P + Q, model, _check_backend(backend, F), F)
+def mauve(
+    predictions:Sequence[str], # the generated texts (Q), at least 2
+    references:Sequence[str], # the human texts (P): a flat list of at least 2, not paired
+    model:str=DEFAULT_MODEL, # the bundled MiniLM, or a local sentence-transformers folder or name
+    backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to both sets together
+    # k-means clusters: 'auto' = max(2, round(min(n_P, n_Q) / 10)), or an int in [2, n_P + n_Q]
+    num_buckets:int|str='auto',
+    # keep the fewest principal components explaining this share of the variance, in (0, 1)
+    kmeans_explained_var:float=0.9,
+    kmeans_num_redo:int=5, # k-means restarts, 1 to 1000
+    kmeans_max_iter:int=500, # the most Lloyd iterations of one restart, 1 to 100,000
+    divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
+    mauve_scaling_factor:float=5.0, # the constant c, > 0
+    seed:int=25, # the PCA gets seed + 1 and k-means seed + 2; 0 to 2**32 - 3
+) -> MAUVEResult:
+    "MAUVE between generated and human texts, on the library encoder's features (embedded at once)."
+    caller = 'mauve'
+    Q, P = as_texts(predictions, 'predictions', caller), as_texts(references, 'references', caller)
+    for name, texts in (('predictions', Q), ('references', P)):
+        if len(texts) < 2:
+            raise ValueError(f"{caller}: {name} must hold at least 2 texts, got {len(texts)}")
+    k = _n_buckets(num_buckets, len(P), len(Q), caller)
+    kmeans = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, caller)
+    size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, caller)
+    E = _embed(P + Q, model, _check_backend(backend, caller), caller)
     return mauve_from_features(E[:len(P)], E[len(P):], k, *kmeans[:3], size, c, kmeans[3])
 
 # %% ../nbs/05b_mauve.ipynb #17f9c183
 @register()
 class MAUVE(Metric):
-    "MAUVE between every generated text (predictions) and human text (references) added: the texts are kept and embedded together on compute."
+    """MAUVE between every generated text (predictions) and human text (references) added: the
+    texts are kept and embedded together on compute."""
     name = 'mauve'
-    summary = 'the gap between generated and human texts as distributions: the area under the divergence frontier of their quantised embeddings'
+    summary = ('the gap between generated and human texts as distributions: the area under the '
+               'divergence frontier of their quantised embeddings')
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
     keys = ('mauve', 'frontier_integral', 'mauve_star', 'frontier_integral_star', 'num_buckets')
     signature_keys = ('emb', 'buckets', 'pca_var', 'redo', 'iter', 'curve', 'c', 'seed')
-    def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
-                 backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts added
-                 num_buckets:int|str='auto', # k-means clusters: 'auto' = max(2, round(min(n_P, n_Q) / 10)), or an int >= 2
-                 kmeans_explained_var:float=0.9, # keep the fewest principal components explaining this share of the variance, in (0, 1)
-                 kmeans_num_redo:int=5, # k-means restarts, 1 to 1000
-                 kmeans_max_iter:int=500, # the most Lloyd iterations of one restart, 1 to 100,000
-                 divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
-                 mauve_scaling_factor:float=5.0, # the constant c, > 0
-                 seed:int=25, # the PCA gets seed + 1 and k-means seed + 2; 0 to 2**32 - 3
-                 keep_items:bool=False, # also keep the texts of each batch as per-item statistics
-                ):
+    def __init__(
+        self,
+        model:str=DEFAULT_MODEL, # the bundled MiniLM, or a sentence-transformers folder or name
+        backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts
+        # k-means clusters: 'auto' = max(2, round(min(n_P, n_Q) / 10)), or an int >= 2
+        num_buckets:int|str='auto',
+        # keep the fewest principal components explaining this share of the variance, in (0, 1)
+        kmeans_explained_var:float=0.9,
+        kmeans_num_redo:int=5, # k-means restarts, 1 to 1000
+        kmeans_max_iter:int=500, # the most Lloyd iterations of one restart, 1 to 100,000
+        divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
+        mauve_scaling_factor:float=5.0, # the constant c, > 0
+        seed:int=25, # the PCA gets seed + 1 and k-means seed + 2; 0 to 2**32 - 3
+        keep_items:bool=False, # also keep the texts of each batch as per-item statistics
+    ):
         from cah_metrics.embeddings import check_model
-        F = self.name
-        self.model, self.backend = check_model(model, F), _check_backend(backend, F)
-        self.num_buckets = num_buckets if isinstance(num_buckets, str) and num_buckets == 'auto' else _n_buckets(num_buckets, 2**62, 2**62, F)
-        self.kmeans = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, F)
-        self.curve = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, F)
+        caller = self.name
+        self.model, self.backend = check_model(model, caller), _check_backend(backend, caller)
+        auto = isinstance(num_buckets, str) and num_buckets == 'auto'
+        self.num_buckets = num_buckets if auto else _n_buckets(num_buckets, 2**62, 2**62, caller)
+        self.kmeans = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed,
+                                    caller)
+        self.curve = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor,
+                                       caller)
         super().__init__(keep_items)
+
+    def options(self) -> dict:
+        "The embedding, the buckets, the PCA and k-means options, the curve's grid and c, the seed."
+        return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model,
+                'buckets': self.num_buckets, 'pca_var': self.kmeans[0], 'redo': self.kmeans[1],
+                'iter': self.kmeans[2], 'curve': self.curve[0], 'c': self.curve[1],
+                'seed': self.kmeans[3]}
+    def empty_state(self) -> dict: return {'n': 0, 'predictions': [], 'references': []}
+    def item_statistics(self, predictions, # the batch's generated texts
+                        references=None, # the batch's human texts: a flat list, any length
+                       ) -> dict:
+        "The batch's texts, checked: nothing is embedded before `compute`."
+        if references is None:
+            raise TypeError(f"{self.name}: references (the human texts) are required")
+        return {'predictions': as_texts(predictions, 'predictions', self.name),
+                'references': as_texts(references, 'references', self.name)}
+    def reduce_items(self, stats:dict) -> dict: return {'n': len(stats['predictions']), **stats}
+    def score_state(self, state:dict) -> Score:
+        "MAUVE of all the texts added, embedded together in one call."
+        (ev, redo, iters, seed), (size, c) = self.kmeans, self.curve
+        result = mauve(state['predictions'], state['references'], self.model, self.backend,
+                       self.num_buckets, ev, redo, iters, size, c, seed)
+        return Score({k: getattr(result, k) for k in self.keys}, self.signature(), n=state['n'])
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
         why = "it compares the two sets of texts as distributions: " + DIVERSITY_NOT_RESAMPLED
         return Resampling((), None, why)
-
-# %% ../nbs/05b_mauve.ipynb #09a55911
-@patch
-def options(self:MAUVE) -> dict:
-    return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model, 'buckets': self.num_buckets, 'pca_var': self.kmeans[0],
-            'redo': self.kmeans[1], 'iter': self.kmeans[2], 'curve': self.curve[0], 'c': self.curve[1], 'seed': self.kmeans[3]}
-
-@patch
-def empty_state(self:MAUVE) -> dict: return {'n': 0, 'predictions': [], 'references': []}
-
-@patch
-def item_statistics(self:MAUVE, predictions, # the batch's generated texts
-           references=None, # the batch's human texts: a flat list, any length
-          ) -> dict:
-    if references is None: raise TypeError(f"{self.name}: references (the human texts) are required")
-    return {'predictions': as_texts(predictions, 'predictions', self.name), 'references': as_texts(references, 'references', self.name)}
-
-@patch
-def reduce_items(self:MAUVE, stats:dict) -> dict: return {'n': len(stats['predictions']), **stats}
-
-# %% ../nbs/05b_mauve.ipynb #2790e1cb
-@patch
-def score_state(self:MAUVE, state:dict) -> Score:
-    (ev, redo, iters, seed), (size, c) = self.kmeans, self.curve
-    r = mauve(state['predictions'], state['references'], self.model, self.backend, self.num_buckets, ev, redo, iters, size, c, seed)
-    return Score({k: getattr(r, k) for k in self.keys}, self.signature(), n=state['n'])
