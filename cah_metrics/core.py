@@ -72,18 +72,25 @@ def diff(self:Signature, other:Signature, # another signature (or its text)
     return out + (['version'] if self.version != other.version else [])
 
 # %% ../nbs/00b_core.ipynb #f31ff743
-def json_ready(v):
-    "JSON-ready: arrays and tuples to lists, NumPy scalars to Python numbers, results by their `to_dict`."
+def _json_ready(v):
     if hasattr(v, 'to_dict') and not isinstance(v, Mapping): return v.to_dict()
     if isinstance(v, np.ndarray): return v.tolist()
     if isinstance(v, np.generic): return v.item()
-    if isinstance(v, (list, tuple)): return [json_ready(x) for x in v]
-    if isinstance(v, Mapping): return {str(k): json_ready(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)): return [_json_ready(x) for x in v]
+    if isinstance(v, Mapping): return {str(k): _json_ready(x) for k, x in v.items()}
     return v
+
+def json_ready(v):
+    "JSON-ready: arrays and tuples to lists, NumPy scalars to Python numbers, results by their `to_dict`."
+    try: return _json_ready(v)
+    except RecursionError:
+        raise ValueError(f"json_ready: the value nests too deeply (or holds itself): {brief(v)}") from None
 
 class Record:
     "A result dataclass: `to_dict()` gives every field as plain JSON types, nested results by their own `to_dict`."
     def to_dict(self) -> dict:
+        if not dataclasses.is_dataclass(self):
+            raise TypeError(f"Record.to_dict: {type(self).__name__} is not a dataclass")
         return {f.name: json_ready(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 class Score(dict):
