@@ -11,21 +11,28 @@ __all__ = []
 __version__ = "0.1.0"
 
 _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'), 'core'),
-         **dict.fromkeys(('corpus_bleu', 'sentence_bleu'), 'bleu'), **dict.fromkeys(('corpus_chrf', 'sentence_chrf'), 'chrf'),
+         **dict.fromkeys(('corpus_bleu', 'sentence_bleu'), 'bleu'),
+         **dict.fromkeys(('corpus_chrf', 'sentence_chrf'), 'chrf'),
          **dict.fromkeys(('corpus_rouge', 'rouge_scores'), 'rouge'),
-         'top_k_accuracy': 'topk', **dict.fromkeys(('perplexity_from_logprobs', 'perplexity_from_nll', 'corpus_perplexity'), 'perplexity'),
-         **dict.fromkeys(('distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity'), 'diversity'),
+         'top_k_accuracy': 'topk',
+         **dict.fromkeys(('perplexity_from_logprobs', 'perplexity_from_nll', 'corpus_perplexity'),
+                         'perplexity'),
+         **dict.fromkeys(('distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity'),
+                         'diversity'),
          'bert_score': 'bertscore', 'code_mixing_coverage': 'cmc', 'cross_validate': 'crossval',
-         **dict.fromkeys(('bootstrap', 'paired_bootstrap', 'paired_randomization'), 'significance'), 'HumorEvaluator': 'humor',
+         **dict.fromkeys(('bootstrap', 'paired_bootstrap', 'paired_randomization'), 'significance'),
+         'HumorEvaluator': 'humor',
          **dict.fromkeys(('krippendorff_alpha', 'icc', 'cohen_kappa', 'fleiss_kappa'), 'agreement'),
          **dict.fromkeys(('EnsembleEvaluator', 'disagreement', 'weighted_score'), 'ensemble'),
          **dict.fromkeys(('evaluate_encoder', 'compare_encoders'), 'embedding_eval'),
-         **dict.fromkeys(('score_dataset', 'evaluate_datasets'), 'evaluate'), 'poisson_bootstrap': 'distributed'}
+         **dict.fromkeys(('score_dataset', 'evaluate_datasets'), 'evaluate'),
+         'poisson_bootstrap': 'distributed'}
 
 # %% ../nbs/99_api.ipynb #0109b39b
 def __getattr__(name:str):
     "Import the module that defines `name` on first use, and keep the name here."
-    if name not in _LAZY: raise AttributeError(f"module 'cah_metrics' has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'cah_metrics' has no attribute {name!r}")
     import importlib
     value = getattr(importlib.import_module(f"cah_metrics.{_LAZY[name]}"), name)
     globals()[name] = value
@@ -33,4 +40,5 @@ def __getattr__(name:str):
 
 def __dir__(): return sorted([*globals(), *_LAZY])
 
-__all__ = sorted(_LAZY)   # `from cah_metrics import *` gives these names (importing their modules)
+# `from cah_metrics import *` gives these names (importing their modules)
+__all__ = sorted(_LAZY)

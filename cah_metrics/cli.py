@@ -27,7 +27,9 @@ EXIT_STATUS = ("Exit status, for every command: 0 done; 2 bad input or nothing t
 # %% ../nbs/90_cli.ipynb #7f551c53
 class _Parser(argparse.ArgumentParser):
     "argparse with its errors as one line (`cah-metrics: error: ...`) and exit status 2."
-    def error(self, message): self.exit(2, f"cah-metrics: error: {' '.join(message.splitlines())} (see {self.prog} --help)\n")
+    def error(self, message):
+        self.exit(2, f"cah-metrics: error: {' '.join(message.splitlines())} "
+                     f"(see {self.prog} --help)\n")
 
 def _shared_flags(p, top:bool):
     "`--debug` and `--progress`, given before or after the command name."
@@ -39,12 +41,15 @@ def _shared_flags(p, top:bool):
                         "huggingface_hub), hidden by default")
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog='cah-metrics', description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main job); "
-                                "'cah-metrics score' scores predictions against references; 'cah-metrics compare' tests systems against a baseline; "
-                                "'cah-metrics ensemble' scores responses with several strategies and reports how far they agree; "
-                                "'cah-metrics embed-eval' compares sentence-embedding models for knowledge graphs; "
-                                "'cah-metrics agree' says how well a score agrees with human judgments. "
-                                "Add -h after any of them for its options.", epilog=EXIT_STATUS)
+    p = _Parser(prog='cah-metrics',
+                description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the "
+                            "main job); 'cah-metrics score' scores predictions against references; "
+                            "'cah-metrics compare' tests systems against a baseline; "
+                            "'cah-metrics ensemble' scores responses with several strategies and "
+                            "reports how far they agree; 'cah-metrics embed-eval' compares "
+                            "sentence-embedding models for knowledge graphs; 'cah-metrics agree' "
+                            "says how well a score agrees with human judgments. "
+                            "Add -h after any of them for its options.", epilog=EXIT_STATUS)
     p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
     _shared_flags(p, True)
     sub = p.add_subparsers(dest='command', required=True)
@@ -58,19 +63,27 @@ def _parser() -> argparse.ArgumentParser:
 # %% ../nbs/90_cli.ipynb #5738b50d
 def _metric_args(s):
     "The options that change metrics' numbers, shared by `score` and `compare` (unset: each metric's default)."
-    s.add_argument('--bert-model', default=None, metavar='PATH', help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
-    s.add_argument('--idf', action='store_true', default=None, help="BERTScore: weight word pieces by idf over the references")
+    s.add_argument('--bert-model', default=None, metavar='PATH',
+                   help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
+    s.add_argument('--idf', action='store_true', default=None,
+                   help="BERTScore: weight word pieces by idf over the references")
     s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None,
                    help="code-mixing coverage language identification: script rule + "
                         "romanised-Hindi model (default), langdetect (seeded), or the script rule "
                         "alone")
     s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
-                   help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score reproduces rouge-score's numbers)")
-    s.add_argument('--lowercase', action='store_true', default=None, help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
-    s.add_argument('--smooth', default=None, help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 (default: exp)")
-    s.add_argument('--stem', action='store_true', default=None, help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
+                   help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score "
+                        "reproduces rouge-score's numbers)")
+    s.add_argument('--lowercase', action='store_true', default=None,
+                   help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
+    s.add_argument('--smooth', default=None,
+                   help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 "
+                        "(default: exp)")
+    s.add_argument('--stem', action='store_true', default=None,
+                   help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
     s.add_argument('--split', choices=['newline', 'punct'], default=None,
-                   help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence punctuation (default: newline)")
+                   help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence "
+                        "punctuation (default: newline)")
 
 # %% ../nbs/90_cli.ipynb #623994d8
 def _score_parser(sub):
@@ -80,11 +93,16 @@ def _score_parser(sub):
                     "whole report as JSON). Without --predictions and --references, score the "
                     "bundled example. Exit status 2 on bad input, with file and line; nothing is "
                     "written then.")
-    s.add_argument('--predictions', type=Path, metavar='FILE', help="one prediction per line: plain text, or JSON Lines "
-                   "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', 'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
-    s.add_argument('--references', type=Path, metavar='FILE', action='append', help="references: plain text, or JSON Lines "
-                   "of strings, lists of strings, or objects with 'references', 'reference', 'summary' or 'text' and an optional 'id'. "
-                   "Paired with the predictions by id when both files have ids on every line, by line when neither has any (anything else is an error); "
+    s.add_argument('--predictions', type=Path, metavar='FILE',
+                   help="one prediction per line: plain text, or JSON Lines "
+                   "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', "
+                   "'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
+    s.add_argument('--references', type=Path, metavar='FILE', action='append',
+                   help="references: plain text, or JSON Lines "
+                   "of strings, lists of strings, or objects with 'references', 'reference', "
+                   "'summary' or 'text' and an optional 'id'. "
+                   "Paired with the predictions by id when both files have ids on every line, by "
+                   "line when neither has any (anything else is an error); "
                    "repeat the option for several reference files")
     s.add_argument('--metrics', nargs='+', default=None, metavar='NAME',
                    help="registry names of the metrics to compute, e.g. "
@@ -94,20 +112,29 @@ def _score_parser(sub):
                         "without sources) is exit status 2 (default: "
                         f"{' '.join(DEFAULT_METRICS)}, code_mixing_coverage left out with a note "
                         "without sources)")
-    s.add_argument('--sources', type=Path, metavar='FILE', help="source conversations for code_mixing_coverage, line by line: plain text, "
-                   "or JSON Lines objects with 'thread', 'messages' (strings or objects with 'text') or 'source' (default: those fields of the references file)")
-    s.add_argument('--per-example', type=Path, metavar='FILE', help="also write each example's scores as JSON Lines (with --output, as one atomic set; never an input file)")
+    s.add_argument('--sources', type=Path, metavar='FILE',
+                   help="source conversations for code_mixing_coverage, line by line: plain text, "
+                   "or JSON Lines objects with 'thread', 'messages' (strings or objects with "
+                   "'text') or 'source' (default: those fields of the references file)")
+    s.add_argument('--per-example', type=Path, metavar='FILE',
+                   help="also write each example's scores as JSON Lines (with --output, as one "
+                        "atomic set; never an input file)")
     s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
-                   help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else plain text (default: auto)")
+                   help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else "
+                        "plain text (default: auto)")
     _metric_args(s)
-    s.add_argument('--scheduler', metavar='ADDRESS', help="score on a running Dask cluster, e.g. tcp://10.0.0.5:8786 "
+    s.add_argument('--scheduler', metavar='ADDRESS',
+                   help="score on a running Dask cluster, e.g. tcp://10.0.0.5:8786 "
                    "(cah_metrics.distributed.evaluate); the report is the same as without it")
-    s.add_argument('--workers', type=int, metavar='N', help="score on a local Dask cluster of N worker processes (with "
-                   "--scheduler: wait until N workers have joined); the report is the same as without it")
+    s.add_argument('--workers', type=int, metavar='N',
+                   help="score on a local Dask cluster of N worker processes (with "
+                   "--scheduler: wait until N workers have joined); the report is the same as "
+                   "without it")
     s.add_argument('--json', action='store_true',
                    help="print the whole report as JSON instead of the table: every value, the "
                         "signatures and each metric's details (what --output writes)")
-    s.add_argument('--output', type=Path, metavar='FILE', help="also write the JSON report here, atomically (never an input file)")
+    s.add_argument('--output', type=Path, metavar='FILE',
+                   help="also write the JSON report here, atomically (never an input file)")
     _shared_flags(s, False)
 
 # %% ../nbs/90_cli.ipynb #dd6ae50c
@@ -119,21 +146,36 @@ def _columns_help() -> str:
     for c, (t, rng, direction, what) in HUMOR_SCHEMA.items():
         scale = '' if rng is None else (f"{rng[0]} to {rng[1]}" if rng[1] is not None else f"{rng[0]} or more")
         rows.append(f"  {c:22s}" + ('; '.join(x for x in (scale, direction) if x) or f"text: {what}"))
-    head = ("columns of humor_scores.csv (scale; direction), each described in full in humor_scores.schema.json. A column that is the same "
-            "for every row of a run (PaCS without --profile) is left out, with the reason in the JSON and the printed summary.")
+    head = ("columns of humor_scores.csv (scale; direction), each described in full in "
+            "humor_scores.schema.json. A column that is the same "
+            "for every row of a run (PaCS without --profile) is left out, with the reason in the "
+            "JSON and the printed summary.")
     cols = '\n'.join(r if len(r) <= 150 else r[:147] + '...' for r in rows)
     return textwrap.fill(head, 100) + '\n' + cols + '\n\n' + textwrap.fill(EXIT_STATUS, 100)
 
 def _humor_parser(sub):
-    h = sub.add_parser('humor', help="rank CAH answers by what people find funnier (the main job); --learn a table's taste", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Train the humor evaluator, score answers against prompts with the scorer that agrees best with people (or the one named), "
-                    "and print each prompt's best answers and how far to trust the ranking; write humor_scores.csv, humor_scores.schema.json, humor_scores.json, "
-                    "humor_ranking.png and humor_correlations.png into --output-dir, atomically as a set.", epilog=_columns_help())
-    h.add_argument('--cards', type=Path, metavar='FILE', help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; default: the embedded main game's 500 answers)")
-    h.add_argument('--prompts', type=Path, metavar='FILE', help="prompt cards (a .json pack's prompts, or one prompt per item in the other formats; default: the embedded main game's)")
-    h.add_argument('--n-prompts', type=int, default=5, metavar='N', help="score against a seeded sample of N prompts; 0 for all; N >= 0 (default: 5)")
-    h.add_argument('--profile', type=Path, metavar='FILE', help="cards the user liked, for persona-card similarity (PaCS); without it the PaCS columns are left out")
-    h.add_argument('--corpus', type=Path, metavar='FILE', help="training corpus (default: every card of the embedded main game)")
+    h = sub.add_parser('humor',
+                       help="rank CAH answers by what people find funnier (the main job); --learn "
+                            "a table's taste", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Train the humor evaluator, score answers against prompts with the scorer that "
+                    "agrees best with people (or the one named), "
+                    "and print each prompt's best answers and how far to trust the ranking; write "
+                    "humor_scores.csv, humor_scores.schema.json, humor_scores.json, "
+                    "humor_ranking.png and humor_correlations.png into --output-dir, atomically as "
+                    "a set.", epilog=_columns_help())
+    h.add_argument('--cards', type=Path, metavar='FILE',
+                   help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; "
+                        "default: the embedded main game's 500 answers)")
+    h.add_argument('--prompts', type=Path, metavar='FILE',
+                   help="prompt cards (a .json pack's prompts, or one prompt per item in the other "
+                        "formats; default: the embedded main game's)")
+    h.add_argument('--n-prompts', type=int, default=5, metavar='N',
+                   help="score against a seeded sample of N prompts; 0 for all; N >= 0 (default: 5)")
+    h.add_argument('--profile', type=Path, metavar='FILE',
+                   help="cards the user liked, for persona-card similarity (PaCS); without it the "
+                        "PaCS columns are left out")
+    h.add_argument('--corpus', type=Path, metavar='FILE',
+                   help="training corpus (default: every card of the embedded main game)")
     h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm',
                    help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or word "
                         "co-occurrence vectors that need no model (default: minilm)")
@@ -144,43 +186,71 @@ def _humor_parser(sub):
                         "'shorter' (the length baseline), or a taste file saved by --learn; "
                         "without a sentence model (--encoder cooccurrence) the default is the best "
                         "scorer that needs none")
-    h.add_argument('--learn', type=Path, metavar='ROUNDS', help="learn a table's taste from the rounds it played instead of ranking: a JSON "
-                   "Lines file, one round a line (prompt, candidates, pick: the index of the judge's pick, optional judge); prints the "
-                   "cross-validated pairwise accuracy with its interval beside the default scorer and the length baseline")
-    h.add_argument('--save', type=Path, metavar='FILE', help="with --learn: write the taste (plain JSON) here, and its learning curve beside "
-                   "it as FILE's name with .png, atomically as a pair")
+    h.add_argument('--learn', type=Path, metavar='ROUNDS',
+                   help="learn a table's taste from the rounds it played instead of ranking: a "
+                        "JSON Lines file, one round a line (prompt, candidates, pick: the index of "
+                        "the judge's pick, optional judge); prints the cross-validated pairwise "
+                        "accuracy with its interval beside the default scorer and the length "
+                        "baseline")
+    h.add_argument('--save', type=Path, metavar='FILE',
+                   help="with --learn: write the taste (plain JSON) here, and its learning curve "
+                        "beside it as FILE's name with .png, atomically as a pair")
     h.add_argument('--judge', metavar='NAME', help="with --learn: learn only this judge's rounds")
-    h.add_argument('--reference-texts', type=Path, metavar='FILE', help="human texts to compare the answers with: adds MAUVE (0-1, higher = closer "
-                   "to the human texts) to the batch fields; at least 2 texts, any format --cards reads")
-    h.add_argument('--top', type=int, default=3, metavar='K', help="answers shown per prompt, K >= 1 (default: 3)")
+    h.add_argument('--reference-texts', type=Path, metavar='FILE',
+                   help="human texts to compare the answers with: adds MAUVE (0-1, higher = closer "
+                   "to the human texts) to the batch fields; at least 2 texts, any format --cards "
+                   "reads")
+    h.add_argument('--top', type=int, default=3, metavar='K',
+                   help="answers shown per prompt, K >= 1 (default: 3)")
     h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
-    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR', help="where the five files go, written as one atomic set (default: ./humor_scores, which the repository's .gitignore ignores)")
+    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR',
+                   help="where the five files go, written as one atomic set (default: "
+                        "./humor_scores, which the repository's .gitignore ignores)")
     _shared_flags(h, False)
 
 # %% ../nbs/90_cli.ipynb #1a03eb50
 def _compare_parser(sub):
-    c = sub.add_parser('compare', help='test systems against a baseline (paired bootstrap or approximate randomization)',
-        description="Paired significance tests of each system against the baseline, per metric, on the same items; prints a table and "
-                    "writes JSON with --output. Exit status 2 on bad input, with file and line; nothing is written then.")
-    c.add_argument('--references', type=Path, metavar='FILE', action='append', required=True, help="references, as for 'score' (repeat for several files)")
-    c.add_argument('--baseline', type=Path, metavar='FILE', required=True, help="the baseline's predictions, as for 'score' (named by its file name)")
-    c.add_argument('--systems', type=Path, metavar='FILE', nargs='+', required=True, help="one or more systems' predictions on the same items (named by their file names)")
-    c.add_argument('--metrics', nargs='+', default=['bleu'], metavar='NAME', help="registry names of the metrics to test (default: bleu)")
+    c = sub.add_parser('compare',
+                       help='test systems against a baseline (paired bootstrap or approximate '
+                            'randomization)',
+        description="Paired significance tests of each system against the baseline, per metric, on "
+                    "the same items; prints a table and "
+                    "writes JSON with --output. Exit status 2 on bad input, with file and line; "
+                    "nothing is written then.")
+    c.add_argument('--references', type=Path, metavar='FILE', action='append', required=True,
+                   help="references, as for 'score' (repeat for several files)")
+    c.add_argument('--baseline', type=Path, metavar='FILE', required=True,
+                   help="the baseline's predictions, as for 'score' (named by its file name)")
+    c.add_argument('--systems', type=Path, metavar='FILE', nargs='+', required=True,
+                   help="one or more systems' predictions on the same items (named by their file "
+                        "names)")
+    c.add_argument('--metrics', nargs='+', default=['bleu'], metavar='NAME',
+                   help="registry names of the metrics to test (default: bleu)")
     c.add_argument('--key', nargs='+', metavar='[METRIC=]KEY',
                    help="the value to test where a metric's main value cannot be resampled "
                         "(distinct_n: per_text_mean; cah_metrics.significance.resample_keys lists "
                         "them): KEY for every metric, or METRIC=KEY each (default: each metric's "
                         "main value)")
-    c.add_argument('--paired', choices=['bs', 'ar'], default='bs', help="bs: paired bootstrap; ar: approximate randomization (default: bs)")
-    c.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples (the test for bs; the intervals for ar, 0 for none) (default: 1000)")
-    c.add_argument('--trials', type=int, default=None, metavar='T', help="randomization trials, with --paired ar (default: 10000)")
-    c.add_argument('--confidence', type=float, default=0.95, help="the intervals' level (default: 0.95)")
-    c.add_argument('--ci', choices=['percentile', 'bca'], default='percentile', help="the intervals' method (default: percentile)")
-    c.add_argument('--seed', type=int, default=12345, help="seed of the resamples and trials (default: 12345, sacrebleu's)")
-    c.add_argument('--compat', choices=['sacrebleu'], default=None, help="sacrebleu's numbers exactly, on its scale (BLEU and chrF)")
-    c.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt', help="input format (default: auto, by file extension)")
+    c.add_argument('--paired', choices=['bs', 'ar'], default='bs',
+                   help="bs: paired bootstrap; ar: approximate randomization (default: bs)")
+    c.add_argument('--n-resamples', type=int, default=1000, metavar='B',
+                   help="bootstrap resamples (the test for bs; the intervals for ar, 0 for none) "
+                        "(default: 1000)")
+    c.add_argument('--trials', type=int, default=None, metavar='T',
+                   help="randomization trials, with --paired ar (default: 10000)")
+    c.add_argument('--confidence', type=float, default=0.95,
+                   help="the intervals' level (default: 0.95)")
+    c.add_argument('--ci', choices=['percentile', 'bca'], default='percentile',
+                   help="the intervals' method (default: percentile)")
+    c.add_argument('--seed', type=int, default=12345,
+                   help="seed of the resamples and trials (default: 12345, sacrebleu's)")
+    c.add_argument('--compat', choices=['sacrebleu'], default=None,
+                   help="sacrebleu's numbers exactly, on its scale (BLEU and chrF)")
+    c.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
+                   help="input format (default: auto, by file extension)")
     _metric_args(c)
-    c.add_argument('--output', type=Path, metavar='FILE', help="also write the results as JSON here, atomically (never an input file)")
+    c.add_argument('--output', type=Path, metavar='FILE',
+                   help="also write the results as JSON here, atomically (never an input file)")
     _shared_flags(c, False)
 
 # %% ../nbs/90_cli.ipynb #862c4dfa
@@ -201,22 +271,34 @@ def _ensemble_parser(sub):
                     "corpus numbers, the flags raised (strategies that disagree, outliers, "
                     "repetition) and, with human ratings, their agreement. Exit status 2 on bad "
                     "input, with file and line; nothing is written then.")
-    e.add_argument('--input', type=Path, metavar='FILE', required=True, help="JSON Lines: a response per line (a string, or an object with 'response', "
-                   "'prediction', 'text', ...), optional 'references', 'context'/'prompt', 'ratings' (list or object, null = missing) and 'id'")
-    e.add_argument('--strategies', nargs='+', metavar='S', default=None, help="registry names, 'humor', or label=a+b for a set of metrics; at least two "
-                   "(default: sentence_bleu rougeL chrf with references, else humor distinct_n vocabulary_richness)")
-    e.add_argument('--ratings-level', choices=['nominal', 'ordinal', 'interval', 'ratio'], default='interval', help="Krippendorff's alpha level of the human ratings (default: interval)")
-    e.add_argument('--consensus-threshold', type=float, default=0.7, help="flag high_ensemble_disagreement below this consensus (default: 0.7)")
-    e.add_argument('--high-threshold', type=float, default=0.3, help="... with severity high below this one (default: 0.3)")
-    e.add_argument('--outlier-z', type=float, default=1.5, help="flag strategies further than this many standard deviations from the mean (default: 1.5)")
+    e.add_argument('--input', type=Path, metavar='FILE', required=True,
+                   help="JSON Lines: a response per line (a string, or an object with 'response', "
+                   "'prediction', 'text', ...), optional 'references', 'context'/'prompt', "
+                   "'ratings' (list or object, null = missing) and 'id'")
+    e.add_argument('--strategies', nargs='+', metavar='S', default=None,
+                   help="registry names, 'humor', or label=a+b for a set of metrics; at least two "
+                   "(default: sentence_bleu rougeL chrf with references, else humor distinct_n "
+                   "vocabulary_richness)")
+    e.add_argument('--ratings-level', choices=['nominal', 'ordinal', 'interval', 'ratio'], default='interval',
+                   help="Krippendorff's alpha level of the human ratings (default: interval)")
+    e.add_argument('--consensus-threshold', type=float, default=0.7,
+                   help="flag high_ensemble_disagreement below this consensus (default: 0.7)")
+    e.add_argument('--high-threshold', type=float, default=0.3,
+                   help="... with severity high below this one (default: 0.3)")
+    e.add_argument('--outlier-z', type=float, default=1.5,
+                   help="flag strategies further than this many standard deviations from the mean "
+                        "(default: 1.5)")
     e.add_argument('--no-text-checks', action='store_true',
                    help="skip the text checks (repetition, drops of local word entropy)")
     e.add_argument('--diversity', choices=['sentence-transformers', 'tfidf', 'word-overlap', 'none'], default='sentence-transformers',
-                   help="where the semantic-diversity fallback chain starts, or none (default: sentence-transformers)")
+                   help="where the semantic-diversity fallback chain starts, or none (default: "
+                        "sentence-transformers)")
     e.add_argument('--output', type=Path, default=Path('ensemble_report') / 'items.jsonl', metavar='FILE',
-                   help="one JSON line per response: scores, dimensions, disagreement, flags, human mean (default: ensemble_report/items.jsonl; never an input file)")
+                   help="one JSON line per response: scores, dimensions, disagreement, flags, "
+                        "human mean (default: ensemble_report/items.jsonl; never an input file)")
     e.add_argument('--summary', type=Path, default=Path('ensemble_report') / 'summary.json', metavar='FILE',
-                   help="the whole report as JSON (default: ensemble_report/summary.json; the repository's .gitignore ignores ensemble_report/)")
+                   help="the whole report as JSON (default: ensemble_report/summary.json; the "
+                        "repository's .gitignore ignores ensemble_report/)")
     _shared_flags(e, False)
 
 # %% ../nbs/90_cli.ipynb #11ab6621
@@ -229,28 +311,49 @@ def _embed_eval_parser(sub):
                     "dev and CoDEx-S; print a table and write embed_eval.json and embed_eval.png "
                     "atomically.")
     m.add_argument('--models', nargs='+', default=['minilm', 'tfidf', 'random'], metavar='M',
-                   help="minilm, tfidf, random, or a local sentence-transformers model folder (default: minilm tfidf random)")
-    m.add_argument('--data', type=Path, metavar='DIR', help="the folder holding sts/ and codex_s/ (default: ./tests/data in a clone of the repository; else the test set only)")
-    m.add_argument('--benchmarks', nargs='*', default=None, metavar='B', help="which of sts, link_prediction, triple_classification, kg_subgraph to run (default: all, when the data is found)")
-    m.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples of the intervals, 0 for none (default: 1000)")
+                   help="minilm, tfidf, random, or a local sentence-transformers model folder "
+                        "(default: minilm tfidf random)")
+    m.add_argument('--data', type=Path, metavar='DIR',
+                   help="the folder holding sts/ and codex_s/ (default: ./tests/data in a clone of "
+                        "the repository; else the test set only)")
+    m.add_argument('--benchmarks', nargs='*', default=None, metavar='B',
+                   help="which of sts, link_prediction, triple_classification, kg_subgraph to run "
+                        "(default: all, when the data is found)")
+    m.add_argument('--n-resamples', type=int, default=1000, metavar='B',
+                   help="bootstrap resamples of the intervals, 0 for none (default: 1000)")
     m.add_argument('--seed', type=int, default=42, help="KMeans' random state (default: 42)")
-    m.add_argument('--max-triples', type=int, default=None, metavar='N', help="link prediction on the first N test triples only (default: all)")
-    m.add_argument('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR', help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which the repository's .gitignore ignores)")
+    m.add_argument('--max-triples', type=int, default=None, metavar='N',
+                   help="link prediction on the first N test triples only (default: all)")
+    m.add_argument('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR',
+                   help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which "
+                        "the repository's .gitignore ignores)")
     _shared_flags(m, False)
 
 # %% ../nbs/90_cli.ipynb #2c53e9b2
 def _agree_parser(sub):
-    a = sub.add_parser('agree', help="how well scores agree with human judgments (pairwise accuracy, Kendall, Spearman, ...)",
-        description="Meta-evaluate a score against human judgments: pairwise accuracy (ties half) and acc_eq with tie calibration, "
-                    "Kendall's tau-b/c and WMT's tau-like, Spearman and Pearson at item and group level, or top-1 accuracy and NDCG "
-                    "for picks, each with a 95% bootstrap interval over groups. Both files are JSON Lines joined by id.")
-    a.add_argument('--scores', type=Path, required=True, metavar='FILE', help="one line per item: id, score and optionally group")
-    a.add_argument('--judgments', type=Path, required=True, metavar='FILE', help="id + rating; or group + preferred + other; "
+    a = sub.add_parser('agree',
+                       help="how well scores agree with human judgments (pairwise accuracy, "
+                            "Kendall, Spearman, ...)",
+        description="Meta-evaluate a score against human judgments: pairwise accuracy (ties half) "
+                    "and acc_eq with tie calibration, "
+                    "Kendall's tau-b/c and WMT's tau-like, Spearman and Pearson at item and group "
+                    "level, or top-1 accuracy and NDCG "
+                    "for picks, each with a 95% bootstrap interval over groups. Both files are "
+                    "JSON Lines joined by id.")
+    a.add_argument('--scores', type=Path, required=True, metavar='FILE',
+                   help="one line per item: id, score and optionally group")
+    a.add_argument('--judgments', type=Path, required=True, metavar='FILE',
+                   help="id + rating; or group + preferred + other; "
                    "or group + candidates + pick (the picked id)")
-    a.add_argument('--group', metavar='KEY', help="with ratings: the scores file's field to group items by (default: group, where given)")
-    a.add_argument('--lower-is-better', action='store_true', help="a lower score means a better item")
-    a.add_argument('--n-resamples', type=int, default=1000, metavar='B', help="bootstrap resamples of the groups (default: 1000)")
-    a.add_argument('--seed', type=int, default=None, help="the resamples' seed (default: the library's)")
+    a.add_argument('--group', metavar='KEY',
+                   help="with ratings: the scores file's field to group items by (default: group, "
+                        "where given)")
+    a.add_argument('--lower-is-better', action='store_true',
+                   help="a lower score means a better item")
+    a.add_argument('--n-resamples', type=int, default=1000, metavar='B',
+                   help="bootstrap resamples of the groups (default: 1000)")
+    a.add_argument('--seed', type=int, default=None,
+                   help="the resamples' seed (default: the library's)")
     a.add_argument('--output', type=Path, metavar='FILE', help="also write the table as JSON")
     _shared_flags(a, False)
 
@@ -262,7 +365,8 @@ def _metric_options(opts) -> dict:
 def _check_opts(opts, cmd:str, keys:tuple):
     "`opts` if it is the parsed options of command `cmd`, else a TypeError."
     if not isinstance(opts, argparse.Namespace) or not all(hasattr(opts, k) for k in keys):
-        raise TypeError(f"{cmd}: opts must be the options `cah-metrics {cmd}` parses (an argparse.Namespace), got {type(opts).__name__}")
+        raise TypeError(f"{cmd}: opts must be the options `cah-metrics {cmd}` parses (an "
+                        f"argparse.Namespace), got {type(opts).__name__}")
     return opts
 
 def _report_text(report:dict) -> str: return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
@@ -287,10 +391,14 @@ def score(opts, # parsed `score` options
     _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output', 'per_example', 'scheduler', 'workers'))
     dist = opts.scheduler is not None or opts.workers is not None
     if dist and opts.per_example is not None:
-        raise InputError('--per-example', None, "is not available with --scheduler or --workers: a distributed run keeps only "
-                         "each partition's summed statistics; score without them to get per-example scores")
+        raise InputError('--per-example', None,
+                         "is not available with --scheduler or --workers: a distributed run keeps "
+                         "only each partition's summed statistics; score without them to get "
+                         "per-example scores")
     pf, rfs = opts.predictions, opts.references
-    if pf is None and not rfs: pf, rp = bundled_example(); rfs = [rp]
+    if pf is None and not rfs:
+        pf, rp = bundled_example()
+        rfs = [rp]
     elif pf is None or not rfs: raise InputError('--predictions' if pf is None else '--references', None, "give both --predictions and --references, or neither")
     check_outputs({'--output': opts.output, '--per-example': opts.per_example}, {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
     preds, refs, srcs, ids = read_dataset(pf, rfs, opts.sources, opts.fmt)
@@ -374,9 +482,12 @@ def humor(opts, # parsed `humor` options
     _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'scorer', 'reference_texts', 'top', 'seed',
                                 'output_dir', 'learn', 'save', 'judge'))
     if opts.learn is not None: return learn_taste(opts)
-    if opts.save is not None or opts.judge is not None: raise ValueError("humor: --save and --judge go with --learn ROUNDS")
+    if opts.save is not None or opts.judge is not None: raise ValueError("humor: --save and "
+                                                                         "--judge go with --learn "
+                                                                         "ROUNDS")
     out, top = as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
-    if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, not a folder")
+    if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, "
+                                                           "not a folder")
     check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile,
                                                                     '--corpus': opts.corpus, '--reference-texts': opts.reference_texts}, 'humor')
     cards = lambda p: load_cards(p) if p else None
@@ -384,7 +495,8 @@ def humor(opts, # parsed `humor` options
                        opts.encoder, progress=sys.stderr.isatty(), scorer=opts.scorer, reference_texts=cards(opts.reference_texts))
     text, data = humor_summary(run, top), humor_outputs(run)
     with AtomicWriteSet('humor') as ws: paths = [ws.write_bytes(out / name, b) for name, b in data.items()]
-    print(run.evaluator.training_summary(), file=sys.stderr); print(text)
+    print(run.evaluator.training_summary(), file=sys.stderr)
+    print(text)
     print(f"\nwrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
 
@@ -406,7 +518,8 @@ def learn_taste(opts, # parsed `humor` options with `--learn`
             ws.write_text(save, report.model.to_json())
             ws.write_bytes(curve, report.chart())
     print(report.summary())
-    if save is not None: print(f"\nwrote {save} (rank with: cah-metrics humor --scorer {save}) and {curve}")
+    if save is not None: print(f"\nwrote {save} (rank with: cah-metrics humor --scorer {save}) and "
+                               f"{curve}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #a605c58a
@@ -416,7 +529,10 @@ def compare(opts, # parsed `compare` options
     from cah_metrics.evaluate import compare_datasets
     _check_opts(opts, 'compare', ('references', 'baseline', 'systems', 'metrics', 'paired', 'n_resamples', 'trials', 'output'))
     check_outputs({'--output': opts.output}, {'--references': opts.references, '--baseline': opts.baseline, '--systems': opts.systems}, 'compare')
-    if opts.trials is not None and opts.paired != 'ar': raise ValueError("compare: --trials is for --paired ar; the paired bootstrap takes --n-resamples")
+    if opts.trials is not None and opts.paired != 'ar': raise ValueError("compare: --trials is for "
+                                                                         "--paired ar; the paired "
+                                                                         "bootstrap takes "
+                                                                         "--n-resamples")
     test = {'n_resamples': opts.n_resamples, 'confidence': opts.confidence, 'seed': opts.seed, 'method': opts.ci, 'compat': opts.compat,
             **({'trials': opts.trials} if opts.trials is not None else {})}
     key = _test_keys(getattr(opts, 'key', None))
@@ -455,7 +571,8 @@ def embed_eval(opts, # parsed `embed-eval` options
     from cah_metrics.evaluate import EMBED_FILES, embed_eval_outputs, find_benchmark_data
     _check_opts(opts, 'embed-eval', ('models', 'data', 'benchmarks', 'n_resamples', 'seed', 'max_triples', 'output_dir'))
     out = as_path(opts.output_dir, 'embed-eval', '--output-dir')
-    if out.exists() and not out.is_dir(): raise ValueError(f"embed-eval: --output-dir {out} is a file, not a folder")
+    if out.exists() and not out.is_dir(): raise ValueError(f"embed-eval: --output-dir {out} is a "
+                                                           "file, not a folder")
     data = find_benchmark_data(opts.data)
     if opts.benchmarks:
         from cah_metrics.embedding_eval import BENCHMARKS
@@ -466,11 +583,14 @@ def embed_eval(opts, # parsed `embed-eval` options
             raise ValueError("embed-eval: --benchmarks needs the benchmark data, and none was "
                              "found: give --data DIR (the folder holding sts/ and codex_s/), or "
                              "run in a clone of the repository (tests/data)")
-    print(f"benchmark data: {data}" if data else "benchmark data: none found (give --data DIR, the folder holding sts/ and codex_s/); the test set only", file=sys.stderr)
+    print(f"benchmark data: {data}" if data else "benchmark data: none found (give --data DIR, the "
+                                                 "folder holding sts/ and codex_s/); the test set "
+                                                 "only", file=sys.stderr)
     cmp = compare_encoders(opts.models, data_dir=data, benchmarks=opts.benchmarks if data else None, seed=opts.seed,
                            n_resamples=opts.n_resamples, max_triples=opts.max_triples)
     with AtomicWriteSet('embed-eval') as ws: paths = [ws.write_bytes(out / name, b) for name, b in embed_eval_outputs(cmp).items()]
-    print(cmp.table()); print(f"wrote {paths[0]} and {paths[1]}")
+    print(cmp.table())
+    print(f"wrote {paths[0]} and {paths[1]}")
     return cmp
 
 # %% ../nbs/90_cli.ipynb #ab3cc468

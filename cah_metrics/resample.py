@@ -22,7 +22,7 @@ __all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'DIVERSITY_NOT_RESAMP
            'sum_plan', 'Resampling', 'sum_of_rows_plan']
 
 # %% ../nbs/00a_resample.ipynb #16a656dd
-DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: by default, the resamples are sacrebleu's
+DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: the resamples match sacrebleu's
 MAX_RESAMPLES = 100_000     # the most resamples (or randomization trials) of one call
 BLOCK_BYTES = 32 << 20      # the working set of one block of draws
 
@@ -43,7 +43,7 @@ def block_rows(n:int, # items per resample
 # %% ../nbs/00a_resample.ipynb #2ed84a86
 def one_blas_thread(cells:int, # draws in the whole resampling
                    ):
-    "A context with BLAS on one thread when `cells` >= 2**20: thin products only contend for threads."
+    "BLAS on one thread when `cells` >= 2**20: thin matrix products only contend for threads."
     try: from threadpoolctl import threadpool_limits      # installed with scikit-learn
     except ImportError: return contextlib.nullcontext()
     if cells < 1 << 20: return contextlib.nullcontext()
@@ -53,7 +53,7 @@ def index_blocks(rng:np.random.Generator, # the generator to draw from
                  n:int, # items per resample
                  total:int, # resamples in all
                 ):
-    "Bootstrap draws a block at a time; together they are the rows of one `rng.integers(0, n, (total, n))`."
+    "Bootstrap draws by blocks; together, the rows of one `rng.integers(0, n, (total, n))`."
     per_block = block_rows(n)
     for start in range(0, total, per_block):
         yield rng.integers(0, n, (min(per_block, total - start), n))
@@ -63,13 +63,13 @@ def draw_counts(idx:np.ndarray, # a block of draws, (m, n) item indices
                ) -> np.ndarray:
     "How often each item is in each resample: an (m, n) float64 matrix."
     out = np.empty(idx.shape, np.float64)
-    for j, row in enumerate(idx): out[j] = np.bincount(row, minlength=n)
+    for resample, row in enumerate(idx): out[resample] = np.bincount(row, minlength=n)
     return out
 
 # %% ../nbs/00a_resample.ipynb #abca49bf
 def resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array of numbers, one row per item
                    n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
-                   seed:int|None=DEFAULT_SEED, # seed of the draws, 0 to 2**63 - 1 (None: fresh entropy)
+                   seed:int|None=DEFAULT_SEED, # the draws' seed, 0 to 2**63 - 1 (None: OS entropy)
                   ) -> np.ndarray:
     "Column sums of bootstrap resamples of the rows, (n_resamples, d) or (n_resamples,)."
     caller = 'resampled_sums'
@@ -80,8 +80,9 @@ def resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array of numbe
     rng = seeded_generator(seed, caller)
     table = (given if given.ndim == 2 else given[:, None]).astype(np.float64)
     if n_resamples * table.shape[1] > 1 << 27:
-        raise ValueError(f"{caller}: n_resamples x columns = {n_resamples * table.shape[1]:,} sums, "
-                         "more than 2**27; use fewer resamples or columns")
+        raise ValueError(f"{caller}: n_resamples x columns = "
+                         f"{n_resamples * table.shape[1]:,} sums, more than 2**27; "
+                         "use fewer resamples or columns")
     out, done = np.zeros((n_resamples, table.shape[1])), 0
     with one_blas_thread(n_resamples * len(table)):
         for idx in (index_blocks(rng, len(table), n_resamples) if len(table) else ()):
@@ -94,9 +95,10 @@ def resampled_means(rows:np.ndarray, # (n, d) per-item values
                     n_resamples:int, # how many resamples
                     seed:int, # seed of the draws
                    ) -> np.ndarray:
-    "Means of bootstrap resamples of the rows, (n_resamples, d), by indexing a block of draws at a time."
+    "Means of bootstrap resamples of the rows, (n_resamples, d), a block of draws at a time."
     rng, (n, width) = np.random.default_rng(seed), rows.shape
-    per_block = max(1, BLOCK_BYTES // ((8 + 8 * width) * n))     # per draw: 8 bytes of index, 8 per value
+    # per draw: 8 bytes of index, 8 per value
+    per_block = max(1, BLOCK_BYTES // ((8 + 8 * width) * n))
     out = np.empty((n_resamples, width))
     for start in range(0, n_resamples, per_block):
         idx = rng.integers(0, n, size=(min(per_block, n_resamples - start), n))
@@ -126,14 +128,14 @@ def percentile_interval(boot, # the resampled values of the statistic, a non-emp
 _NORMAL = NormalDist()
 
 def _bca_level(z0:float, a:float, z:float) -> float:
-    "One BCa quantile level, Phi(z0 + (z0 + z) / (1 - a (z0 + z))); 0 or 1 where the denominator is 0."
+    "A BCa quantile level, Phi(z0 + (z0 + z) / (1 - a (z0 + z))); 0 or 1 if the denominator is 0."
     w = z0 + z
     d = 1 - a * w
     return _NORMAL.cdf(z0 + w / d) if d > 0 else (0.0 if w < 0 else 1.0)
 
 def bca_interval(boot, # the resampled values of the statistic, a non-empty 1-D array
                  estimate:float, # the statistic on all the items
-                 jackknife, # the statistic without each item in turn (n values; fewer than 2: no acceleration)
+                 jackknife, # the statistic without each item (n values; under 2: no acceleration)
                  confidence:float=0.95, # the interval's level, in (0, 1)
                 ) -> tuple[float, float]:
     "The BCa interval (Efron 1987): quantiles at levels corrected for bias (z0) and skewness (a)."
@@ -145,8 +147,8 @@ def bca_interval(boot, # the resampled values of the statistic, a non-empty 1-D 
     p0 = (np.count_nonzero(values < est) + np.count_nonzero(values <= est)) / (2 * len(values))
     if p0 in (0.0, 1.0):
         side = 'above' if p0 == 0 else 'below'
-        raise ValueError(f"{caller}: every resampled value is {side} the estimate {est!r}, so BCa's bias "
-                         "correction is infinite; use the percentile interval")
+        raise ValueError(f"{caller}: every resampled value is {side} the estimate {est!r}, "
+                         "so BCa's bias correction is infinite; use the percentile interval")
     u = jk.mean() - jk if len(jk) > 1 else np.zeros(1)
     den = float(np.sum(u ** 2))
     a = float(np.sum(u ** 3)) / (6 * den ** 1.5) if den > 0 else 0.0
@@ -169,9 +171,9 @@ def mean_plan(values, # one number per item
               has=None, # 1 for the items that count, 0 for the others (None: all count)
              ) -> Plan:
     "The plan of the mean of per-item values (over the items with `has` = 1, when given)."
-    v = np.asarray(values, np.float64).reshape(-1)
-    counts = np.ones(len(v)) if has is None else np.asarray(has, np.float64)
-    return Plan(np.column_stack([v, counts]), ratio_of_sums)
+    per_item = np.asarray(values, np.float64).reshape(-1)
+    counts = np.ones(len(per_item)) if has is None else np.asarray(has, np.float64)
+    return Plan(np.column_stack([per_item, counts]), ratio_of_sums)
 
 def plan_estimate(plan:Plan) -> float:
     "The plan's value on all the items (the sum of every row)."
@@ -183,62 +185,65 @@ def score_value(score:Mapping, # a metric's `Score`
                 name:str, # the metric's name, for the error
                ) -> float:
     "The number under `key` of a Score; a ValueError when it is not a number."
-    v = score[key]
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}: its value {key!r} is not a number ({type(v).__name__}) "
+    value = score[key]
+    numeric = isinstance(value, (int, float, np.integer, np.floating))
+    if isinstance(value, (bool, np.bool_)) or not numeric:
+        raise ValueError(f"{name}: its value {key!r} is not a number ({type(value).__name__}) "
                          "and cannot be resampled")
-    return float(v)
+    return float(value)
 
 def sum_plan(metric, # a metric: its `score_state` scores each resampled state
              items:dict, # its per-item statistics
              key:str, # the key of its Score to resample
-             names:Sequence[str]|Mapping, # the per-item arrays that sum (a mapping: item key -> state key)
+             names:Sequence[str]|Mapping, # the per-item arrays that sum (or item key -> state key)
              fixed:Mapping|None=None, # state entries that are the same in every resample
              fast:Callable|None=None, # summed rows -> values, when faster than `score_state`
             ) -> Plan:
     "A plan whose state sums the arrays `names` over the items, `n` their count, `fixed` as is."
-    names = dict(names) if isinstance(names, Mapping) else {k: k for k in names}
-    cols = [np.asarray(items[k]) for k in names]
+    names = dict(names) if isinstance(names, Mapping) else {item: item for item in names}
+    cols = [np.asarray(items[item]) for item in names]
     n = len(cols[0])
-    flat = [c.reshape(n, -1) for c in cols]
-    rows = np.column_stack([*(f.astype(np.float64) for f in flat), np.ones(n)])
+    flat = [col.reshape(n, -1) for col in cols]
+    rows = np.column_stack([*(part.astype(np.float64) for part in flat), np.ones(n)])
     if fast is not None: return Plan(rows, fast)
-    ends = np.cumsum([f.shape[1] for f in flat])
-    starts = ends - [f.shape[1] for f in flat]
+    ends = np.cumsum([part.shape[1] for part in flat])
+    starts = ends - [part.shape[1] for part in flat]
     def state(sums):
         out = {'n': int(round(sums[-1])), **(fixed or {})}
-        for k, c, a, b in zip(names.values(), cols, starts, ends):
-            v = sums[a:b].reshape(c.shape[1:])
-            v = np.rint(v).astype(np.int64) if c.dtype.kind in 'biu' else v
-            out[k] = v.item() if v.ndim == 0 else v
+        for state_key, col, start, end in zip(names.values(), cols, starts, ends):
+            value = sums[start:end].reshape(col.shape[1:])
+            value = np.rint(value).astype(np.int64) if col.dtype.kind in 'biu' else value
+            out[state_key] = value.item() if value.ndim == 0 else value
         return out
     def score(sums):
-        return np.array([score_value(metric.score_state(state(s)), key, metric.name) for s in sums])
+        return np.array([score_value(metric.score_state(state(row)), key, metric.name)
+                         for row in sums])
     return Plan(rows, score)
 
 # %% ../nbs/00a_resample.ipynb #r2declco
 class Resampling(NamedTuple):
-    "How a metric is resampled (its `resampling()`): the keys, the plan of a key, why others cannot be."
-    keys: tuple[str, ...]                                   # the keys that can be resampled, the default first
-    plan: Callable[[dict, str], Plan]|None = None           # (per-item statistics, key) -> plan
-    why: str = ''                                           # why the other keys (or all) cannot be resampled
-    main: bool = True                                       # the first key is the score's main value
+    "How a metric is resampled (its `resampling()`): the keys, a key's plan, why others cannot be."
+    keys: tuple[str, ...]                           # the resamplable keys, the default first
+    plan: Callable[[dict, str], Plan]|None = None   # (per-item statistics, key) -> plan
+    why: str = ''                                   # why other keys (or all) cannot be resampled
+    main: bool = True                               # the first key is the score's main value
 
 def sum_of_rows_plan(metric, # a metric whose state is the sum of its per-item rows
                      items:dict, # its per-item statistics
                      key:str, # the key to resample
                     ) -> Plan:
-    "The plan of a metric whose every per-item statistic is a numeric array that sums into its state."
-    bad = [k for k, v in items.items()
-           if not (isinstance(v, np.ndarray) and v.dtype.kind in 'biuf' and v.ndim >= 1)]
+    "The plan of a metric whose per-item statistics are all numeric arrays that sum into its state."
+    bad = [name for name, stat in items.items()
+           if not (isinstance(stat, np.ndarray) and stat.dtype.kind in 'biuf' and stat.ndim >= 1)]
     if bad:
-        raise ValueError(f"{metric.name}: cannot be resampled: its per-item statistic {bad[0]!r} is not a "
-                         "numeric array, so its state is not a sum of rows")
+        raise ValueError(f"{metric.name}: cannot be resampled: its per-item statistic {bad[0]!r} "
+                         "is not a numeric array, so its state is not a sum of rows")
     return sum_plan(metric, items, key, list(items))
 
-DIVERSITY_NOT_RESAMPLED = ("a bootstrap resample repeats texts (about 37% of each resample are copies), and a "
-                           "diversity score reads a copy as repetition, so every resample looks less diverse "
-                           "than the data and the quantiles are no interval for it")
+DIVERSITY_NOT_RESAMPLED = (
+    "a bootstrap resample repeats texts (about 37% of each resample are copies), and a "
+    "diversity score reads a copy as repetition, so every resample looks less diverse than "
+    "the data and the quantiles are no interval for it")
 
-NOT_RESAMPLED = Resampling((), None, "its state is not the sum of its per-item rows and it declares "
-                                     "no resampling of its own")
+NOT_RESAMPLED = Resampling((), None, "its state is not the sum of its per-item rows "
+                                     "and it declares no resampling of its own")
