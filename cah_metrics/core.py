@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 
 # %% ../nbs/00b_core.ipynb #42ffe5ec
 from __future__ import annotations
-import copy, dataclasses, importlib, inspect, json, math, sys, warnings
+import copy, dataclasses, importlib, inspect, json, math, sys, warnings, zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -20,8 +20,9 @@ from .text import brief, check_bool
 
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items',
-           'encode_state', 'decode_state', 'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered',
-           'import_all_metrics', 'load', 'metric_class', 'MetricInfo', 'list_metrics']
+           'encode_state', 'decode_state', 'ReductionContext', 'bucket_of', 'mix64', 'StateReduction', 'Metric',
+           'MetricEntry', 'register', 'registered', 'import_all_metrics', 'load', 'metric_class', 'MetricInfo',
+           'list_metrics']
 
 # %% ../nbs/00b_core.ipynb #b05ef074
 def _sig_value(v) -> str:
@@ -183,33 +184,69 @@ def decode_state(v):
 
 STATE_FORMAT = 'cah_metrics.metric-state'   # the `format` of a saved metric state
 
+# %% ../nbs/00b_core.ipynb #c0rctx01
+class ReductionContext(NamedTuple):
+    "What a `StateReduction` is told of the distributed run it takes part in."
+    buckets: int = 1                # hash buckets of the run's count tables (`stages` 1 and 2)
+    gpu: bool = False               # a model may run on the worker's GPU, where it has one
+    partition: int = 0              # the number of the partition `local` runs on (0, 1, ...)
+    items: Sequence[int] = ()       # the positions, in that partition, of the items `local` gets
+
+def bucket_of(gram:Sequence[str], # an n-gram: its tokens
+              buckets:int, # how many buckets, >= 1
+             ) -> int:
+    "The bucket of an n-gram: CRC-32 of its tokens (joined by U+001F) modulo `buckets`."
+    return zlib.crc32('\x1f'.join(gram).encode('utf-8', 'surrogatepass')) % buckets
+
+def mix64(z, # 64-bit keys: an unsigned integer or an array of them
+         ) -> np.ndarray:
+    "SplitMix64's finaliser, elementwise on uint64 (wrapping): a 64-bit hash of 64-bit keys."
+    z = np.asarray(z, np.uint64)
+    with np.errstate(over='ignore'):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
 # %% ../nbs/00b_core.ipynb #c0reduct
 class StateReduction:
     """How a metric's state reduces across the workers of a distributed run (`Metric.reduction()`).
 
-    The default: each partition sends its metric's state, states add (`add_states`), and the driver scores
-    the sum. A metric whose state grows with the data (n-gram sets, per-example rows, vectors) declares a
-    subclass in its own module that sends less, or sends its large parts through hashed buckets:
+    The default: each partition sends its metric's state, states add (`add_states`), and the driver
+    scores the sum. A metric whose state grows with the data (n-gram sets, per-example rows,
+    vectors) declares a subclass in its own module that sends less, or sends its large parts
+    through buckets:
 
     - `local(metric, predictions, inputs, context)`: a partition's payload (after `metric.update`);
-    - `merge(a, b)`: two payloads in one (it must be associative: the merge is a tree);
+    - `merge(a, b)`: two payloads in one (associative: the merge is a tree, in partition order);
     - `score(metric, payload, finals)`: the driver's `Score` of the merged payload;
-    - `stages` (0 or 1): with 1, `local` returns `(payload, pieces)`, one piece per bucket; the pieces of a
-      bucket meet in `bucket_merge`, and `bucket_final` turns a bucket into what `score` gets in `finals`;
-    - `warm(metric, spec)`: load what the partitions will need (a model) on a worker before they run.
-    `context` is the distributed run's (see `cah_metrics.distributed`): `context.buckets`, `context.gpu`.
+    - `stages` 1: `local` returns `(payload, pieces)`, one piece per bucket (`context.buckets`,
+      routed by `bucket_of` or `mix64`); a bucket's pieces meet in `bucket_merge`, and
+      `bucket_final(payload, context)` gives what `score` gets in `finals`, one per bucket (None for
+      a bucket with no piece);
+    - `stages` 2: `bucket_final` returns one piece per group instead (`context.buckets` groups); a
+      group's pieces meet in `group_merge`, and `group_final(payload, merged, metric)` gives the
+      `finals` (`merged`: the merged payload of the partitions, `metric`: the metric, built there);
+    - `warm(metric, context)`: load what the partitions will need (a model) on a worker, before
+      they run.
+    `context` is a `ReductionContext`. Payloads must pickle: they travel between processes.
     """
     stages = 0
-    def local(self, metric, predictions:list, inputs:dict, context) -> dict:
+    def local(self, metric, predictions:list, inputs:dict, context:ReductionContext) -> dict:
         metric.update(predictions, **inputs)
         return metric.state
     def merge(self, a:dict, b:dict) -> dict: return add_states(a, b)
     def score(self, metric, payload:dict, finals:list) -> Score:
         metric.state = payload
         return metric.compute()
-    def warm(self, metric, spec): pass
-    def bucket_merge(self, payloads:list): raise NotImplementedError(f"{type(self).__name__}: no buckets")
-    def bucket_final(self, payload, run): raise NotImplementedError(f"{type(self).__name__}: no buckets")
+    def warm(self, metric, context:ReductionContext): pass
+    def bucket_merge(self, payloads:list):
+        raise NotImplementedError(f"{type(self).__name__}: no buckets")
+    def bucket_final(self, payload, context:ReductionContext):
+        raise NotImplementedError(f"{type(self).__name__}: no buckets")
+    def group_merge(self, payloads:list):
+        raise NotImplementedError(f"{type(self).__name__}: no groups")
+    def group_final(self, payload, merged, metric):
+        raise NotImplementedError(f"{type(self).__name__}: no groups")
     def __repr__(self): return type(self).__name__
 
 # %% ../nbs/00b_core.ipynb #de230163

@@ -6,25 +6,25 @@ Docs: https://cah-metrics.github.io/cah_metrics/distributed.html.md"""
 
 # %% ../nbs/86_distributed.ipynb #3bfa0757
 from __future__ import annotations
-import copy, glob, hashlib, inspect, json, math, operator, os, zlib
+import copy, glob, hashlib, json, os
 from dataclasses import dataclass
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, localcontext
-from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from fastcore.basics import patch
 
-from .core import Metric, Score, Signature, add_states, load, metric_class
+from .core import Metric, ReductionContext, Score, load, metric_class, mix64
+from .embeddings import shared_encoder
 from .evaluate import DEFAULT_METRICS, report_key, metric_options
 from .io import AtomicWriteSet, InputError, PRED_FIELDS, as_path, record_id, json_lines, os_error_reason, show_json, record_source, record_strings, check_outputs, read_lines
-from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult, _at_least, _check_key,
-                                      _metric, _results, _signature, holm, percentile_interval)
-from .resample import plan_estimate, score_value
-from .significance import _run as _run_items
+from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult,
+                                      at_least, check_resample_key, fresh_metric,
+                                      percentile_interval, resampled_results, resampling_signature,
+                                      scored_items)
+from .resample import score_value
 from .text import brief, as_array, as_texts, check_float, check_int
 
 # %% auto #0
@@ -176,7 +176,7 @@ class _Spec(NamedTuple):
     name: str|None              # a registry name, or None for a metric given as an object
     options: dict               # the options `load` gets
     instance: Metric|None       # a metric given as an object (copied, never changed)
-    gpu: bool                   # give it the worker's GPU, where it has one and the metric takes `use_gpu`
+    gpu: bool                   # a model may use the worker's GPU (the class's `device_option`)
 
 _PROTOS: dict[str, Metric] = {}   # this process's built metrics, by spec key
 BUILDS = Counter()                # how often this process built each spec (1, unless more than _MAX_PROTOS specs came through)
@@ -189,11 +189,12 @@ def _has_gpu() -> bool:
 
 # %% ../nbs/86_distributed.ipynb #3d416c25
 def _build(spec:_Spec, gpu:bool) -> Metric:
-    "A new metric of `spec` (on a worker with a GPU, given `use_gpu=True` when its class takes it and the options do not say)."
+    """A new metric of `spec`; on a worker with a GPU, its class's `device_option` set to True where
+    the options do not say."""
     if spec.instance is not None: return copy.copy(spec.instance).reset()
     cls, _ = metric_class(spec.name)
-    opts = dict(spec.options)
-    if gpu and spec.gpu and 'use_gpu' not in opts and 'use_gpu' in inspect.signature(cls.__init__).parameters and _has_gpu(): opts['use_gpu'] = True
+    opts, device = dict(spec.options), cls.device_option
+    if gpu and spec.gpu and device and device not in opts and _has_gpu(): opts[device] = True
     return load(spec.name, **opts)
 
 def worker_metric(spec:_Spec) -> Metric:
@@ -202,7 +203,8 @@ def worker_metric(spec:_Spec) -> Metric:
     proto = _PROTOS.get(spec.key)
     if proto is None:
         while len(_PROTOS) >= _MAX_PROTOS: _PROTOS.pop(next(iter(_PROTOS)))
-        proto = _PROTOS[spec.key] = _build(spec, gpu=True); BUILDS[spec.key] += 1
+        proto = _PROTOS[spec.key] = _build(spec, gpu=True)
+        BUILDS[spec.key] += 1
     return copy.copy(proto).reset()
 
 # %% ../nbs/86_distributed.ipynb #80b70532
@@ -231,71 +233,8 @@ def _specs(metrics, options, use_gpu:bool, F:str) -> list[tuple[_Spec, Metric]]:
         if extra: raise ValueError(f"{spec.label}: needs {', '.join(extra)}, which a predictions/references dataset does not have")
     return out
 
-# %% ../nbs/86_distributed.ipynb #9bf458f2
-class _StateMerge:
-    "The default reduction: a partition sends its metric's state; states add; the driver computes the score of the sum."
-    stages = 0                                # bucketed stages (0: none)
-    def local(self, m:Metric, preds:list, inputs:dict, ctx) -> dict:
-        m.update(preds, **inputs)
-        return m.state
-    def merge(self, a:dict, b:dict) -> dict: return add_states(a, b)
-    def score(self, m:Metric, partial:dict, finals:list) -> Score:
-        m.state = partial
-        return m.compute()
-    def warm(self, m:Metric, spec): pass           # load what the partitions will need (a model), on a worker about to run them
-    def __repr__(self): return type(self).__name__
-
-_REDUCTIONS: dict[str, _StateMerge] = {}     # 'module.Class' of a metric -> its reduction (the default for any other)
-
-def _reduction(m:Metric) -> _StateMerge:
-    return _REDUCTIONS.get(f"{type(m).__module__}.{type(m).__qualname__}", _StateMerge())
-
-# %% ../nbs/86_distributed.ipynb #9d688e5f
-def _count_rows(rows:np.ndarray, counts:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
-    "The distinct rows of `rows` (sorted) and how often each occurs (`counts`: the rows' own counts)."
-    if not len(rows): return np.zeros((0, rows.shape[1] if rows.ndim == 2 else 3), np.int64), np.zeros(0, np.int64)
-    u, inv = np.unique(rows, axis=0, return_inverse=True)
-    return u, np.bincount(inv.ravel(), weights=counts, minlength=len(u)).astype(np.int64)
-
-class _RougeTable(_StateMerge):
-    "ROUGE: each measure's per-example rows as a count table of distinct rows; the driver expands it (ROUGE sorts its rows)."
-    def local(self, m, preds, inputs, ctx):
-        from cah_metrics.rouge import _rows_of
-        st = super().local(m, preds, inputs, ctx)
-        return {'n': st['n'], **{t: _count_rows(_rows_of(st[t])) for t in m.rouge_types}}
-    def merge(self, a, b):
-        return {'n': a['n'] + b['n'], **{t: _count_rows(np.concatenate([a[t][0], b[t][0]]), np.concatenate([a[t][1], b[t][1]]))
-                                         for t in a if t != 'n'}}
-    def score(self, m, partial, finals):
-        if m.n_boot == 0: return _rouge_from_table(m, partial)
-        rows = {t: [np.repeat(*uc, axis=0)] if partial['n'] else [] for t, uc in partial.items() if t != 'n'}
-        return super().score(m, {'n': partial['n'], **rows}, finals)
-
-_REDUCTIONS['cah_metrics.rouge.ROUGE'] = _RougeTable()
-
-# %% ../nbs/86_distributed.ipynb #9b00927d
-def _rouge_from_table(m, partial:dict) -> Score:
-    "ROUGE without its own interval (n_boot=0) from the count tables: exact means, no expansion."
-    from cah_metrics.rouge import ROUGEScore, RougeAggregate, RougeScore, prf_arrays
-    n, aggs = partial['n'], {}
-    for t in m.rouge_types:
-        u, c = partial[t]
-        v = prf_arrays(u)
-        mean = RougeScore(*(float(sum((Fraction(x) * k for x, k in zip(v[:, j].tolist(), c.tolist())), Fraction(0))) / n for j in range(3))) if n else RougeScore(0.0, 0.0, 0.0)
-        aggs[t] = RougeAggregate(mean, mean, mean, n, m.signature(t))
-    m.state = {'n': n, **{t: [] for t in m.rouge_types}}          # the rows stay in the table
-    return ROUGEScore(aggs, m.signature(), None)
-
 # %% ../nbs/86_distributed.ipynb #5ed3f90a
 _U64 = np.uint64
-
-def _mix(z) -> np.ndarray:
-    "SplitMix64's finaliser, elementwise on uint64 (wrapping arithmetic)."
-    z = np.asarray(z, _U64)
-    with np.errstate(over='ignore'):
-        z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
-        return z ^ (z >> _U64(31))
 
 # %% ../nbs/86_distributed.ipynb #cfe0047c
 def item_keys(ids:Sequence|None=None, # each item's id (a str or an int), or None
@@ -327,7 +266,8 @@ _MASK64 = (1 << 64) - 1
 
 def _id_digest(keys:np.ndarray) -> tuple[int, int, int]:
     with np.errstate(over='ignore'):
-        return (len(keys), int(_mix(keys ^ _U64(0x243F6A8885A308D3)).sum(dtype=_U64)), int(_mix(keys ^ _U64(0x13198A2E03707344)).sum(dtype=_U64)))
+        mixed = lambda salt: int(mix64(keys ^ _U64(salt)).sum(dtype=_U64))
+        return (len(keys), mixed(0x243F6A8885A308D3), mixed(0x13198A2E03707344))
 
 def _add_digest(a, b):
     if a is None or b is None: return None
@@ -336,10 +276,10 @@ def _add_digest(a, b):
 # %% ../nbs/86_distributed.ipynb #3206b2db
 def _owner_keys(keys:np.ndarray, systems:list|None) -> np.ndarray:
     "Item keys mixed with each item's system: equal only for one system's copies of one id."
-    if systems is None: return _mix(keys)
+    if systems is None: return mix64(keys)
     names = sorted(set(systems))
     salt = dict(zip(names, item_keys([f"system:{s}" for s in names]).tolist()))
-    return _mix(keys ^ np.array([salt[s] for s in systems], _U64))
+    return mix64(keys ^ np.array([salt[s] for s in systems], _U64))
 
 def _id_pieces(part:Part, keys:np.ndarray, K:int) -> list[list]:
     "A partition's owner keys in `K` buckets by key: bucket k is [(partition, keys, lines)] or []."
@@ -373,11 +313,15 @@ def _duplicates(pieces:list) -> list[tuple]:
 class _Run(NamedTuple):
     "What every task of a run needs to know."
     specs: tuple                 # the metrics' `_Spec`s
-    reductions: tuple            # their reductions
+    reductions: tuple            # their reductions (`Metric.reduction()`)
     buckets: int                 # hash buckets of the count tables
     boot: dict                   # label -> the key whose intervals are resampled (empty: none)
     n_resamples: int
     seed: int
+
+def _context(run:_Run, spec:_Spec, index:int=0, idx:Sequence[int]=()) -> ReductionContext:
+    "What a metric's reduction is told of the run: its buckets, its GPU, the partition, its items."
+    return ReductionContext(run.buckets, spec.gpu, index, idx)
 
 class _NoSources(NamedTuple):
     "The partial of a metric that needs source conversations, from a partition that has none."
@@ -432,7 +376,7 @@ def _partition_results(part:Part, run:_Run) -> dict:
             if key: m.keep_items = True
             args = _metric_inputs(m, part, idx, spec.label)
             if args is None: e['metrics'][spec.label] = _NoSources(part.label); continue
-            res = red.local(m, *args, (run, part.index, idx, spec))
+            res = red.local(m, *args, _context(run, spec, part.index, idx))
             if red.stages:
                 res, pieces = res
                 for k, piece in enumerate(pieces): out['buckets'][spec.label][k][system] = piece
@@ -488,11 +432,13 @@ def _merge_buckets(run:_Run, label:str, stage:str, *pieces:dict) -> dict:
 
 def _bucket_final(run:_Run, label:str, root:dict) -> dict:
     i = [s.label for s in run.specs].index(label)
-    return {s: run.reductions[i].bucket_final(v, run) for s, v in root.items()}
+    context = _context(run, run.specs[i])
+    return {s: run.reductions[i].bucket_final(v, context) for s, v in root.items()}
 
 def _group_final(run:_Run, label:str, root:dict, main:dict) -> dict:
     i = [s.label for s in run.specs].index(label)
-    return {s: run.reductions[i].group_final(v, main[s]['metrics'][label], run.specs[i]) for s, v in root.items()}
+    red, m = run.reductions[i], worker_metric(run.specs[i])
+    return {s: red.group_final(v, main[s]['metrics'][label], m) for s, v in root.items()}
 
 # %% ../nbs/86_distributed.ipynb #a9194cad
 def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
@@ -664,7 +610,7 @@ def evaluate(source, # shards (a path, a folder, a glob pattern, a list of paths
     if output is not None: check_outputs({'output': output}, {'source': paths}, F)
     pairs = _specs(metrics, options, use_gpu, F)
     boot, boot_notes = _boot_keys(pairs, intervals, baseline, F)
-    run = _Run(tuple(s for s, _ in pairs), tuple(_reduction(m) for _, m in pairs), K, boot, B, seed)
+    run = _Run(tuple(s for s, _ in pairs), tuple(m.reduction() for _, m in pairs), K, boot, B, seed)
     client, own = _connect(client, F)
     try:
         if client is not None:
@@ -712,12 +658,14 @@ def _boot_keys(pairs:list, intervals, baseline, F:str) -> tuple[dict, dict]:
     boot, notes = {}, {}
     for spec, m in pairs:
         if asked and spec.label not in asked: continue
-        try: key = _check_key(m, asked.get(spec.label), F)
+        try: key = check_resample_key(m, asked.get(spec.label), F)
         except ValueError as e:
             if spec.label in asked: raise
             notes[spec.label] = str(e).removeprefix(f"{F}: "); continue
-        if getattr(m, 'idf', False) and m.name == 'bertscore':
-            notes[spec.label] = "bertscore with idf=True weighs word pieces by all the references, which no partition holds"; continue
+        if getattr(m, 'idf', False) is True:          # items weighted by all the references
+            notes[spec.label] = (f"{m.name} with idf=True weighs word pieces by all the "
+                                 "references, which no partition holds")
+            continue
         boot[spec.label] = key
     return boot, notes
 
@@ -729,163 +677,13 @@ def _preload_plugin(run:_Run):
         "Build (load) the metrics of a run on a worker as it starts, and on every worker that starts later."
         def __init__(self, run): self.run, self.name = run, 'cah-metrics-preload-' + hashlib.sha256('|'.join(s.key for s in run.specs).encode()).hexdigest()[:12]
         def setup(self, worker):
-            for spec, red in zip(self.run.specs, self.run.reductions): red.warm(worker_metric(spec), spec)
+            for spec, red in zip(self.run.specs, self.run.reductions):
+                red.warm(worker_metric(spec), _context(self.run, spec))
     return PreloadMetrics(run)
 
-_MODEL_BACKED = ('cah_metrics.bertscore.', 'cah_metrics.diversity.SemanticDiversityMetric')
-
 def _preload(client, run:_Run, pairs:list):
-    "Register the preload plugin when a metric of the run loads a model on the workers."
-    if any(f"{type(m).__module__}.{type(m).__qualname__}".startswith(_MODEL_BACKED) for _, m in pairs): client.register_plugin(_preload_plugin(run))
-
-# %% ../nbs/86_distributed.ipynb #19a7c9df
-def _route(gram:tuple, K:int) -> int:
-    "The bucket of an n-gram (a tuple of tokens): CRC-32 of its tokens, the same in every process."
-    return zlib.crc32('\x1f'.join(gram).encode('utf-8', 'surrogatepass')) % K
-
-class _DistinctTable(_StateMerge):
-    "Distinct-n: the per-text ratios and the total add as the metric's state does; the n-gram sets merge in buckets, which send their sizes."
-    stages = 1
-    def local(self, m, preds, inputs, ctx):
-        st, K = super().local(m, preds, inputs, ctx), ctx[0].buckets
-        pieces = [set() for _ in range(K)]
-        for g in st['ngrams']: pieces[_route(g, K)].add(g)
-        return {k: st[k] for k in ('n', 'total', 'ratios')}, pieces
-    def bucket_merge(self, payloads:list) -> set: return set().union(*payloads)
-    def bucket_final(self, payload:set, run) -> int: return len(payload)
-    def score(self, m, partial, finals):
-        return super().score(m, {**partial, 'ngrams': range(sum(f or 0 for f in finals))}, finals)   # `_distinct` asks the table only its size
-
-_REDUCTIONS['cah_metrics.diversity.DistinctN'] = _DistinctTable()
-
-# %% ../nbs/86_distributed.ipynb #8996bb7e
-def _token_hashes(tokens:list[str]) -> np.ndarray:
-    "Two 64-bit BLAKE2b hashes of each token, (V, 2) uint64: the same in every process."
-    b = b''.join(hashlib.blake2b(t.encode('utf-8', 'surrogatepass'), digest_size=16).digest() for t in tokens)
-    return np.frombuffer(b, '<u8').reshape(-1, 2).astype(_U64) if tokens else np.zeros((0, 2), _U64)
-
-_LANES = (_U64(0x9E3779B97F4A7C15), _U64(0xC2B2AE3D27D4EB4F))   # odd multipliers of the two hash lanes
-
-def _ngram_keys(ids:np.ndarray, lens:np.ndarray, th:np.ndarray, orders:int):
-    "For n = 1..orders: (text of each n-gram, key lane 1, key lane 2), walking the positions as the one-pass algorithm does."
-    N, T = len(lens), len(ids)
-    row = np.repeat(np.arange(N), lens)
-    left = lens[row] - (np.arange(T) - (np.cumsum(lens) - lens)[row])
-    pos, h = np.arange(T), [np.zeros(T, _U64), np.zeros(T, _U64)]
-    for n in range(1, orders + 1):
-        keep = left[pos] >= n
-        pos, h = pos[keep], [x[keep] for x in h]
-        with np.errstate(over='ignore'): h = [_mix(h[j] * _LANES[j] + th[ids[pos + n - 1], j]) for j in (0, 1)]
-        yield row[pos], h[0], h[1]
-
-# %% ../nbs/86_distributed.ipynb #ca636647
-def _top_two(k1, k2, m1, m2, h, hl) -> tuple:
-    "Merge table rows by key: the largest count, the second largest (over all texts), the holder if the largest is reached once (else -1)."
-    if not len(k1): return k1, k2, m1, m2, h, hl
-    o = np.lexsort((-m1, k2, k1))
-    k1, k2, m1, m2, h, hl = (a[o] for a in (k1, k2, m1, m2, h, hl))
-    start = np.flatnonzero(np.r_[True, (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])])
-    size = np.diff(np.r_[start, len(k1)])
-    M1 = m1[start]
-    M2 = np.maximum(np.where(size > 1, m1[np.minimum(start + 1, len(m1) - 1)], 0), np.maximum.reduceat(m2, start))
-    alone = M1 > M2
-    return k1[start], k2[start], M1, M2, np.where(alone, h[start], -1), np.where(alone, hl[start], 0)
-
-def _ngram_tables(ids:np.ndarray, lens:np.ndarray, th:np.ndarray, orders:int, gid:np.ndarray) -> list[tuple]:
-    "A partition's table of each order: its texts' n-grams counted per text, then merged by `_top_two`."
-    out = []
-    for r, k1, k2 in _ngram_keys(ids, lens, th, orders):
-        o = np.lexsort((r, k2, k1)); r, k1, k2 = r[o], k1[o], k2[o]
-        s = np.flatnonzero(np.r_[True, (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1]) | (r[1:] != r[:-1])]) if len(r) else np.zeros(0, np.int64)
-        c = np.diff(np.r_[s, len(r)]).astype(np.int64)
-        out.append(_top_two(k1[s], k2[s], c, np.zeros(len(s), np.int64), gid[r[s]], lens[r[s]]))
-    return out
-
-# %% ../nbs/86_distributed.ipynb #dbabfad6
-_SCALE = 1 << 1074            # every finite float is an integer multiple of 2**-1074
-
-def _exact(x:float) -> int:
-    "A non-negative float as an integer number of 2**-1074."
-    num, den = float(x).as_integer_ratio()
-    return num * (_SCALE // den)
-
-def _holders(g, o, d, hl, orders:int) -> tuple:
-    "Deficit rows (holder, order, deficit, length) summed per holder: (holders, deficits (h, orders), lengths)."
-    u, inv = np.unique(g, return_inverse=True)
-    D, L = np.zeros((len(u), orders), np.int64), np.zeros(len(u), np.int64)
-    np.add.at(D, (inv, o), d); L[inv] = hl
-    return u, D, L
-
-def _orders(m) -> int: return m.max_n + (m.smooth in ('method5', 'method7'))     # as the one-pass algorithm
-
-# %% ../nbs/86_distributed.ipynb #6ecb3ccc
-def _text_bleu(L:int, R:int, M:list, T:list, w, smooth:str, value) -> float:
-    "One text's BLEU against the others, as the one-pass Self-BLEU computes it."
-    from cah_metrics.bleu import BLEUStats, brevity_penalty, smoothed_log_mean
-    _, lm = smoothed_log_mean(BLEUStats(L, R, tuple(M), tuple(T)), w, smooth, value, False)
-    return 0.0 if lm == -math.inf else min(1.0, brevity_penalty(L, R) * math.exp(lm))
-
-def _nearest_other(lens:Counter) -> dict:
-    "length -> the nearest length among the other texts (the shorter on a tie), from the table of lengths."
-    from cah_metrics.diversity import _closest_other_len
-    u = sorted(lens)
-    arr = np.repeat(np.array(u, np.int64), np.minimum([lens[x] for x in u], 2))     # two copies say as much as more
-    return dict(zip(arr.tolist(), _closest_other_len(arr).tolist()))
-
-# %% ../nbs/86_distributed.ipynb #8c9870ef
-class _SelfBleuTables(_StateMerge):
-    "Self-BLEU: n-gram tables merged in buckets by n-gram, deficits merged in groups by text; the driver adds the groups' exact sums."
-    stages = 2
-    def local(self, m, preds, inputs, ctx):
-        from cah_metrics.diversity import _token_lists
-        from cah_metrics.text import Vocab
-        run, index, idx, _ = ctx
-        vocab = Vocab()
-        ids, L = vocab.encode(_token_lists(preds, m.tokenizer, m.name, 'predictions'))
-        tables = _ngram_tables(ids, L, _token_hashes(list(vocab)), _orders(m), (np.int64(index) << 32) + np.asarray(idx, np.int64))
-        K = _U64(run.buckets)
-        return {'N': len(L), 'lens': Counter(L.tolist())}, [[tuple(a[t[0] % K == k] for a in t) for t in tables] for k in range(run.buckets)]
-    def bucket_merge(self, payloads): return [_top_two(*(np.concatenate(c) for c in zip(*ts))) for ts in zip(*payloads)]
-    def bucket_final(self, tables, run) -> list:
-        rows = [(t[4][t[4] >= 0], np.full(int((t[4] >= 0).sum()), n), (t[2] - t[3])[t[4] >= 0], t[5][t[4] >= 0]) for n, t in enumerate(tables)]
-        g, o, d, hl = (np.concatenate(c) for c in zip(*rows))
-        u, D, L = _holders(g, o, d, hl, len(tables))
-        return [(u[u % run.buckets == j], D[u % run.buckets == j], L[u % run.buckets == j]) for j in range(run.buckets)]
-    def group_merge(self, payloads):
-        u, D, L = (np.concatenate(c) for c in zip(*payloads))
-        return _holders(np.repeat(u, D.shape[1]), np.tile(np.arange(D.shape[1]), len(u)), D.ravel(), np.repeat(L, D.shape[1]), D.shape[1])
-
-# %% ../nbs/86_distributed.ipynb #bff8f764
-@patch
-def group_final(self:_SelfBleuTables, payload, main:dict, spec:_Spec) -> tuple[int, Counter]:
-    "A holder group's texts scored: the exact sum of their BLEU, and how many texts of each length it scored."
-    from cah_metrics.bleu import SMOOTHING, bleu_weights
-    u, D, L = payload
-    if main['N'] < 2 or not len(u): return 0, Counter()
-    m, near = worker_metric(spec), _nearest_other(main['lens'])
-    w, value, total = bleu_weights(m.max_n, None), SMOOTHING[m.smooth], 0
-    for l, d in zip(L.tolist(), D.tolist()):
-        T = [max(l - k, 0) for k in range(len(d))]
-        total += _exact(_text_bleu(l, near[l], [t - x for t, x in zip(T, d)], T, w, m.smooth, value))
-    return total, Counter(L.tolist())
-
-# %% ../nbs/86_distributed.ipynb #c9c2c760
-@patch
-def score(self:_SelfBleuTables, m, partial, finals):
-    from cah_metrics.bleu import SMOOTHING, bleu_weights
-    from cah_metrics.diversity import SelfBLEU
-    N, lens = partial['N'], partial['lens']
-    sig = Signature(m.name, {**m.options(), 'N': N})
-    if N < 2: return SelfBLEU(0.0, N, np.zeros(0), sig)
-    total, held, near = sum(f[0] for f in finals if f), sum((f[1] for f in finals if f), Counter()), _nearest_other(lens)
-    w, value, orders = bleu_weights(m.max_n, None), SMOOTHING[m.smooth], _orders(m)
-    for l, c in lens.items():
-        if c > held[l]:
-            T = [max(l - k, 0) for k in range(orders)]
-            total += (c - held[l]) * _exact(_text_bleu(l, near[l], T, T, w, m.smooth, value))
-    return SelfBLEU(float(Fraction(total, _SCALE)) / N, N, np.zeros(0), sig)      # per-text values stay on the workers
-
-_REDUCTIONS['cah_metrics.diversity.SelfBLEUMetric'] = _SelfBleuTables()
+    "Register the preload plugin when a metric of the run loads a model (`loads_model`)."
+    if any(m.loads_model for _, m in pairs): client.register_plugin(_preload_plugin(run))
 
 # %% ../nbs/86_distributed.ipynb #9029427f
 def _poisson_thresholds() -> np.ndarray:
@@ -909,11 +707,12 @@ _BLOCK_CELLS = 1 << 20                   # weights drawn a block of (resamples x
 # %% ../nbs/86_distributed.ipynb #6552b556
 def _stream(seed:int, b0:int, b1:int) -> np.ndarray:
     "Numbers b0 .. b1 - 1 of the SplitMix64 stream of `seed`: one per resample."
-    with np.errstate(over='ignore'): return _mix(_mix(_U64(seed)) + _GOLDEN * np.arange(b0 + 1, b1 + 1, dtype=_U64))
+    with np.errstate(over='ignore'):
+        return mix64(mix64(_U64(seed)) + _GOLDEN * np.arange(b0 + 1, b1 + 1, dtype=_U64))
 
 def _draw(h:np.ndarray, s:np.ndarray) -> np.ndarray:
     "Poisson(1) weights (len(s), len(h)) of items with mixed keys `h` in resamples with stream numbers `s`."
-    return np.searchsorted(_POISSON, _mix(s[:, None] ^ h[None, :]) >> _U64(11), side='right')
+    return np.searchsorted(_POISSON, mix64(s[:, None] ^ h[None, :]) >> _U64(11), side='right')
 
 def poisson_weights(keys:np.ndarray, # the items' 64-bit keys (`item_keys`)
                     n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
@@ -922,7 +721,7 @@ def poisson_weights(keys:np.ndarray, # the items' 64-bit keys (`item_keys`)
     "How often each item is drawn in each resample, (n_resamples, n): independent Poisson(1) counts, each a function of (seed, resample, key) alone."
     F = 'poisson_weights'
     B, seed = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_int(seed, 'seed', F, low=0, high=2**63 - 1)
-    return _draw(_mix(_keys(keys, F) ^ _KEY_SALT), _stream(seed, 0, B)).astype(np.int64)
+    return _draw(mix64(_keys(keys, F) ^ _KEY_SALT), _stream(seed, 0, B)).astype(np.int64)
 
 # %% ../nbs/86_distributed.ipynb #94637e5f
 def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array, one row per item
@@ -937,7 +736,7 @@ def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array,
     B, seed = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_int(seed, 'seed', F, low=0, high=2**63 - 1)
     keys = _keys(keys, F)
     if len(keys) != len(R): raise ValueError(f"{F}: got {len(keys)} keys for {len(R)} rows")
-    R2, h = (R if R.ndim == 2 else R[:, None]), _mix(keys ^ _KEY_SALT)
+    R2, h = (R if R.ndim == 2 else R[:, None]), mix64(keys ^ _KEY_SALT)
     out, k = np.zeros((B, R2.shape[1])), max(1, _BLOCK_CELLS // max(len(R2), 1))
     if len(R2):
         for b0 in range(0, B, k): out[b0:b0 + k] = _draw(h, _stream(seed, b0, min(B, b0 + k))).astype(np.float64) @ R2
@@ -983,15 +782,18 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
     independent Poisson(1) counts; empty resamples left out."""
     F = 'poisson_bootstrap'
     B, conf = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    m = _metric(metric, F); key = _check_key(m, key, F)
-    n, items = _run_items(m, predictions, references, inputs, F)
+    m = fresh_metric(metric, F)
+    key = check_resample_key(m, key, F)
+    n, items = scored_items(m, predictions, references, inputs, F)
     if ids is not None and len(ids) != n: raise ValueError(f"{F}: got {len(ids)} ids for {n} items")
     plan, full = m.resampling().plan(items, key), m.compute()
     S = poisson_resampled_sums(_with_count(plan.rows), item_keys(ids, n), B, seed)
     keep = _nonempty(S[:, -1], n, m.name, F)
     boot = plan.score(S[keep, :-1])
     lo, hi = percentile_interval(boot, conf)
-    sig = _signature(full, {'key': key, 'test': 'bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}", 'seed': seed})
+    options = {'key': key, 'test': 'bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}",
+               'seed': seed}
+    sig = resampling_signature(full, options)
     est = score_value(full, key, m.name)
     return PoissonBootstrapResult(m.name, key, est, float(boot.mean()), lo, hi,
                                   0.5 * (hi - lo),
@@ -1023,12 +825,14 @@ def _interval(m:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf
     vals = m.resampling().plan(boot['proto'], key).score(boot['sums'][keep])
     if not np.isfinite(vals).all(): raise ValueError(f"evaluate: {label}'s {key} is not finite on {np.count_nonzero(~np.isfinite(vals))} of {len(vals)} resamples, so it has no interval")
     lo, hi = percentile_interval(vals, conf)
-    sig = _signature(score, {'key': key, 'test': 'bs(poisson)', 'bs': run.n_resamples, 'ci': f"percentile-{conf:g}", 'seed': run.seed})
+    options = {'key': key, 'test': 'bs(poisson)', 'bs': run.n_resamples,
+               'ci': f"percentile-{conf:g}",
+               'seed': run.seed}
+    sig = resampling_signature(score, options)
     est = score_value(score, key, m.name)
     return PoissonBootstrapResult(m.name, key, est, float(vals.mean()), lo, hi,
                                   0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed,
                                   sig, int((~keep).sum()))
-
 
 # %% ../nbs/86_distributed.ipynb #96feb03d
 def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:float, F:str) -> tuple:
@@ -1050,47 +854,21 @@ def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:floa
         boots.append(plan.score(b['sums'][keep]))
         ests.append(float(plan.score(b['total'][None])[0]))
         scores.append(score_value(score, key, m.name))
-    far = lambda db, de: np.count_nonzero(_at_least(np.abs(db - de), abs(de)))    # db: resampled
+    far = lambda db, de: np.count_nonzero(at_least(np.abs(db - de), abs(de)))    # db: resampled
     B1 = keep.sum() + 1
     ps = [(1 + far(b - boots[0], e - ests[0])) / B1 for b, e in zip(boots[1:], ests[1:])]
-    base, rest = _results(names, scores, boots, plans, 'percentile', conf, ps, m.name, F)
-    sig = _signature(scored[baseline][0][label][1], {'key': key, 'test': 'paired-bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}", 'seed': run.seed})
+    base, rest = resampled_results(names, scores, boots, plans, 'percentile', conf, ps, m.name, F)
+    options = {'key': key, 'test': 'paired-bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}",
+               'seed': run.seed}
+    sig = resampling_signature(scored[baseline][0][label][1], options)
     res = PairedResult('paired bootstrap', m.name, key, base, rest, main[baseline]['n'], B, B, conf,
                        'percentile',
                        run.seed, None, sig)
     return res, int((~keep).sum())
 
-# %% ../nbs/86_distributed.ipynb #03f3c9a0
-_ENCODERS: dict = {}       # this process's sentence encoders, by (model, backend, on the GPU)
-
-def _worker_encoder(model:str, backend:str, gpu:bool):
-    "The encoder of `model`, built once per process (on the GPU when asked and there is one)."
-    key = (model, backend, gpu and _has_gpu())
-    if key not in _ENCODERS:
-        from cah_metrics.embeddings import get_encoder
-        _ENCODERS[key] = get_encoder(model, backend, use_gpu=key[2]); BUILDS[f"encoder:{model}"] += 1
-    return _ENCODERS[key]
-
-# %% ../nbs/86_distributed.ipynb #590e4484
-class _Vectors(_StateMerge):
-    "Semantic diversity: each partition embeds its texts on its worker and sends the vectors; the driver scores them stacked in order."
-    def local(self, m, preds, inputs, ctx):
-        if m.backend == 'tfidf': return super().local(m, preds, inputs, ctx)
-        texts = as_texts(preds, 'predictions', m.name)
-        return {'n': len(texts), 'vectors': [_worker_encoder(m.model, m.backend, ctx[3].gpu).encode(texts, progress=False)] if texts else []}
-    def warm(self, m, spec):
-        if m.backend != 'tfidf': _worker_encoder(m.model, m.backend, spec.gpu)
-    def score(self, m, partial, finals):
-        if 'texts' in partial: return super().score(m, partial, finals)
-        E = np.concatenate(partial['vectors']) if partial['vectors'] else np.zeros((0, 1), np.float32)
-        m.embed = lambda texts: E                          # the vectors the workers computed, in order, stand in for embedding the texts
-        return m.score_state({'n': len(E), 'texts': [None] * len(E)})
-
-_REDUCTIONS['cah_metrics.diversity.SemanticDiversityMetric'] = _Vectors()
-
 # %% ../nbs/86_distributed.ipynb #f8db3810
 def _embed_partition(texts:list, model:str, backend:str, batch_size:int, gpu:bool) -> np.ndarray:
-    return _worker_encoder(model, backend, gpu).encode(texts, batch_size=batch_size, progress=False)
+    return shared_encoder(model, backend, gpu).encode(texts, batch_size=batch_size, progress=False)
 
 # %% ../nbs/86_distributed.ipynb #5ac544f4
 def embed(texts:Sequence[str], # the texts (a list of str, or a dask Bag of str)

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/diversity.html.md"""
 
 # %% ../nbs/05a_diversity.ipynb #8154f330
 from __future__ import annotations
-import math, os, re, string
+import hashlib, math, os, re, string
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
@@ -16,17 +16,18 @@ from typing import NamedTuple
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Metric, Score, Signature, register
+from .core import (Metric, ReductionContext, Score, Signature, StateReduction, bucket_of,
+                              mix64, register)
 from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan
 from .text import as_array, as_texts, check_float, check_int, check_str, check_tokens, get_tokenizer, ngram_counts, Tokenizer, Vocab
 from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights, check_smooth
-from .embeddings import DEFAULT_MODEL, get_encoder
+from .embeddings import DEFAULT_MODEL, get_encoder, shared_encoder
 
 # %% auto #0
-__all__ = ['MAX_N', 'MIN_DISTINCT', 'BLOCK', 'Distinct', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric',
-           'lexicalrichness_tokenize', 'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness',
+__all__ = ['MAX_N', 'MIN_DISTINCT', 'BLOCK', 'Distinct', 'distinct_of_counts', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu',
+           'SelfBLEUMetric', 'lexicalrichness_tokenize', 'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness',
            'VocabularyRichness', 'vendi_score', 'unit_vectors', 'SemanticDiversity', 'pair_sum', 'mean_pair_similarity',
-           'semantic_diversity', 'SemanticDiversityMetric']
+           'semantic_diversity', 'SemanticDiversityMetric', 'DistinctBuckets', 'SelfBleuTables', 'SemanticVectors']
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
 class Distinct(NamedTuple):
@@ -63,10 +64,18 @@ def _mean_ratio(ratios:Counter) -> float:
     s = sum((Fraction(int(d) / int(t)) * c for k, c in ratios.items() for d, t in [k.split('/')]), Fraction(0))
     return float(s) / m if m else 0.0
 
+def distinct_of_counts(n_texts:int, # how many texts
+                       distinct:int, # distinct n-grams over all the texts
+                       total:int, # n-grams over all the texts
+                       ratios:Counter, # the texts' ratios 'd/t' -> how many texts have it
+                      ) -> Distinct:
+    "Distinct-n from its counts alone: the distinct n-grams need only be counted, not held."
+    corpus = distinct / total if total else 0.0
+    return Distinct(corpus, _mean_ratio(ratios), distinct, total, n_texts)
+
 def _distinct(state:dict) -> Distinct:
     "Distinct-n of a state (which is not changed)."
-    g, total = len(state['ngrams']), state['total']
-    return Distinct(g / total if total else 0.0, _mean_ratio(state['ratios']), g, total, state['n'])
+    return distinct_of_counts(state['n'], len(state['ngrams']), state['total'], state['ratios'])
 
 # %% ../nbs/05a_diversity.ipynb #54b981c4
 def distinct_n(texts:str|Sequence[str], # the texts; a lone str is one text
@@ -99,6 +108,15 @@ class DistinctN(Metric):
         counts = items['ngrams']
         ratios = [len(c) / sum(c.values()) if c else 0.0 for c in counts]
         return mean_plan(ratios, [1.0 if c else 0.0 for c in counts])
+    def reduction(self) -> StateReduction:
+        "Across workers, the n-gram sets merge in buckets (`DistinctBuckets`); the rest adds."
+        return DistinctBuckets()
+    def score_distinct(self, d:Distinct) -> Score:
+        "The Score of Distinct-n's values (`distinct_of_counts`): what `score_state` gives."
+        values = {'distinct': d.corpus, 'per_text_mean': d.per_text_mean,
+                  'distinct_ngrams': d.distinct,
+                  'total_ngrams': d.total}
+        return Score(values, self.signature(), n=d.n_texts)
 
 # %% ../nbs/05a_diversity.ipynb #ca6791ac
 @patch
@@ -116,10 +134,7 @@ def reduce_items(self:DistinctN, stats:dict) -> dict: return _distinct_reduce(st
 
 # %% ../nbs/05a_diversity.ipynb #24c702e4
 @patch
-def score_state(self:DistinctN, state:dict) -> Score:
-    d = _distinct(state)
-    return Score({'distinct': d.corpus, 'per_text_mean': d.per_text_mean, 'distinct_ngrams': d.distinct, 'total_ngrams': d.total},
-                 self.signature(), n=d.n_texts)
+def score_state(self:DistinctN, state:dict) -> Score: return self.score_distinct(_distinct(state))
 
 # %% ../nbs/05a_diversity.ipynb #cf52e906
 def _encode(texts:list[str], tok:Tokenizer, batch:int=1000) -> tuple[np.ndarray, np.ndarray]:
@@ -235,6 +250,9 @@ class SelfBLEUMetric(Metric):
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
         return Resampling((), None, "it compares each text with the others: " + DIVERSITY_NOT_RESAMPLED)
+    def reduction(self) -> StateReduction:
+        "Across workers, n-gram tables in buckets and deficits in holder groups (`SelfBleuTables`)."
+        return SelfBleuTables()
 
 # %% ../nbs/05a_diversity.ipynb #a7d513f9
 @patch
@@ -587,6 +605,8 @@ class SemanticDiversityMetric(Metric):
     keys = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity', 'inter_cluster_diversity', 'semantic_spread',
             'cluster_coherence', 'vendi', 'k', 'silhouette')
     signature_keys = ('emb', 'q', 'seed')
+    loads_model = True              # a sentence model (unless tfidf), loaded on every worker
+    device_option = None            # no option: on a cluster, its reduction embeds on the GPU
     def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
                  backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts added
                  q:float=1.0, # Vendi order (>= 0; math.inf allowed)
@@ -602,6 +622,14 @@ class SemanticDiversityMetric(Metric):
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
         return Resampling((), None, "it is a spread of the texts' embeddings: " + DIVERSITY_NOT_RESAMPLED)
+    def reduction(self) -> StateReduction:
+        "Across workers, each partition embeds its texts and sends the vectors (`SemanticVectors`)."
+        return SemanticVectors()
+    def score_vectors(self, E:np.ndarray, # the texts' unit vectors, (N, d), in order
+                     ) -> Score:
+        "The Score of the texts' vectors: what `score_state` gives of the texts it embeds."
+        sd = semantic_diversity(E, self.q, self.seed)
+        return Score({k: getattr(sd, k) for k in self.keys}, self.signature(), n=sd.n)
 
 # %% ../nbs/05a_diversity.ipynb #fbf14254
 @patch
@@ -628,5 +656,190 @@ def embed(self:SemanticDiversityMetric, texts:list[str], # the texts to embed (a
 
 @patch
 def score_state(self:SemanticDiversityMetric, state:dict) -> Score:
-    sd = semantic_diversity(self.embed(state['texts']), self.q, self.seed)
-    return Score({k: getattr(sd, k) for k in self.keys}, self.signature(), n=sd.n)
+    return self.score_vectors(self.embed(state['texts']))
+
+# %% ../nbs/05a_diversity.ipynb #d5ared04
+class DistinctBuckets(StateReduction):
+    """Distinct-n across workers: the texts' ratios and the total add as the state does; the
+    n-gram sets merge in buckets, which send their sizes."""
+    stages = 1
+    def local(self, metric, predictions, inputs, context:ReductionContext):
+        state = super().local(metric, predictions, inputs, context)
+        pieces = [set() for _ in range(context.buckets)]
+        for gram in state['ngrams']: pieces[bucket_of(gram, context.buckets)].add(gram)
+        return {k: state[k] for k in ('n', 'total', 'ratios')}, pieces
+    def bucket_merge(self, payloads:list) -> set: return set().union(*payloads)
+    def bucket_final(self, payload:set, context:ReductionContext) -> int: return len(payload)
+    def score(self, metric, payload, finals):
+        distinct = sum(f or 0 for f in finals)                 # the buckets hold disjoint n-grams
+        d = distinct_of_counts(payload['n'], distinct, payload['total'], payload['ratios'])
+        return metric.score_distinct(d)
+
+# %% ../nbs/05a_diversity.ipynb #d5ared07
+def _token_hashes(tokens:list[str]) -> np.ndarray:
+    "Two 64-bit BLAKE2b hashes of each token, (V, 2) uint64: the same in every process."
+    if not tokens: return np.zeros((0, 2), np.uint64)
+    digest = lambda t: hashlib.blake2b(t.encode('utf-8', 'surrogatepass'), digest_size=16).digest()
+    return np.frombuffer(b''.join(map(digest, tokens)), '<u8').reshape(-1, 2).astype(np.uint64)
+
+_LANES = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))   # odd multipliers
+
+def _ngram_keys(ids:np.ndarray, lens:np.ndarray, th:np.ndarray, orders:int):
+    """For n = 1..orders: (the text of each n-gram, key lane 1, key lane 2), walking the
+    positions as the one-pass algorithm does."""
+    N, T = len(lens), len(ids)
+    row = np.repeat(np.arange(N), lens)
+    left = lens[row] - (np.arange(T) - (np.cumsum(lens) - lens)[row])
+    pos, lanes = np.arange(T), [np.zeros(T, np.uint64), np.zeros(T, np.uint64)]
+    for n in range(1, orders + 1):
+        keep = left[pos] >= n
+        pos, lanes = pos[keep], [x[keep] for x in lanes]
+        with np.errstate(over='ignore'):
+            lanes = [mix64(lanes[j] * _LANES[j] + th[ids[pos + n - 1], j]) for j in (0, 1)]
+        yield row[pos], lanes[0], lanes[1]
+
+# %% ../nbs/05a_diversity.ipynb #d5ared09
+def _top_two(k1, k2, m1, m2, h, hl) -> tuple:
+    """Merge table rows by key (k1, k2): the largest count, the second largest (over all texts),
+    the holder and its length if the largest is reached once (else -1 and 0)."""
+    if not len(k1): return k1, k2, m1, m2, h, hl
+    o = np.lexsort((-m1, k2, k1))
+    k1, k2, m1, m2, h, hl = (a[o] for a in (k1, k2, m1, m2, h, hl))
+    start = np.flatnonzero(np.r_[True, (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])])
+    size = np.diff(np.r_[start, len(k1)])
+    M1 = m1[start]
+    second = np.where(size > 1, m1[np.minimum(start + 1, len(m1) - 1)], 0)
+    M2 = np.maximum(second, np.maximum.reduceat(m2, start))
+    alone = M1 > M2
+    holder, length = np.where(alone, h[start], -1), np.where(alone, hl[start], 0)
+    return k1[start], k2[start], M1, M2, holder, length
+
+def _ngram_tables(ids:np.ndarray, lens:np.ndarray, th:np.ndarray, orders:int, gid:np.ndarray):
+    "A partition's table of each order: its texts' n-grams counted per text, merged by `_top_two`."
+    out = []
+    for r, k1, k2 in _ngram_keys(ids, lens, th, orders):
+        o = np.lexsort((r, k2, k1))
+        r, k1, k2 = r[o], k1[o], k2[o]
+        s = np.zeros(0, np.int64)
+        if len(r):
+            new = (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1]) | (r[1:] != r[:-1])
+            s = np.flatnonzero(np.r_[True, new])
+        c = np.diff(np.r_[s, len(r)]).astype(np.int64)
+        out.append(_top_two(k1[s], k2[s], c, np.zeros(len(s), np.int64), gid[r[s]], lens[r[s]]))
+    return out
+
+# %% ../nbs/05a_diversity.ipynb #d5ared13
+_SCALE = 1 << 1074            # every finite float is an integer multiple of 2**-1074
+
+def _exact(x:float) -> int:
+    "A non-negative float as an integer number of 2**-1074."
+    num, den = float(x).as_integer_ratio()
+    return num * (_SCALE // den)
+
+def _holders(g, o, d, hl, orders:int) -> tuple:
+    "Deficit rows (holder, order, deficit, length) summed per holder: (holders, deficits, lengths)."
+    u, inv = np.unique(g, return_inverse=True)
+    D, L = np.zeros((len(u), orders), np.int64), np.zeros(len(u), np.int64)
+    np.add.at(D, (inv, o), d)
+    L[inv] = hl
+    return u, D, L
+
+def _orders(m) -> int: return m.max_n + (m.smooth in ('method5', 'method7'))   # as in one pass
+
+# %% ../nbs/05a_diversity.ipynb #d5ared14
+def _text_bleu(L:int, R:int, M:list, T:list, w, smooth:str, value) -> float:
+    "One text's BLEU against the others, as the one-pass Self-BLEU computes it."
+    _, lm = smoothed_log_mean(BLEUStats(L, R, tuple(M), tuple(T)), w, smooth, value, False)
+    return 0.0 if lm == -math.inf else min(1.0, brevity_penalty(L, R) * math.exp(lm))
+
+def _nearest_other(lens:Counter) -> dict:
+    "length -> the nearest length among the other texts (the shorter on a tie), from their table."
+    u = sorted(lens)
+    copies = np.minimum([lens[x] for x in u], 2)                    # two say as much as more
+    arr = np.repeat(np.array(u, np.int64), copies)
+    return dict(zip(arr.tolist(), _closest_other_len(arr).tolist()))
+
+# %% ../nbs/05a_diversity.ipynb #d5ared17
+def _by_bucket(tables:list, buckets:int) -> list:
+    "A partition's tables (one per order) cut into buckets by their first key lane."
+    K = np.uint64(buckets)
+    return [[tuple(a[t[0] % K == k] for a in t) for t in tables] for k in range(buckets)]
+
+def _holder_groups(tables:list, groups:int) -> list:
+    "A merged bucket's deficits, summed per holder, cut into groups by the holder's id."
+    rows = []
+    for n, t in enumerate(tables):
+        held = t[4] >= 0
+        rows.append((t[4][held], np.full(int(held.sum()), n), (t[2] - t[3])[held], t[5][held]))
+    u, D, L = _holders(*(np.concatenate(c) for c in zip(*rows)), len(tables))
+    return [(u[u % groups == j], D[u % groups == j], L[u % groups == j]) for j in range(groups)]
+
+def _group_bleu(payload:tuple, merged:dict, m) -> tuple[int, Counter]:
+    "A holder group's texts scored: the exact sum of their BLEU, and how many texts of each length."
+    u, D, L = payload
+    if merged['N'] < 2 or not len(u): return 0, Counter()
+    near, w, total = _nearest_other(merged['lens']), bleu_weights(m.max_n, None), 0
+    for length, deficits in zip(L.tolist(), D.tolist()):
+        T = [max(length - k, 0) for k in range(len(deficits))]
+        M = [t - x for t, x in zip(T, deficits)]
+        total += _exact(_text_bleu(length, near[length], M, T, w, m.smooth, SMOOTHING[m.smooth]))
+    return total, Counter(L.tolist())
+
+# %% ../nbs/05a_diversity.ipynb #d5ared18
+def _self_bleu_of_groups(m, merged:dict, finals:list) -> SelfBLEU:
+    "The driver's Self-BLEU: the groups' exact sums, and the texts no group scored by their length."
+    N, lens = merged['N'], merged['lens']
+    sig = Signature(m.name, {**m.options(), 'N': N})
+    if N < 2: return SelfBLEU(0.0, N, np.zeros(0), sig)
+    done = [f for f in finals if f]
+    total, held = sum(f[0] for f in done), sum((f[1] for f in done), Counter())
+    near, w, orders = _nearest_other(lens), bleu_weights(m.max_n, None), _orders(m)
+    for length, count in lens.items():
+        if count > held[length]:
+            T = [max(length - k, 0) for k in range(orders)]
+            bleu = _text_bleu(length, near[length], T, T, w, m.smooth, SMOOTHING[m.smooth])
+            total += (count - held[length]) * _exact(bleu)
+    return SelfBLEU(float(Fraction(total, _SCALE)) / N, N, np.zeros(0), sig)   # per text: not here
+
+class SelfBleuTables(StateReduction):
+    """Self-BLEU across workers: n-gram tables merged in buckets by n-gram, deficits merged in
+    groups by text; the driver adds the groups' exact sums. No token leaves a partition."""
+    stages = 2
+    def local(self, metric, predictions, inputs, context:ReductionContext):
+        vocab = Vocab()
+        tokens = _token_lists(predictions, metric.tokenizer, metric.name, 'predictions')
+        ids, L = vocab.encode(tokens)
+        holders = (np.int64(context.partition) << 32) + np.asarray(context.items, np.int64)
+        tables = _ngram_tables(ids, L, _token_hashes(list(vocab)), _orders(metric), holders)
+        return {'N': len(L), 'lens': Counter(L.tolist())}, _by_bucket(tables, context.buckets)
+    def bucket_merge(self, payloads:list) -> list:
+        return [_top_two(*(np.concatenate(c) for c in zip(*ts))) for ts in zip(*payloads)]
+    def bucket_final(self, tables:list, context:ReductionContext) -> list:
+        return _holder_groups(tables, context.buckets)
+    def group_merge(self, payloads:list) -> tuple:
+        u, D, L = (np.concatenate(c) for c in zip(*payloads))
+        orders = D.shape[1]
+        holder, order = np.repeat(u, orders), np.tile(np.arange(orders), len(u))
+        return _holders(holder, order, D.ravel(), np.repeat(L, orders), orders)
+    def group_final(self, payload, merged, metric) -> tuple[int, Counter]:
+        return _group_bleu(payload, merged, metric)
+    def score(self, metric, payload, finals) -> SelfBLEU:
+        return _self_bleu_of_groups(metric, payload, finals)
+
+# %% ../nbs/05a_diversity.ipynb #d5ared22
+class SemanticVectors(StateReduction):
+    """Semantic diversity across workers: each partition embeds its texts on its worker and sends
+    the vectors; the driver scores them stacked in order (with TF-IDF, fitted to all the texts:
+    the texts)."""
+    def local(self, metric, predictions, inputs, context:ReductionContext):
+        if metric.backend == 'tfidf': return super().local(metric, predictions, inputs, context)
+        texts = as_texts(predictions, 'predictions', metric.name)
+        if not texts: return {'n': 0, 'vectors': []}
+        encoder = shared_encoder(metric.model, metric.backend, context.gpu)
+        return {'n': len(texts), 'vectors': [encoder.encode(texts, progress=False)]}
+    def warm(self, metric, context:ReductionContext):
+        if metric.backend != 'tfidf': shared_encoder(metric.model, metric.backend, context.gpu)
+    def score(self, metric, payload, finals):
+        if 'texts' in payload: return super().score(metric, payload, finals)
+        if not payload['vectors']: return metric.score_vectors(np.zeros((0, 1), np.float32))
+        return metric.score_vectors(np.concatenate(payload['vectors']))

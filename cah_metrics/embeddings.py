@@ -17,7 +17,7 @@ from .text import as_texts, check_int, check_str
 
 # %% auto #0
 __all__ = ['DEFAULT_MODEL', 'check_model', 'model_path', 'load_transformer', 'wordpiece_tokenizer', 'check_text', 'clip_text',
-           'Encoder', 'get_encoder']
+           'Encoder', 'get_encoder', 'shared_encoder']
 
 # %% ../nbs/05_embeddings.ipynb #6b27beec
 DEFAULT_MODEL = 'all-MiniLM-L6-v2'
@@ -271,3 +271,16 @@ def get_encoder(model:str=DEFAULT_MODEL, # a sentence-transformers name, a folde
         if torch.cuda.is_available(): device = 'cuda'
         else: warnings.warn("embeddings: use_gpu=True but no GPU is available; using the CPU")
     return Encoder(model, 'sentence-transformers', device)
+
+# %% ../nbs/05_embeddings.ipynb #e5shar02
+@lru_cache(maxsize=16)
+def shared_encoder(model:str=DEFAULT_MODEL, # as `get_encoder` takes it
+                   backend:str='auto', # as `get_encoder` takes it
+                   use_gpu:bool=False, # on this process's GPU, where it has one
+                  ) -> Encoder:
+    "`get_encoder`'s encoder, built once per process and kept: what the tasks of a worker share."
+    if use_gpu:
+        try: import torch
+        except ImportError: use_gpu = False
+        else: use_gpu = torch.cuda.is_available()
+    return get_encoder(model, backend, use_gpu=use_gpu)

@@ -7,6 +7,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 # %% ../nbs/01a_rouge.ipynb #12b9468e
 from __future__ import annotations
 import math, re
+from fractions import Fraction
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
-from .core import Metric, Score, Signature, register
+from .core import Metric, Score, Signature, StateReduction, register
 from .resample import Plan, Resampling, mean_plan, resampled_means
 from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, stem_tokens,
                               split_sentences, as_array, as_texts, check_float, check_int, check_sequence, check_str, check_tokens)
@@ -26,7 +27,7 @@ from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_p
 # %% auto #0
 __all__ = ['MAX_ORDER', 'MAX_TABLE', 'MAX_BOOT', 'rouge_n', 'lcs_table', 'lcs_length', 'rouge_l', 'lcs_indices', 'lsum_overlap',
            'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'score_together',
-           'rouge_scores', 'corpus_rouge']
+           'rouge_scores', 'corpus_rouge', 'RougeCountTable']
 
 # %% ../nbs/01a_rouge.ipynb #36943fab
 MAX_ORDER = 100   # the largest n-gram order of `rouge_n` and of a rougeN measure
@@ -461,6 +462,9 @@ class ROUGE(Metric):
     def score_in_one_pass(cls, metrics, predictions, references=None) -> list[ROUGEScore]:
         "`score_together`: the texts tokenized, and the bootstrap drawn, once for all the metrics."
         return score_together(metrics, predictions, references)
+    def reduction(self) -> StateReduction:
+        "Across workers, each measure's rows travel as a count table (`RougeCountTable`)."
+        return RougeCountTable()
 
 # %% ../nbs/01a_rouge.ipynb #1df7a6a8
 @patch
@@ -749,3 +753,44 @@ def corpus_rouge(hypotheses:str|Sequence[str], # candidates
     "Corpus ROUGE: mean per-example P/R/F1 with a seeded bootstrap interval, per measure."
     m = ROUGE(**kwargs)
     return m._aggregates(m.reduce_items(m.segment_stats(hypotheses, references)))
+
+# %% ../nbs/01a_rouge.ipynb #r1ared02
+def _count_rows(rows:np.ndarray, counts:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct rows of `rows` (sorted) and how often each occurs (`counts`: the rows' counts)."
+    if not len(rows):
+        width = rows.shape[1] if rows.ndim == 2 else 3
+        return np.zeros((0, width), np.int64), np.zeros(0, np.int64)
+    u, inv = np.unique(rows, axis=0, return_inverse=True)
+    return u, np.bincount(inv.ravel(), weights=counts, minlength=len(u)).astype(np.int64)
+
+class RougeCountTable(StateReduction):
+    "ROUGE across workers: each measure's per-example rows as a count table of distinct rows."
+    def local(self, metric, predictions, inputs, context):
+        state = super().local(metric, predictions, inputs, context)
+        return {'n': state['n'], **{t: _count_rows(_rows_of(state[t])) for t in metric.rouge_types}}
+    def merge(self, a, b):
+        def both(t): return _count_rows(*(np.concatenate([a[t][j], b[t][j]]) for j in (0, 1)))
+        return {'n': a['n'] + b['n'], **{t: both(t) for t in a if t != 'n'}}
+    def score(self, metric, payload, finals):
+        "Without ROUGE's own interval, from the table; with it, from the rows the table expands to."
+        if metric.n_boot == 0: return _rouge_from_table(metric, payload)
+        n = payload['n']
+        tables = {t: table for t, table in payload.items() if t != 'n'}
+        rows = {t: [np.repeat(*table, axis=0)] if n else [] for t, table in tables.items()}
+        return super().score(metric, {'n': n, **rows}, finals)
+
+# %% ../nbs/01a_rouge.ipynb #r1ared04
+def _rouge_from_table(m:ROUGE, table:dict) -> ROUGEScore:
+    "ROUGE without its own interval (n_boot=0) from the count tables: exact means, no expansion."
+    n, aggs = table['n'], {}
+    for t in m.rouge_types:
+        u, c = table[t]
+        v = prf_arrays(u)
+        mean = RougeScore(0.0, 0.0, 0.0)
+        if n:
+            counted = list(zip(v.tolist(), c.tolist()))
+            sums = [sum((Fraction(x[j]) * k for x, k in counted), Fraction(0)) for j in range(3)]
+            mean = RougeScore(*(float(s) / n for s in sums))
+        aggs[t] = RougeAggregate(mean, mean, mean, n, m.signature(t))
+    m.state = {'n': n, **{t: [] for t in m.rouge_types}}          # the rows stay in the table
+    return ROUGEScore(aggs, m.signature(), None)

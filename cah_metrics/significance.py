@@ -23,38 +23,48 @@ from .resample import (DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_ro
 from .text import as_array, check_float, check_int, check_str, brief
 
 # %% auto #0
-__all__ = ['MIN_ITEMS', 'resample_keys', 'BootstrapResult', 'plan_estimate', 'bootstrap', 'holm', 'SystemResult', 'PairedResult',
-           'paired_bootstrap', 'paired_randomization']
+__all__ = ['MIN_ITEMS', 'fresh_metric', 'resample_keys', 'check_resample_key', 'BootstrapResult', 'scored_items',
+           'resampling_signature', 'plan_estimate', 'bootstrap', 'holm', 'SystemResult', 'PairedResult',
+           'resampled_results', 'at_least', 'paired_bootstrap', 'paired_randomization']
 
 # %% ../nbs/08_significance.ipynb #b7min0it
 MIN_ITEMS = 10              # the fewest items on which a paired test flags a difference
 
 # %% ../nbs/08_significance.ipynb #597fa420
-def _metric(metric, F:str) -> Metric:
-    "A fresh metric keeping its per-item statistics: loaded by name, or a copy of an instance (which is left alone)."
-    if isinstance(metric, str): m = load(metric)
-    elif isinstance(metric, Metric): m = copy.copy(metric)
-    else: raise TypeError(f"{F}: metric must be a registry name (see list_metrics()) or a Metric, got {type(metric).__name__}")
-    m.keep_items = True
-    return m.reset()
+def fresh_metric(metric:str|Metric, # a registry name (`list_metrics()`), or a metric (left alone)
+                 caller:str='fresh_metric', # the function its errors name
+                ) -> Metric:
+    "A fresh metric that keeps its per-item statistics: loaded by name, or a copy of an instance."
+    if isinstance(metric, str): fresh = load(metric)
+    elif isinstance(metric, Metric): fresh = copy.copy(metric)
+    else:
+        raise TypeError(f"{caller}: metric must be a registry name (see list_metrics()) or a "
+                        f"Metric, got {type(metric).__name__}")
+    fresh.keep_items = True
+    return fresh.reset()
 
 def resample_keys(metric:str|Metric, # a registry name or a metric
                  ) -> tuple[str, ...]:
     "The keys of the metric's score that `bootstrap` and the paired tests can resample (empty: none); the first is the default when it is the main value."
-    m = _metric(metric, 'resample_keys')
+    m = fresh_metric(metric, 'resample_keys')
     return tuple(m.resampling().keys)
 
-def _check_key(m:Metric, key, F:str) -> str:
+def check_resample_key(metric:Metric, # the metric to resample
+                       key:str|None=None, # the key asked for; None: the metric's default
+                       caller:str='check_resample_key', # the function its errors name
+                      ) -> str:
     "The key to resample: `key`, or the default; a ValueError naming the metric when it cannot be resampled."
-    w = m.resampling()
-    keys = tuple(w.keys)
-    if not keys: raise ValueError(f"{F}: {m.name} has no bootstrap: {w.why}")
+    how = metric.resampling()
+    keys = tuple(how.keys)
+    if not keys: raise ValueError(f"{caller}: {metric.name} has no bootstrap: {how.why}")
     if key is None:
-        if w.main: return keys[0]
-        raise ValueError(f"{F}: {m.name}'s main value cannot be resampled ({w.why}); choose key= one of {', '.join(keys)}")
+        if how.main: return keys[0]
+        raise ValueError(f"{caller}: {metric.name}'s main value cannot be resampled ({how.why}); "
+                         f"choose key= one of {', '.join(keys)}")
     if not isinstance(key, str) or key not in keys:
-        why = f" ({w.why})" if w.why else ''
-        raise ValueError(f"{F}: {m.name} cannot resample key {brief(key)}{why}; the keys that can be resampled are {', '.join(keys)}")
+        why = f" ({how.why})" if how.why else ''
+        raise ValueError(f"{caller}: {metric.name} cannot resample key {brief(key)}{why}; "
+                         f"the keys that can be resampled are {', '.join(keys)}")
     return key
 
 # %% ../nbs/08_significance.ipynb #cd352723
@@ -89,24 +99,33 @@ def _options(F:str, n_resamples, confidence, method, compat, low:int=1) -> tuple
     if compat is not None and (not isinstance(compat, str) or compat not in _COMPAT): raise ValueError(f"{F}: compat must be None or 'sacrebleu', got {brief(compat)}")
     return B, c, method, compat
 
-def _run(m:Metric, predictions, references, inputs, F:str) -> tuple[int, dict]:
-    "Score the items (keeping per-item statistics): their number and statistics."
+def scored_items(metric:Metric, # a fresh metric that keeps its per-item statistics (`fresh_metric`)
+                 predictions, # the items' predictions
+                 references=None, # their references, for metrics that take them
+                 inputs:Mapping|None=None, # the metric's other inputs
+                 caller:str='scored_items', # the function its errors name
+                ) -> tuple[int, dict]:
+    "Add the items to `metric`: their number and their per-item statistics (no items is an error)."
     if inputs is not None and not isinstance(inputs, Mapping):
-        raise TypeError(f"{F}: inputs must be a mapping of the metric's other inputs (e.g. {{'contexts': [...]}}), got {type(inputs).__name__}")
-    try: m.update(predictions, references, **(inputs or {}))
+        raise TypeError(f"{caller}: inputs must be a mapping of the metric's other inputs "
+                        f"(e.g. {{'contexts': [...]}}), got {type(inputs).__name__}")
+    try: metric.update(predictions, references, **(inputs or {}))
     except OverflowError as e:                    # e.g. math.fsum of log-probabilities -1e308
         given = ['predictions'] + ['references'] * (references is not None)
         given += [f'inputs[{k!r}]' for k in inputs or {}]
-        raise ValueError(f"{F}: {m.name}: {' or '.join(given)} hold numbers whose sum overflows "
-                         "a float64 "
+        raise ValueError(f"{caller}: {metric.name}: {' or '.join(given)} hold numbers whose sum "
+                         "overflows a float64 "
                          f"({e}); rescale them") from None
-    if not m.state['n']: raise ValueError(f"{F}: {m.name} got no items to resample (predictions is empty)")
-    return m.state['n'], m.item_stats()
+    if not metric.state['n']:
+        raise ValueError(f"{caller}: {metric.name} got no items to resample (predictions is empty)")
+    return metric.state['n'], metric.item_stats()
 
-def _signature(score:Score, extra:dict) -> str:
+def resampling_signature(score:Score, # the metric's score on all the items
+                         options:Mapping, # the test's options: key, test, resamples, interval, seed
+                        ) -> str:
     "The score's signature with the test's options before the version."
     s = score.signature if isinstance(score.signature, Signature) else Signature.parse(score.signature)
-    return str(Signature(s.metric, {**s.options, **extra}, s.version))
+    return str(Signature(s.metric, {**s.options, **options}, s.version))
 
 # %% ../nbs/08_significance.ipynb #1dc9189e
 def _boot_scores(plans:Sequence[Plan], rng:np.random.Generator, B:int) -> np.ndarray:
@@ -147,11 +166,14 @@ def bootstrap(metric:str|Metric, # a registry name (see `list_metrics()`) or a m
     "A bootstrap confidence interval of a metric's value: its per-item statistics resampled, never re-tokenized."
     F = 'bootstrap'
     B, conf, method, compat = _options(F, n_resamples, confidence, method, compat)
-    m = _metric(metric, F); key = _check_key(m, key, F)
+    m = fresh_metric(metric, F)
+    key = check_resample_key(m, key, F)
     if compat: _check_compat(m, key, conf, method, seed, F)
-    n, items = _run(m, predictions, references, inputs, F)
+    n, items = scored_items(m, predictions, references, inputs, F)
     full = m.compute()
-    sig = _signature(full, {'key': key, 'test': 'bs' + ('(sacrebleu)' if compat else ''), 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
+    test = 'bs' + ('(sacrebleu)' if compat else '')
+    options = {'key': key, 'test': test, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
+    sig = resampling_signature(full, options)
     if compat:
         c = _sacre(m, items)
         score, boot = float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())), _sacre_boot(c, [c.rows], seeded_generator(seed, F), B)[0]
@@ -261,11 +283,12 @@ def _named(baseline, systems, baseline_name, F:str) -> list[tuple[str, object]]:
 def _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name):
     "Each system scored on the items: names, metrics (with per-item statistics), their statistics, and the key."
     named = _named(baseline, systems, baseline_name, F)
-    proto = _metric(metric, F); key = _check_key(proto, key, F)
+    proto = fresh_metric(metric, F)
+    key = check_resample_key(proto, key, F)
     ms, its = [], []
     for name, preds in named:
-        m = _metric(proto, F)
-        try: n, items = _run(m, preds, references, inputs, F)
+        m = fresh_metric(proto, F)
+        try: n, items = scored_items(m, preds, references, inputs, F)
         except (TypeError, ValueError) as e: raise (TypeError if isinstance(e, TypeError) else ValueError)(f"{F}: system {name!r}: {e}") from None
         if ms and n != ms[0].state['n']: raise ValueError(f"{F}: system {name!r} has {n} items but {named[0][0]!r} has {ms[0].state['n']}; a paired test needs the same items")
         ms.append(m); its.append(items)
@@ -278,16 +301,32 @@ def _system_results(names, scores, ivs, p_values) -> tuple[SystemResult, tuple[S
     base = SystemResult(names[0], scores[0], *ivs[0])
     return base, tuple(SystemResult(nm, s, *iv, s - scores[0], p, a) for nm, s, iv, p, a in zip(names[1:], scores[1:], ivs[1:], p_values, adj))
 
-def _results(names, scores, boots, plans, method, conf, p_values, name, F) -> tuple[SystemResult, tuple[SystemResult, ...]]:
-    "Results with intervals from the resampled values (`boots` None: no intervals)."
+def resampled_results(names:Sequence[str], # the systems' names, the baseline's first
+                      scores:Sequence[float], # their values on all the items
+                      boots:Sequence[np.ndarray]|None, # their resampled values (None: no intervals)
+                      plans:Sequence[Plan], # their resampling plans
+                      method:str, # the intervals' method: 'percentile' or 'bca'
+                      confidence:float, # the intervals' level
+                      p_values:Sequence[float], # each system's raw p-value against the baseline
+                      metric:str, # the metric's name, for errors
+                      caller:str, # the function its errors name
+                     ) -> tuple[SystemResult, tuple[SystemResult, ...]]:
+    "The baseline's and the systems' `SystemResult`s, with intervals from the resampled values."
     ivs = [(None,) * 4] * len(plans)
-    if boots is not None: ivs = [(float(b.mean()), lo, hi, 0.5 * (hi - lo)) for b, p in zip(boots, plans) for lo, hi in [_interval(p, b, method, conf, name, F)]]
+    if boots is not None:
+        ivs = []
+        for b, p in zip(boots, plans):
+            lo, hi = _interval(p, b, method, confidence, metric, caller)
+            ivs.append((float(b.mean()), lo, hi, 0.5 * (hi - lo)))
     return _system_results(names, scores, ivs, p_values)
 
 # %% ../nbs/08_significance.ipynb #ca67161c
-def _at_least(x:np.ndarray, obs:float) -> np.ndarray:
-    "`x >= obs` up to rounding (1e-9 relative): a resampled difference equal to the observed one in exact arithmetic counts, whatever order the floats were summed in."
-    return x >= obs - 1e-9 * max(1.0, abs(obs))
+def at_least(x:np.ndarray, # resampled differences
+             observed:float, # the observed difference
+            ) -> np.ndarray:
+    """`x >= observed` up to rounding (1e-9 relative): a resampled difference equal to the observed
+    one in exact arithmetic counts, whatever order the floats were summed in."""
+    return x >= observed - 1e-9 * max(1.0, abs(observed))
 
 def _few_items(n:int, F:str):
     "Warn that a paired test on fewer than `MIN_ITEMS` items reports p-values but flags nothing."
@@ -313,17 +352,23 @@ def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its o
     "Paired bootstrap test of each system against the baseline on the same resampled items, with Holm-adjusted p-values."
     F = 'paired_bootstrap'
     B, conf, method, compat = _options(F, n_resamples, confidence, method, compat)
-    if compat: _check_compat(_metric(metric, F), _check_key(_metric(metric, F), key, F), conf, method, seed, F)
+    if compat:
+        proto = fresh_metric(metric, F)
+        _check_compat(proto, check_resample_key(proto, key, F), conf, method, seed, F)
     names, ms, its, key = _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name)
     _few_items(ms[0].state['n'], F)
     full = [m.compute() for m in ms]
-    sig = _signature(full[0], {'key': key, 'test': 'paired-bs' + ('(sacrebleu)' if compat else ''), 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
+    test = 'paired-bs' + ('(sacrebleu)' if compat else '')
+    options = {'key': key, 'test': test, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
+    sig = resampling_signature(full[0], options)
     if compat: return _sacre_paired_bs(names, ms, its, key, B, seed, sig)
     plans = [m.resampling().plan(it, key) for m, it in zip(ms, its)]
     boots = _boot_scores(plans, seeded_generator(seed, F), B)
     est = [plan_estimate(p) for p in plans]
-    ps = [(1 + np.count_nonzero(_at_least(np.abs((b - boots[0]) - (e - est[0])), abs(e - est[0])))) / (B + 1) for b, e in zip(boots[1:], est[1:])]
-    base, rest = _results(names, [score_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, ps, ms[0].name, F)
+    far = lambda db, de: np.count_nonzero(at_least(np.abs(db - de), abs(de)))    # db: resampled
+    ps = [(1 + far(b - boots[0], e - est[0])) / (B + 1) for b, e in zip(boots[1:], est[1:])]
+    scores = [score_value(f, key, ms[0].name) for f in full]
+    base, rest = resampled_results(names, scores, boots, plans, method, conf, ps, ms[0].name, F)
     return PairedResult('paired bootstrap', ms[0].name, key, base, rest, ms[0].state['n'], B, B, conf, method, seed, None, sig)
 
 # %% ../nbs/08_significance.ipynb #335d24a4
@@ -342,7 +387,7 @@ def _ar_counts(rows:Sequence[np.ndarray], score:Callable, obs:Sequence[float], r
             for j, (d, t) in enumerate(zip(D, tot[1:])):
                 X = M @ d
                 diff = np.abs(score(t + X) - score(tot[0] - X))
-                c[j] += int(np.count_nonzero(diff > obs[j] if strict else _at_least(diff, obs[j])))
+                c[j] += int(np.count_nonzero(diff > obs[j] if strict else at_least(diff, obs[j])))
     return c
 
 # %% ../nbs/08_significance.ipynb #7e08549b
@@ -364,17 +409,23 @@ def paired_randomization(metric:str|Metric, # a registry name or a metric with i
     F = 'paired_randomization'
     T = check_int(trials, 'trials', F, high=MAX_RESAMPLES)
     B, conf, method, compat = _options(F, n_resamples, confidence, method, compat, low=0)
-    if compat: _check_compat(_metric(metric, F), _check_key(_metric(metric, F), key, F), conf, method, seed, F)
+    if compat:
+        proto = fresh_metric(metric, F)
+        _check_compat(proto, check_resample_key(proto, key, F), conf, method, seed, F)
     names, ms, its, key = _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name)
     _few_items(ms[0].state['n'], F)
     full = [m.compute() for m in ms]
-    sig = _signature(full[0], {'key': key, 'test': 'paired-ar' + ('(sacrebleu)' if compat else ''), 'ar': T, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed})
+    test = 'paired-ar' + ('(sacrebleu)' if compat else '')
+    options = {'key': key, 'test': test, 'ar': T, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
+    sig = resampling_signature(full[0], options)
     if compat: return _sacre_paired_ar(names, ms, its, key, T, B, seed, sig)
     plans = [m.resampling().plan(it, key) for m, it in zip(ms, its)]
     est = [plan_estimate(p) for p in plans]
     counts = _ar_counts([p.rows for p in plans], plans[0].score, [abs(e - est[0]) for e in est[1:]], seeded_generator(seed, F), T, strict=False)
     boots = _boot_scores(plans, seeded_generator(seed, F), B) if B else None
-    base, rest = _results(names, [score_value(f, key, ms[0].name) for f in full], boots, plans, method, conf, [(1 + c) / (T + 1) for c in counts], ms[0].name, F)
+    scores = [score_value(f, key, ms[0].name) for f in full]
+    ps = [(1 + c) / (T + 1) for c in counts]
+    base, rest = resampled_results(names, scores, boots, plans, method, conf, ps, ms[0].name, F)
     return PairedResult('approximate randomization', ms[0].name, key, base, rest, ms[0].state['n'], T, B, conf, method, seed, None, sig)
 
 # %% ../nbs/08_significance.ipynb #c0d6f509

@@ -6,7 +6,9 @@
   1e-12; model-backed metrics on a few texts (semantic diversity to 1e-5: its vectors depend on the batch); humor is
   refused as `score_dataset` refuses it (it needs contexts);
 - model-backed metrics build their metric and load their model once per worker process (BERTScore's `_load` cache,
-  the module's `BUILDS` counter, read on every worker);
+  the module's `BUILDS` counter, `embeddings.shared_encoder`'s cache, read on every worker);
+- metrics defined in this file (registered here, not in the registry's table) get the bootstrap, the
+  paired test and `evaluate` on the cluster from their contract alone (issue 32);
 - Distinct-n and Self-BLEU come from bucketed count tables, exactly, for any number of buckets; no partial holds text;
 - ROUGE's partial is a count table whose size does not follow the number of items;
 - the Poisson bootstrap decomposes exactly over partitions, its intervals on the cluster equal the one-process Poisson
@@ -15,18 +17,19 @@
   and the result is unchanged;
 - `import cah_metrics.distributed` does not import Dask.
 """
-import json, logging, os, pickle, random, signal, subprocess, sys, threading, time
+import json, logging, math, os, pickle, random, signal, subprocess, sys, threading, time
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from cah_metrics.core import list_metrics, load
+from cah_metrics.core import Metric, Score, StateReduction, bucket_of, list_metrics, load, register
 from cah_metrics.corpora import default_pack
 from cah_metrics.evaluate import metric_options, score_dataset
 from cah_metrics.io import InputError
-from cah_metrics.significance import bootstrap
+from cah_metrics.significance import bootstrap, paired_bootstrap
 import cah_metrics.distributed as D
 
 distributed = pytest.importorskip('distributed')
@@ -155,9 +158,12 @@ def test_model_metrics_once_per_worker(client, items):
     same(rep['details']['semantic_diversity'], one_pass(['semantic_diversity'], cols)['details']['semantic_diversity'], eps=1e-5)
     loads = client.run(lambda: __import__('cah_metrics.bertscore', fromlist=['_load'])._load.cache_info().misses)
     builds = client.run(lambda: dict(__import__('cah_metrics.distributed', fromlist=['BUILDS']).BUILDS))
+    embeddings = lambda: __import__('cah_metrics.embeddings', fromlist=['shared_encoder'])
+    encoders = client.run(lambda: embeddings().shared_encoder.cache_info().misses)
     assert set(loads.values()) == {1}, loads
+    assert set(encoders.values()) == {1}, encoders
     for b in builds.values():
-        assert b['bertscore:{}'] == 1 and b['encoder:all-MiniLM-L6-v2'] == 1, b
+        assert b['bertscore:{}'] == 1, b
     vec = D.embed(cols['predictions'], client=client, partitions=4)
     from cah_metrics.embeddings import get_encoder
     assert vec.shape == (24, 384) and np.abs(vec - get_encoder().encode(cols['predictions'])).max() < 1e-5
@@ -179,7 +185,7 @@ def test_partials_hold_no_text(items):
     "What a partition sends for Self-BLEU and Distinct-n: counts and hashed keys, never a token or a text."
     part = D.part_from_records(items[:50])
     pairs = D._specs(['self_bleu', 'distinct_n', 'bleu'], None, False, 'test')
-    run = D._Run(tuple(s for s, _ in pairs), tuple(D._reduction(m) for _, m in pairs), 3, {}, 10, 0)
+    run = D._Run(tuple(s for s, _ in pairs), tuple(m.reduction() for _, m in pairs), 3, {}, 10, 0)
     out = D._partition_results(part, run)
     main = out['main'][None]['metrics']
     assert set(main['self_bleu']) == {'N', 'lens'} and set(main['distinct_n']) == {'n', 'total', 'ratios'}
@@ -193,7 +199,7 @@ def test_partials_hold_no_text(items):
 def test_rouge_partial_is_a_count_table():
     recs = card_items(3000, seed=4)
     pairs = D._specs(['rougeL'], None, False, 'test')
-    run = D._Run((pairs[0][0],), (D._reduction(pairs[0][1]),), 1, {}, 10, 0)
+    run = D._Run((pairs[0][0],), (pairs[0][1].reduction(),), 1, {}, 10, 0)
     u, c = D._partition_results(D.part_from_records(recs), run)['main'][None]['metrics']['rougeL']['rougeL']
     assert c.sum() == 3000 and len(u) < 1500
 
@@ -240,6 +246,104 @@ def test_paired_on_cluster(client, tmp_path):
     short = write_shards(tmp_path / 'short', recs[:-1], [399])
     with pytest.raises(ValueError, match="does not have the baseline"): D.evaluate(short, 'bleu', client=client, baseline='A')
 
+
+# ---- issue 32: a metric from the contract alone --------------------------------------------------
+def contract_metrics():
+    "Two metrics known by their contract alone (local classes: workers get them by value)."
+    class ExactMatch(Metric):
+        "The share of predictions equal to one of their references: a plain sum of per-item hits."
+        name, summary = 'test_exact_match', 'predictions equal to one of their references'
+        inputs, keys = ('predictions', 'references'), ('rate', 'hits')
+        def empty_state(self): return {'n': 0, 'hits': 0}
+        def item_statistics(self, predictions, references=None):
+            refs = [[r] if isinstance(r, str) else r for r in references]
+            return {'hits': np.array([p in r for p, r in zip(predictions, refs)], np.int64)}
+        def score_state(self, state):
+            rate = state['hits'] / state['n'] if state['n'] else 0.0
+            return Score({'rate': rate, 'hits': state['hits']}, self.signature(), n=state['n'])
+
+    class LastWordBuckets(StateReduction):
+        "Distinct last words across workers: sets merged in hashed buckets, which send their sizes."
+        stages = 1
+        def local(self, metric, predictions, inputs, context):
+            state = super().local(metric, predictions, inputs, context)
+            pieces = [set() for _ in range(context.buckets)]
+            for word in state['words']: pieces[bucket_of((word,), context.buckets)].add(word)
+            return {'n': state['n']}, pieces
+        def bucket_merge(self, payloads): return set().union(*payloads)
+        def bucket_final(self, payload, context): return len(payload)
+        def score(self, metric, payload, finals):
+            distinct = sum(f or 0 for f in finals)
+            return Score({'distinct': distinct}, metric.signature(), n=payload['n'])
+        def warm(self, metric, context): os.environ['CAH_TEST_WARMED'] = metric.name
+
+    class DistinctLastWords(Metric):
+        "How many distinct last words the predictions have; it says it loads a model (to warm)."
+        name, summary, inputs = 'test_distinct_last_words', 'distinct last words', ('predictions',)
+        keys, value_range, loads_model = ('distinct',), (0.0, math.inf), True
+        def empty_state(self): return {'n': 0, 'words': Counter()}
+        def item_statistics(self, predictions, references=None):
+            return {'last': [p.split()[-1:] for p in predictions]}
+        def reduce_items(self, stats):
+            words = Counter(w for ws in stats['last'] for w in ws)
+            return {'n': len(stats['last']), 'words': words}
+        def score_state(self, state):
+            return Score({'distinct': len(state['words'])}, self.signature(), n=state['n'])
+        def reduction(self): return LastWordBuckets()
+
+    return ExactMatch, DistinctLastWords
+
+@pytest.fixture
+def contract_classes():
+    "The two metrics, registered by name from this module for the test (and only for it)."
+    from cah_metrics.core import _REGISTERED
+    classes = contract_metrics()
+    for cls in classes: register()(cls)
+    try: yield classes
+    finally:
+        for cls in classes: _REGISTERED.pop(cls.name, None)
+
+def details(score):
+    "What a report's `details` holds of a score."
+    return {k: v for k, v in score.to_dict().items() if k not in ('signature', 'n')}
+
+def test_a_metric_from_the_contract_alone(client, contract_classes, tmp_path):
+    Exact, Last = contract_classes
+    recs = (card_items(300, seed=2, keep=0.5, system='A', noise=20)
+            + card_items(300, seed=2, keep=0.7, system='B', noise=21))
+    col = lambda s, f: [r[f] for r in recs if r['system'] == s]
+    PA, PB = col('A', 'prediction'), col('B', 'prediction')
+    R, I = col('A', 'references'), col('A', 'id')                   # the same items in both systems
+    both = lambda P: {'test_exact_match': details(Exact().compute(P, R)),
+                      'test_distinct_last_words': details(Last().compute(P))}
+    # one process, by registry name: the bootstrap and the paired test
+    b = bootstrap('test_exact_match', PA, R, n_resamples=300)
+    assert b.score == Exact().compute(PA, R)['rate'] and b.low < b.score < b.high
+    pb = paired_bootstrap('test_exact_match', PA, {'B': PB}, R, n_resamples=300)
+    assert pb.systems[0].score == Exact().compute(PB, R)['rate'] and pb.systems[0].p_value < 0.01
+    # distributed, in this process, by registry name
+    names = ['test_exact_match', 'test_distinct_last_words']
+    cols = {'predictions': PA, 'references': R, 'ids': I}
+    rep = D.evaluate(cols, names, partitions=[100, 0, 150, 50], intervals=True, n_resamples=200,
+                     buckets=3)
+    assert rep['details'] == both(PA)
+    want = D.poisson_bootstrap(Exact(), PA, R, I, n_resamples=200).to_dict()
+    assert rep['intervals']['test_exact_match'] == want
+    assert any(n.startswith('test_distinct_last_words: no interval') for n in rep['notes'])
+    # on the cluster, as objects: two systems paired by id across shards, the "model" warmed
+    random.Random(4).shuffle(recs)
+    paths = write_shards(tmp_path, recs, [150, 0, 250, 200])
+    on = D.evaluate(paths, [Exact(), Last()], client=client, baseline='A', n_resamples=200,
+                    buckets=4)
+    assert on['systems']['A']['details'] == both(PA) and on['systems']['B']['details'] == both(PB)
+    field = lambda f: [r[f] for r in recs]
+    here = {'predictions': field('prediction'), 'references': field('references'),
+            'ids': field('id'), 'systems': field('system')}
+    one = D.evaluate(here, [Exact(), Last()], baseline='A', n_resamples=200, partitions=1)
+    assert one['paired'] == on['paired']
+    assert on['paired']['test_exact_match']['systems'][0]['p_value'] < 0.01
+    warmed = client.run(lambda: os.environ.get('CAH_TEST_WARMED'))
+    assert set(warmed.values()) == {'test_distinct_last_words'}
 
 # ---- failures -------------------------------------------------------------------------------------------------------
 def test_malformed_shard(client, tmp_path, items):

@@ -144,8 +144,8 @@ def test_plan_is_the_metric(name):
     "The plan's value on all items is the metric's number; a resample scored by the plan is the metric of that resample's items."
     P, R, X = inputs_for(name, 12 if name in HEAVY else 24)
     for key in resample_keys(name):
-        m = sig._metric(name, 't')
-        n, items = sig._run(m, P, R, X, 't')
+        m = sig.fresh_metric(name, 't')
+        n, items = sig.scored_items(m, P, R, X, 't')
         plan = m.resampling().plan(items, key)
         want = resample.score_value(m.compute(), key, name)
         assert resample.plan_estimate(plan) == pytest.approx(want, rel=1e-12, abs=1e-12)
@@ -161,8 +161,8 @@ def test_plan_is_the_metric(name):
 def test_bertscore_idf_held_fixed():
     "With idf, a resample's per-candidate scores keep the idf weights of all the references (documented)."
     refs, (base, *_r) = corpus()
-    m = sig._metric(load('bertscore', idf=True), 't')
-    n, items = sig._run(m, base[:10], refs[:10], None, 't')
+    m = sig.fresh_metric(load('bertscore', idf=True), 't')
+    n, items = sig.scored_items(m, base[:10], refs[:10], None, 't')
     per = m.per_item()['bertscore_f1']
     plan = m.resampling().plan(items, 'f1')
     w = np.array([3, 0, 1, 1, 0, 2, 1, 0, 1, 1])
