@@ -250,8 +250,8 @@ class CodeMixingCoverage(Metric):
         "Each (prediction, source) pair's CMC."
         preds = as_texts(predictions, 'predictions', self.name)
         if sources is None:
-            raise TypeError(f"{self.name}: needs sources=, the source conversation of each "
-                            f"prediction")
+            raise TypeError(f"{self.name}: needs sources=, the source conversation of each of the "
+                            f"predictions")
         srcs = as_texts(sources, 'sources', self.name)
         if len(srcs) != len(preds):
             raise ValueError(f"{self.name}: got {len(preds)} predictions but {len(srcs)} sources; "
