@@ -17,15 +17,16 @@ import numpy as np
 
 from .core import Metric, Record, Score, Signature, load, json_ready
 from . import resample
-from .resample import (DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, draw_counts,
-                                  index_blocks, one_blas_thread, percentile_interval, plan_estimate,
-                                  resampled_sums, score_value, seeded_generator)
+from cah_metrics.resample import (
+    DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, draw_counts, index_blocks,
+    one_blas_thread, percentile_interval, plan_estimate, resampled_sums, score_value,
+    seeded_generator)
 from .text import as_array, check_float, check_int, check_str, brief
 
 # %% auto #0
 __all__ = ['MIN_ITEMS', 'fresh_metric', 'resample_keys', 'check_resample_key', 'BootstrapResult', 'scored_items',
-           'resampling_signature', 'plan_estimate', 'bootstrap', 'holm', 'SystemResult', 'PairedResult',
-           'resampled_results', 'at_least', 'paired_bootstrap', 'paired_randomization']
+           'resampling_signature', 'bootstrap', 'holm', 'SystemResult', 'PairedResult', 'resampled_results', 'at_least',
+           'paired_bootstrap', 'paired_randomization']
 
 # %% ../nbs/08_significance.ipynb #b7min0it
 MIN_ITEMS = 10              # the fewest items on which a paired test flags a difference
@@ -45,15 +46,16 @@ def fresh_metric(metric:str|Metric, # a registry name (`list_metrics()`), or a m
 
 def resample_keys(metric:str|Metric, # a registry name or a metric
                  ) -> tuple[str, ...]:
-    "The keys of the metric's score that `bootstrap` and the paired tests can resample (empty: none); the first is the default when it is the main value."
-    m = fresh_metric(metric, 'resample_keys')
-    return tuple(m.resampling().keys)
+    """The keys of the metric's score that `bootstrap` and the paired tests can resample (empty:
+    none); the first is the default when it is the main value."""
+    fresh = fresh_metric(metric, 'resample_keys')
+    return tuple(fresh.resampling().keys)
 
 def check_resample_key(metric:Metric, # the metric to resample
                        key:str|None=None, # the key asked for; None: the metric's default
                        caller:str='check_resample_key', # the function its errors name
                       ) -> str:
-    "The key to resample: `key`, or the default; a ValueError naming the metric when it cannot be resampled."
+    "`key`, or the metric's default key; a ValueError naming the metric if it cannot be resampled."
     how = metric.resampling()
     keys = tuple(how.keys)
     if not keys: raise ValueError(f"{caller}: {metric.name} has no bootstrap: {how.why}")
@@ -85,19 +87,23 @@ class BootstrapResult(Record):
     seed: int|None        # the seed of the draws (None: fresh entropy)
     signature: str        # the metric's signature and the test's options
     def __repr__(self):
-        return (f"{self.key} = {self.score:.4f} [{self.low:.4f}, {self.high:.4f}] ({self.confidence:.0%} {self.method}, "
-                f"mean {self.mean:.4f}, {self.n_resamples} resamples, n = {self.n}) | {self.signature}")
+        interval = f"[{self.low:.4f}, {self.high:.4f}] ({self.confidence:.0%} {self.method}"
+        return (f"{self.key} = {self.score:.4f} {interval}, mean {self.mean:.4f}, "
+                f"{self.n_resamples} resamples, n = {self.n}) | {self.signature}")
 
 # %% ../nbs/08_significance.ipynb #e7593a8c
 _METHODS, _COMPAT = ('percentile', 'bca'), ('sacrebleu',)
 
-def _options(F:str, n_resamples, confidence, method, compat, low:int=1) -> tuple[int, float, str, str|None]:
+def _options(caller:str, n_resamples, confidence, method, compat, low:int=1
+            ) -> tuple[int, float, str, str|None]:
     "Checked resamples, confidence, interval method and compat."
-    B = check_int(n_resamples, 'n_resamples', F, low=low, high=MAX_RESAMPLES)
-    c = check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    if not isinstance(method, str) or method not in _METHODS: raise ValueError(f"{F}: method must be 'percentile' or 'bca', got {brief(method)}")
-    if compat is not None and (not isinstance(compat, str) or compat not in _COMPAT): raise ValueError(f"{F}: compat must be None or 'sacrebleu', got {brief(compat)}")
-    return B, c, method, compat
+    resamples = check_int(n_resamples, 'n_resamples', caller, low=low, high=MAX_RESAMPLES)
+    level = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    if not isinstance(method, str) or method not in _METHODS:
+        raise ValueError(f"{caller}: method must be 'percentile' or 'bca', got {brief(method)}")
+    if compat is not None and (not isinstance(compat, str) or compat not in _COMPAT):
+        raise ValueError(f"{caller}: compat must be None or 'sacrebleu', got {brief(compat)}")
+    return resamples, level, method, compat
 
 def scored_items(metric:Metric, # a fresh metric that keeps its per-item statistics (`fresh_metric`)
                  predictions, # the items' predictions
@@ -110,12 +116,11 @@ def scored_items(metric:Metric, # a fresh metric that keeps its per-item statist
         raise TypeError(f"{caller}: inputs must be a mapping of the metric's other inputs "
                         f"(e.g. {{'contexts': [...]}}), got {type(inputs).__name__}")
     try: metric.update(predictions, references, **(inputs or {}))
-    except OverflowError as e:                    # e.g. math.fsum of log-probabilities -1e308
+    except OverflowError as err:                  # e.g. math.fsum of log-probabilities -1e308
         given = ['predictions'] + ['references'] * (references is not None)
-        given += [f'inputs[{k!r}]' for k in inputs or {}]
+        given += [f'inputs[{name!r}]' for name in inputs or {}]
         raise ValueError(f"{caller}: {metric.name}: {' or '.join(given)} hold numbers whose sum "
-                         "overflows a float64 "
-                         f"({e}); rescale them") from None
+                         f"overflows a float64 ({err}); rescale them") from None
     if not metric.state['n']:
         raise ValueError(f"{caller}: {metric.name} got no items to resample (predictions is empty)")
     return metric.state['n'], metric.item_stats()
@@ -124,82 +129,97 @@ def resampling_signature(score:Score, # the metric's score on all the items
                          options:Mapping, # the test's options: key, test, resamples, interval, seed
                         ) -> str:
     "The score's signature with the test's options before the version."
-    s = score.signature if isinstance(score.signature, Signature) else Signature.parse(score.signature)
-    return str(Signature(s.metric, {**s.options, **options}, s.version))
+    sig = score.signature
+    if not isinstance(sig, Signature): sig = Signature.parse(sig)
+    return str(Signature(sig.metric, {**sig.options, **options}, sig.version))
 
 # %% ../nbs/08_significance.ipynb #1dc9189e
 def _boot_scores(plans:Sequence[Plan], rng:np.random.Generator, B:int) -> np.ndarray:
-    "Resampled values (len(plans), B) of plans over the same items, all drawn from one stream of resamples."
-    R = np.hstack([p.rows for p in plans])
-    ends = np.cumsum([p.rows.shape[1] for p in plans])
-    out, s = np.empty((len(plans), B)), 0
-    with one_blas_thread(B * len(R)):
-        for idx in index_blocks(rng, len(R), B):
-            S = draw_counts(idx, len(R)) @ R
-            for j, (p, a, b) in enumerate(zip(plans, ends - [p.rows.shape[1] for p in plans], ends)): out[j, s:s + len(idx)] = p.score(S[:, a:b])
-            s += len(idx)
+    "Resampled values (len(plans), B) of plans over the same items, from one stream of resamples."
+    rows = np.hstack([plan.rows for plan in plans])
+    widths = [plan.rows.shape[1] for plan in plans]
+    ends = np.cumsum(widths)
+    starts = ends - widths
+    out, done = np.empty((len(plans), B)), 0
+    with one_blas_thread(B * len(rows)):
+        for idx in index_blocks(rng, len(rows), B):
+            sums = draw_counts(idx, len(rows)) @ rows
+            for values, plan, start, end in zip(out, plans, starts, ends):
+                values[done:done + len(idx)] = plan.score(sums[:, start:end])
+            done += len(idx)
     return out
 
-def plan_estimate(p:Plan) -> float: return float(p.score(p.rows.sum(axis=0)[None])[0])
-
-def _interval(p:Plan, boot:np.ndarray, method:str, confidence:float, name:str, F:str) -> tuple[float, float]:
-    "The interval of the resampled values of plan `p`; BCa's jackknife is the total minus each row."
+def _interval(plan:Plan, boot:np.ndarray, method:str, confidence:float, name:str, caller:str,
+             ) -> tuple[float, float]:
+    "The interval of the plan's resampled values; BCa's jackknife is the total minus each row."
     if not np.isfinite(boot).all():
-        raise ValueError(f"{F}: {name}'s value is not finite on {np.count_nonzero(~np.isfinite(boot))} of {len(boot)} resamples "
-                         "(a resample with nothing to score, such as no tokens), so it has no interval")
+        bad = np.count_nonzero(~np.isfinite(boot))
+        raise ValueError(f"{caller}: {name}'s value is not finite on {bad} of {len(boot)} "
+                         "resamples (a resample with nothing to score, such as no tokens), "
+                         "so it has no interval")
     if method == 'percentile': return percentile_interval(boot, confidence)
-    jk = p.score(p.rows.sum(axis=0) - p.rows) if len(p.rows) > 1 else []
-    return bca_interval(boot, plan_estimate(p), jk, confidence)
+    jk = plan.score(plan.rows.sum(axis=0) - plan.rows) if len(plan.rows) > 1 else []
+    return bca_interval(boot, plan_estimate(plan), jk, confidence)
 
 # %% ../nbs/08_significance.ipynb #b4bfc4f5
-def bootstrap(metric:str|Metric, # a registry name (see `list_metrics()`) or a metric with its options (left alone)
+def bootstrap(metric:str|Metric, # a registry name (`list_metrics()`), or a metric (left alone)
               predictions, # the system's predictions, as the metric takes them
               references=None, # their references, for metrics that take them
               n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
               confidence:float=0.95, # the interval's level, in (0, 1)
-              seed:int|None=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1 (None: fresh entropy)
+              seed:int|None=DEFAULT_SEED, # the seed, 0 to 2**63 - 1 (None: fresh entropy)
               method:str='percentile', # 'percentile' or 'bca'
-              key:str|None=None, # which value of the score (see `resample_keys`); None: the default
+              key:str|None=None, # which value of the score (`resample_keys`); None: the default
               inputs:Mapping|None=None, # the metric's other inputs, e.g. {'contexts': [...]}
-              compat:str|None=None, # 'sacrebleu': sacrebleu's `corpus_score(n_bootstrap=...)` numbers (BLEU, chrF)
+              compat:str|None=None, # 'sacrebleu': `corpus_score(n_bootstrap=...)`'s numbers
              ) -> BootstrapResult:
-    "A bootstrap confidence interval of a metric's value: its per-item statistics resampled, never re-tokenized."
-    F = 'bootstrap'
-    B, conf, method, compat = _options(F, n_resamples, confidence, method, compat)
-    m = fresh_metric(metric, F)
-    key = check_resample_key(m, key, F)
-    if compat: _check_compat(m, key, conf, method, seed, F)
-    n, items = scored_items(m, predictions, references, inputs, F)
-    full = m.compute()
+    """A bootstrap confidence interval of a metric's value: its per-item statistics resampled, never
+    re-tokenized."""
+    caller = 'bootstrap'
+    B, conf, method, compat = _options(caller, n_resamples, confidence, method, compat)
+    fresh = fresh_metric(metric, caller)
+    key = check_resample_key(fresh, key, caller)
+    if compat: _check_compat(fresh, key, conf, method, seed, caller)
+    n, items = scored_items(fresh, predictions, references, inputs, caller)
+    full = fresh.compute()
     test = 'bs' + ('(sacrebleu)' if compat else '')
     options = {'key': key, 'test': test, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
     sig = resampling_signature(full, options)
     if compat:
-        c = _sacre(m, items)
-        score, boot = float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())), _sacre_boot(c, [c.rows], seeded_generator(seed, F), B)[0]
-        return BootstrapResult(m.name, key, score, *_sacre_ci(boot, corpus=True), conf, method, n, B, seed, sig)
-    plan = m.resampling().plan(items, key)
-    boot = _boot_scores([plan], seeded_generator(seed, F), B)[0]
-    lo, hi = _interval(plan, boot, method, conf, m.name, F)
-    return BootstrapResult(m.name, key, score_value(full, key, m.name), float(boot.mean()), lo, hi, 0.5 * (hi - lo), conf, method, n, B, seed, sig)
+        sacre = _sacre(fresh, items)
+        score = float(sacre.exact(sacre.rows.sum(axis=0, dtype=np.int64).tolist()))
+        boot = _sacre_boot(sacre, [sacre.rows], seeded_generator(seed, caller), B)[0]
+        return BootstrapResult(fresh.name, key, score, *_sacre_ci(boot, corpus=True),
+                               conf, method, n, B, seed, sig)
+    plan = fresh.resampling().plan(items, key)
+    boot = _boot_scores([plan], seeded_generator(seed, caller), B)[0]
+    low, high = _interval(plan, boot, method, conf, fresh.name, caller)
+    score = score_value(full, key, fresh.name)
+    return BootstrapResult(fresh.name, key, score, float(boot.mean()), low, high,
+                           0.5 * (high - low), conf, method, n, B, seed, sig)
 
 # %% ../nbs/08_significance.ipynb #b944e177
 def holm(p_values, # raw p-values, each in [0, 1]
         ) -> list[float]:
     "Holm's step-down adjusted p-values, in the order given."
-    F = 'holm'
-    p = as_array(p_values, 'p_values', F, finite=True).astype(np.float64)
-    if p.ndim != 1: raise ValueError(f"{F}: p_values must be a 1-D sequence of numbers, got shape {p.shape}")
-    if len(p) and (p.min() < 0 or p.max() > 1): raise ValueError(f"{F}: p_values must be in [0, 1], got {brief(p.tolist())}")
+    caller = 'holm'
+    p = as_array(p_values, 'p_values', caller, finite=True).astype(np.float64)
+    if p.ndim != 1:
+        raise ValueError(f"{caller}: p_values must be a 1-D sequence of numbers, "
+                         f"got shape {p.shape}")
+    if len(p) and (p.min() < 0 or p.max() > 1):
+        raise ValueError(f"{caller}: p_values must be in [0, 1], got {brief(p.tolist())}")
     order = np.argsort(p, kind='stable')
     adj = np.minimum(1.0, np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order]))
-    out = np.empty(len(p)); out[order] = adj
+    out = np.empty(len(p))
+    out[order] = adj
     return out.tolist()
 
 # %% ../nbs/08_significance.ipynb #61b0d461
 @dataclass(frozen=True)
 class SystemResult(Record):
-    "One system of a paired test: score, bootstrap mean and interval, and (not for the baseline) its difference to the baseline with p-values."
+    """One system of a paired test: score, bootstrap mean and interval, and (not for the baseline)
+    its difference to the baseline with p-values."""
     name: str                   # the system's name
     score: float                # its value on all the items
     mean: float|None            # the mean of its resampled values (None: no resamples)
@@ -213,22 +233,25 @@ class SystemResult(Record):
     def row(self, width:int=10, # the width of the name column
            ) -> str:
         "The system's line of the table."
-        f = lambda v, w=8, s='': ' ' * w if v is None else f"{v:{s}{w}.4f}"
+        def cell(value, sign=''): return ' ' * 8 if value is None else f"{value:{sign}8.4f}"
         ci = ' ' * 18 if self.low is None else f"[{self.low:.4f}, {self.high:.4f}]".rjust(18)
         mark = ' *' if self.significant else ''
-        return f"{self.name:<{width}} {f(self.score)} {f(self.mean)}  {ci}  {f(self.diff, 8, '+')}  {f(self.p_value)}  {f(self.p_holm)}{mark}".rstrip()
+        line = (f"{self.name:<{width}} {cell(self.score)} {cell(self.mean)}  {ci}  "
+                f"{cell(self.diff, '+')}  {cell(self.p_value)}  {cell(self.p_holm)}{mark}")
+        return line.rstrip()
 
 # %% ../nbs/08_significance.ipynb #b78d188d
 @dataclass(frozen=True)
 class PairedResult(Record):
-    "A paired test of systems against a baseline on the same items: `baseline` and `systems` are `SystemResult`s."
+    """A paired test of systems against a baseline on the same items: `baseline` and `systems` are
+    `SystemResult`s."""
     test: str                          # 'paired bootstrap' or 'approximate randomization'
     metric: str                        # the metric's registry name
     key: str                           # the value compared
     baseline: SystemResult
     systems: tuple[SystemResult, ...]
     n: int                             # the number of items
-    samples: int                       # resamples (paired bootstrap) or trials (randomization) of the p-values
+    samples: int                       # the p-values' resamples or randomization trials
     n_resamples: int                   # resamples of the intervals (0: none)
     confidence: float                  # the intervals' level
     method: str                        # the intervals' method
@@ -237,9 +260,10 @@ class PairedResult(Record):
     signature: str
     def __post_init__(self):                    # each system's flag, from n and p_holm
         rows = self.systems if isinstance(self.systems, (tuple, list)) else [None]
-        if not all(isinstance(s, SystemResult) for s in rows): return    # junk: left as given
-        flag = lambda s: None if self.too_few or s.p_holm is None else bool(s.p_holm < 0.05)
-        flagged = tuple(dataclasses.replace(s, significant=flag(s)) for s in self.systems)
+        if not all(isinstance(row, SystemResult) for row in rows): return    # junk: left as given
+        def flag(system):
+            return None if self.too_few or system.p_holm is None else bool(system.p_holm < 0.05)
+        flagged = tuple(dataclasses.replace(row, significant=flag(row)) for row in self.systems)
         object.__setattr__(self, 'systems', flagged)
     @property
     def too_few(self) -> bool:
@@ -249,57 +273,82 @@ class PairedResult(Record):
                     adjusted:bool=True, # use the Holm-adjusted p-values
                    ) -> list[str]:
         "The systems that differ from the baseline at level `alpha`; none when n < `MIN_ITEMS`."
-        a = check_float(alpha, 'alpha', 'PairedResult.significant', 0, 1)
-        if not isinstance(adjusted, (bool, np.bool_)): raise TypeError(f"PairedResult.significant: adjusted must be True or False, got {type(adjusted).__name__}")
+        level = check_float(alpha, 'alpha', 'PairedResult.significant', 0, 1)
+        if not isinstance(adjusted, (bool, np.bool_)):
+            raise TypeError(f"PairedResult.significant: adjusted must be True or False, "
+                            f"got {type(adjusted).__name__}")
         if self.too_few: return []
-        return [s.name for s in self.systems if (s.p_holm if adjusted else s.p_value) < a]
+        return [system.name for system in self.systems
+                if (system.p_holm if adjusted else system.p_value) < level]
     def __repr__(self):
-        w = max(10, *(len(s.name) for s in (self.baseline, *self.systems)))
+        rows = (self.baseline, *self.systems)
+        width = max(10, *(len(system.name) for system in rows))
         what = f"{self.samples} {'resamples' if self.test == 'paired bootstrap' else 'trials'}"
-        ci = f"{self.confidence:.0%} {self.method} intervals of {self.n_resamples} resamples" if self.n_resamples else "no intervals"
-        head = f"{'system':<{w}} {'score':>8} {'mean':>8}  {'interval':>18}  {'diff':>8}  {'p-value':>8}  {'p (Holm)':>8}"
-        lines = [f"{self.test} of {self.metric} ({self.key}): {what}, {ci}, n = {self.n}, seed {self.seed}" + (f", compat={self.compat}" if self.compat else ''),
-                 head, *(s.row(w) for s in (self.baseline, *self.systems)),
-                 f"no *: n = {self.n}, fewer than {MIN_ITEMS} items, so no difference is flagged"
-                 if self.too_few else "* Holm-adjusted p < 0.05",
+        ci = (f"{self.confidence:.0%} {self.method} intervals of {self.n_resamples} resamples"
+              if self.n_resamples else "no intervals")
+        compat = f", compat={self.compat}" if self.compat else ''
+        title = (f"{self.test} of {self.metric} ({self.key}): {what}, {ci}, n = {self.n}, "
+                 f"seed {self.seed}{compat}")
+        head = (f"{'system':<{width}} {'score':>8} {'mean':>8}  {'interval':>18}  {'diff':>8}  "
+                f"{'p-value':>8}  {'p (Holm)':>8}")
+        foot = (f"no *: n = {self.n}, fewer than {MIN_ITEMS} items, so no difference is flagged"
+                if self.too_few else "* Holm-adjusted p < 0.05")
+        lines = [title, head, *(system.row(width) for system in rows), foot,
                  f"signature: {self.signature}"]
         return '\n'.join(lines)
 
 # %% ../nbs/08_significance.ipynb #1c685742
-def _named(baseline, systems, baseline_name, F:str) -> list[tuple[str, object]]:
+def _named(baseline, systems, baseline_name, caller:str) -> list[tuple[str, object]]:
     "[(name, predictions)], the baseline first."
-    name = check_str(baseline_name, 'baseline_name', F)
-    if isinstance(systems, Mapping): named = [(check_str(k, f'the name of system {i + 1}', F), v) for i, (k, v) in enumerate(systems.items())]
+    name = check_str(baseline_name, 'baseline_name', caller)
+    if isinstance(systems, Mapping):
+        named = [(check_str(label, f'the name of system {number}', caller), preds)
+                 for number, (label, preds) in enumerate(systems.items(), 1)]
     elif isinstance(systems, (str, bytes)) or not isinstance(systems, (Sequence, np.ndarray)):
-        raise TypeError(f"{F}: systems must be a mapping name -> predictions or a list of systems, got {type(systems).__name__}")
+        raise TypeError(f"{caller}: systems must be a mapping name -> predictions or a list of "
+                        f"systems, got {type(systems).__name__}")
     elif len(systems) and isinstance(systems[0], str):
-        raise TypeError(f"{F}: systems is a list of str: one system or several? give {{'name': predictions}} or a list of prediction lists, [predictions]")
-    else: named = [(f"system {i + 1}", v) for i, v in enumerate(systems)]
-    if not named: raise ValueError(f"{F}: systems is empty; give at least one system to compare with the baseline")
-    names = [name] + [k for k, _ in named]
-    if len(set(names)) != len(names): raise ValueError(f"{F}: the names of the systems and baseline_name must differ, got {names}")
+        raise TypeError(f"{caller}: systems is a list of str: one system or several? give "
+                        "{'name': predictions} or a list of prediction lists, [predictions]")
+    else: named = [(f"system {number}", preds) for number, preds in enumerate(systems, 1)]
+    if not named:
+        raise ValueError(f"{caller}: systems is empty; give at least one system to compare with "
+                         "the baseline")
+    names = [name] + [label for label, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{caller}: the names of the systems and baseline_name must differ, "
+                         f"got {names}")
     return [(name, baseline)] + named
 
-def _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name):
-    "Each system scored on the items: names, metrics (with per-item statistics), their statistics, and the key."
-    named = _named(baseline, systems, baseline_name, F)
-    proto = fresh_metric(metric, F)
-    key = check_resample_key(proto, key, F)
-    ms, its = [], []
+def _paired_setup(caller, metric, baseline, systems, references, key, inputs, baseline_name):
+    "Each system scored on the items: the names, the metrics, their per-item statistics, the key."
+    named = _named(baseline, systems, baseline_name, caller)
+    proto = fresh_metric(metric, caller)
+    key = check_resample_key(proto, key, caller)
+    metrics, stats = [], []
     for name, preds in named:
-        m = fresh_metric(proto, F)
-        try: n, items = scored_items(m, preds, references, inputs, F)
-        except (TypeError, ValueError) as e: raise (TypeError if isinstance(e, TypeError) else ValueError)(f"{F}: system {name!r}: {e}") from None
-        if ms and n != ms[0].state['n']: raise ValueError(f"{F}: system {name!r} has {n} items but {named[0][0]!r} has {ms[0].state['n']}; a paired test needs the same items")
-        ms.append(m); its.append(items)
-    return [k for k, _ in named], ms, its, key
+        scored = fresh_metric(proto, caller)
+        try: n, items = scored_items(scored, preds, references, inputs, caller)
+        except (TypeError, ValueError) as err:
+            kind = TypeError if isinstance(err, TypeError) else ValueError
+            raise kind(f"{caller}: system {name!r}: {err}") from None
+        if metrics and n != metrics[0].state['n']:
+            raise ValueError(f"{caller}: system {name!r} has {n} items but {named[0][0]!r} has "
+                             f"{metrics[0].state['n']}; a paired test needs the same items")
+        metrics.append(scored)
+        stats.append(items)
+    return [label for label, _ in named], metrics, stats, key
 
 # %% ../nbs/08_significance.ipynb #a9df8d10
-def _system_results(names, scores, ivs, p_values) -> tuple[SystemResult, tuple[SystemResult, ...]]:
-    "The baseline's and the systems' results: scores, (mean, low, high, half width) each, differences, raw and Holm p-values."
-    adj = holm(p_values)
+def _system_results(names, scores, ivs, p_values
+                   ) -> tuple[SystemResult, tuple[SystemResult, ...]]:
+    """The baseline's and the systems' results: scores, (mean, low, high, half width) each,
+    differences, raw and Holm p-values."""
+    adjusted = holm(p_values)
     base = SystemResult(names[0], scores[0], *ivs[0])
-    return base, tuple(SystemResult(nm, s, *iv, s - scores[0], p, a) for nm, s, iv, p, a in zip(names[1:], scores[1:], ivs[1:], p_values, adj))
+    rows = zip(names[1:], scores[1:], ivs[1:], p_values, adjusted)
+    return base, tuple(SystemResult(name, score, *interval, score - scores[0], p, p_holm)
+                       for name, score, interval, p, p_holm in rows)
 
 def resampled_results(names:Sequence[str], # the systems' names, the baseline's first
                       scores:Sequence[float], # their values on all the items
@@ -315,9 +364,9 @@ def resampled_results(names:Sequence[str], # the systems' names, the baseline's 
     ivs = [(None,) * 4] * len(plans)
     if boots is not None:
         ivs = []
-        for b, p in zip(boots, plans):
-            lo, hi = _interval(p, b, method, confidence, metric, caller)
-            ivs.append((float(b.mean()), lo, hi, 0.5 * (hi - lo)))
+        for boot, plan in zip(boots, plans):
+            low, high = _interval(plan, boot, method, confidence, metric, caller)
+            ivs.append((float(boot.mean()), low, high, 0.5 * (high - low)))
     return _system_results(names, scores, ivs, p_values)
 
 # %% ../nbs/08_significance.ipynb #ca67161c
@@ -328,176 +377,228 @@ def at_least(x:np.ndarray, # resampled differences
     one in exact arithmetic counts, whatever order the floats were summed in."""
     return x >= observed - 1e-9 * max(1.0, abs(observed))
 
-def _few_items(n:int, F:str):
+def _few_items(n:int, caller:str):
     "Warn that a paired test on fewer than `MIN_ITEMS` items reports p-values but flags nothing."
     if n < MIN_ITEMS:
-        warnings.warn(f"{F}: only {n} item{'s' * (n != 1)} (fewer than {MIN_ITEMS}): the p-values "
-                      "are reported, but no difference is flagged significant; a resampling test "
-                      "on so few items cannot tell systems apart (one item gives p = 1/(B + 1))",
-                      stacklevel=3)
+        warnings.warn(f"{caller}: only {n} item{'s' * (n != 1)} (fewer than {MIN_ITEMS}): the "
+                      "p-values are reported, but no difference is flagged significant; a "
+                      "resampling test on so few items cannot tell systems apart (one item gives "
+                      "p = 1/(B + 1))", stacklevel=3)
 
-def paired_bootstrap(metric:str|Metric, # a registry name or a metric with its options (left alone)
+def paired_bootstrap(metric:str|Metric, # a registry name, or a metric with its options (left alone)
                      baseline, # the baseline's predictions
-                     systems, # {name: predictions}, or a list of prediction lists, on the same items
+                     systems, # {name: predictions} or a list of prediction lists, on the same items
                      references=None, # the items' references, for metrics that take them
                      n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
                      confidence:float=0.95, # the intervals' level, in (0, 1)
-                     seed:int|None=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1 (None: fresh entropy)
+                     seed:int|None=DEFAULT_SEED, # the seed, 0 to 2**63 - 1 (None: fresh entropy)
                      method:str='percentile', # intervals: 'percentile' or 'bca'
-                     key:str|None=None, # which value of the score (see `resample_keys`); None: the default
+                     key:str|None=None, # which value (see `resample_keys`); None: the default
                      inputs:Mapping|None=None, # the metric's other inputs, shared by the systems
-                     compat:str|None=None, # 'sacrebleu': sacrebleu's `--paired-bs` numbers (BLEU, chrF), on its scale
+                     compat:str|None=None, # 'sacrebleu': sacrebleu's `--paired-bs` numbers
                      baseline_name:str='baseline', # the baseline's name in the result
                     ) -> PairedResult:
-    "Paired bootstrap test of each system against the baseline on the same resampled items, with Holm-adjusted p-values."
-    F = 'paired_bootstrap'
-    B, conf, method, compat = _options(F, n_resamples, confidence, method, compat)
+    """Paired bootstrap test of each system against the baseline on the same resampled items, with
+    Holm-adjusted p-values."""
+    caller = 'paired_bootstrap'
+    B, conf, method, compat = _options(caller, n_resamples, confidence, method, compat)
     if compat:
-        proto = fresh_metric(metric, F)
-        _check_compat(proto, check_resample_key(proto, key, F), conf, method, seed, F)
-    names, ms, its, key = _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name)
-    _few_items(ms[0].state['n'], F)
-    full = [m.compute() for m in ms]
+        proto = fresh_metric(metric, caller)
+        _check_compat(proto, check_resample_key(proto, key, caller), conf, method, seed, caller)
+    names, metrics, stats, key = _paired_setup(caller, metric, baseline, systems, references, key,
+                                               inputs, baseline_name)
+    n, name = metrics[0].state['n'], metrics[0].name
+    _few_items(n, caller)
+    full = [scored.compute() for scored in metrics]
     test = 'paired-bs' + ('(sacrebleu)' if compat else '')
     options = {'key': key, 'test': test, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
     sig = resampling_signature(full[0], options)
-    if compat: return _sacre_paired_bs(names, ms, its, key, B, seed, sig)
-    plans = [m.resampling().plan(it, key) for m, it in zip(ms, its)]
-    boots = _boot_scores(plans, seeded_generator(seed, F), B)
-    est = [plan_estimate(p) for p in plans]
-    far = lambda db, de: np.count_nonzero(at_least(np.abs(db - de), abs(de)))    # db: resampled
-    ps = [(1 + far(b - boots[0], e - est[0])) / (B + 1) for b, e in zip(boots[1:], est[1:])]
-    scores = [score_value(f, key, ms[0].name) for f in full]
-    base, rest = resampled_results(names, scores, boots, plans, method, conf, ps, ms[0].name, F)
-    return PairedResult('paired bootstrap', ms[0].name, key, base, rest, ms[0].state['n'], B, B, conf, method, seed, None, sig)
+    if compat: return _sacre_paired_bs(names, metrics, stats, key, B, seed, sig)
+    plans = [scored.resampling().plan(items, key) for scored, items in zip(metrics, stats)]
+    boots = _boot_scores(plans, seeded_generator(seed, caller), B)
+    est = [plan_estimate(plan) for plan in plans]
+    def far(delta_star, delta_hat):      # resamples whose |delta* - delta_hat| >= |delta_hat|
+        return np.count_nonzero(at_least(np.abs(delta_star - delta_hat), abs(delta_hat)))
+    ps = [(1 + far(boot - boots[0], estimate - est[0])) / (B + 1)
+          for boot, estimate in zip(boots[1:], est[1:])]
+    scores = [score_value(score, key, name) for score in full]
+    base, rest = resampled_results(names, scores, boots, plans, method, conf, ps, name, caller)
+    return PairedResult('paired bootstrap', name, key, base, rest, n, B, B, conf, method, seed,
+                        None, sig)
 
 # %% ../nbs/08_significance.ipynb #335d24a4
 def _mask_blocks(rng:np.random.Generator, n:int, total:int):
-    "Randomization masks a block at a time; together they are the rows of one `rng.integers(2, size=(total, n), dtype=bool)`."
-    k = block_rows(n, 32 // math.gcd(n, 32))        # NumPy draws 32 Booleans per 32-bit word and drops a block's leftover bits
-    for s in range(0, total, k): yield rng.integers(2, size=(min(k, total - s), n), dtype=bool)
+    """Randomization masks a block at a time; together they are the rows of one
+    `rng.integers(2, size=(total, n), dtype=bool)`."""
+    # NumPy draws 32 Booleans per 32-bit word and drops a block's leftover bits
+    per_block = block_rows(n, 32 // math.gcd(n, 32))
+    for start in range(0, total, per_block):
+        yield rng.integers(2, size=(min(per_block, total - start), n), dtype=bool)
 
-def _ar_counts(rows:Sequence[np.ndarray], score:Callable, obs:Sequence[float], rng, T:int, strict:bool) -> list[int]:
-    "For each system (rows[1:]) against rows[0]: in how many of T trials the swapped pseudo-systems differ at least (strict: more) than `obs`."
-    tot = [R.sum(axis=0) for R in rows]
-    D, c = [rows[0] - R for R in rows[1:]], [0] * (len(rows) - 1)
+def _ar_counts(rows:Sequence[np.ndarray], score:Callable, obs:Sequence[float], rng, T:int,
+               strict:bool) -> list[int]:
+    """For each system (rows[1:]) against rows[0]: in how many of T trials the swapped
+    pseudo-systems differ at least (strict: more) than `obs`."""
+    totals = [system.sum(axis=0) for system in rows]
+    deltas, counts = [rows[0] - system for system in rows[1:]], [0] * (len(rows) - 1)
     with one_blas_thread(T * len(rows[0])):
-        for M in _mask_blocks(rng, len(rows[0]), T):
-            M = M.astype(np.float64)
-            for j, (d, t) in enumerate(zip(D, tot[1:])):
-                X = M @ d
-                diff = np.abs(score(t + X) - score(tot[0] - X))
-                c[j] += int(np.count_nonzero(diff > obs[j] if strict else at_least(diff, obs[j])))
-    return c
+        for block in _mask_blocks(rng, len(rows[0]), T):
+            masks = block.astype(np.float64)
+            for which, (delta, total, observed) in enumerate(zip(deltas, totals[1:], obs)):
+                swapped = masks @ delta
+                diff = np.abs(score(total + swapped) - score(totals[0] - swapped))
+                far = diff > observed if strict else at_least(diff, observed)
+                counts[which] += int(np.count_nonzero(far))
+    return counts
 
 # %% ../nbs/08_significance.ipynb #7e08549b
-def paired_randomization(metric:str|Metric, # a registry name or a metric with its options (left alone)
+def paired_randomization(metric:str|Metric, # a registry name, or a metric with its options
                          baseline, # the baseline's predictions
-                         systems, # {name: predictions}, or a list of prediction lists, on the same items
+                         systems, # {name: predictions} or a list of prediction lists (same items)
                          references=None, # the items' references, for metrics that take them
                          trials:int=10000, # randomization trials, 1 to `MAX_RESAMPLES`
-                         n_resamples:int=1000, # bootstrap resamples for each system's interval, 0 (none) to `MAX_RESAMPLES`
+                         n_resamples:int=1000, # interval resamples, 0 (none) to `MAX_RESAMPLES`
                          confidence:float=0.95, # the intervals' level, in (0, 1)
-                         seed:int|None=DEFAULT_SEED, # seed of the trials and resamples, 0 to 2**63 - 1 (None: fresh entropy)
+                         seed:int|None=DEFAULT_SEED, # the seed, 0 to 2**63 - 1 (None: OS entropy)
                          method:str='percentile', # intervals: 'percentile' or 'bca'
-                         key:str|None=None, # which value of the score (see `resample_keys`); None: the default
-                         inputs:Mapping|None=None, # the metric's other inputs, shared by the systems
-                         compat:str|None=None, # 'sacrebleu': sacrebleu's `--paired-ar` numbers (BLEU, chrF), on its scale
+                         key:str|None=None, # which value (see `resample_keys`); None: the default
+                         inputs:Mapping|None=None, # the metric's other inputs, shared by all
+                         compat:str|None=None, # 'sacrebleu': sacrebleu's `--paired-ar` numbers
                          baseline_name:str='baseline', # the baseline's name in the result
                         ) -> PairedResult:
-    "Approximate randomization test of each system against the baseline (items' statistics swapped at random), with Holm-adjusted p-values."
-    F = 'paired_randomization'
-    T = check_int(trials, 'trials', F, high=MAX_RESAMPLES)
-    B, conf, method, compat = _options(F, n_resamples, confidence, method, compat, low=0)
+    """Approximate randomization test of each system against the baseline (items' statistics
+    swapped at random), with Holm-adjusted p-values."""
+    caller = 'paired_randomization'
+    T = check_int(trials, 'trials', caller, high=MAX_RESAMPLES)
+    B, conf, method, compat = _options(caller, n_resamples, confidence, method, compat, low=0)
     if compat:
-        proto = fresh_metric(metric, F)
-        _check_compat(proto, check_resample_key(proto, key, F), conf, method, seed, F)
-    names, ms, its, key = _paired_setup(F, metric, baseline, systems, references, key, inputs, baseline_name)
-    _few_items(ms[0].state['n'], F)
-    full = [m.compute() for m in ms]
+        proto = fresh_metric(metric, caller)
+        _check_compat(proto, check_resample_key(proto, key, caller), conf, method, seed, caller)
+    names, metrics, stats, key = _paired_setup(caller, metric, baseline, systems, references, key,
+                                               inputs, baseline_name)
+    n, name = metrics[0].state['n'], metrics[0].name
+    _few_items(n, caller)
+    full = [scored.compute() for scored in metrics]
     test = 'paired-ar' + ('(sacrebleu)' if compat else '')
     options = {'key': key, 'test': test, 'ar': T, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
     sig = resampling_signature(full[0], options)
-    if compat: return _sacre_paired_ar(names, ms, its, key, T, B, seed, sig)
-    plans = [m.resampling().plan(it, key) for m, it in zip(ms, its)]
-    est = [plan_estimate(p) for p in plans]
-    counts = _ar_counts([p.rows for p in plans], plans[0].score, [abs(e - est[0]) for e in est[1:]], seeded_generator(seed, F), T, strict=False)
-    boots = _boot_scores(plans, seeded_generator(seed, F), B) if B else None
-    scores = [score_value(f, key, ms[0].name) for f in full]
-    ps = [(1 + c) / (T + 1) for c in counts]
-    base, rest = resampled_results(names, scores, boots, plans, method, conf, ps, ms[0].name, F)
-    return PairedResult('approximate randomization', ms[0].name, key, base, rest, ms[0].state['n'], T, B, conf, method, seed, None, sig)
+    if compat: return _sacre_paired_ar(names, metrics, stats, key, T, B, seed, sig)
+    plans = [scored.resampling().plan(items, key) for scored, items in zip(metrics, stats)]
+    est = [plan_estimate(plan) for plan in plans]
+    observed = [abs(estimate - est[0]) for estimate in est[1:]]
+    counts = _ar_counts([plan.rows for plan in plans], plans[0].score, observed,
+                        seeded_generator(seed, caller), T, strict=False)
+    boots = _boot_scores(plans, seeded_generator(seed, caller), B) if B else None
+    scores = [score_value(score, key, name) for score in full]
+    ps = [(1 + count) / (T + 1) for count in counts]
+    base, rest = resampled_results(names, scores, boots, plans, method, conf, ps, name, caller)
+    return PairedResult('approximate randomization', name, key, base, rest, n, T, B, conf, method,
+                        seed, None, sig)
 
 # %% ../nbs/08_significance.ipynb #c0d6f509
 class _Sacre(NamedTuple):
-    "What sacrebleu compat needs of a metric: its per-segment statistics (int64, sacrebleu's layout) and its formula on sums."
+    """What sacrebleu compat needs of a metric: its per-segment statistics (int64, sacrebleu's
+    layout) and its formula on sums."""
     rows: np.ndarray
     exact: Callable
 
 # %% ../nbs/08_significance.ipynb #bce285c3
-def _check_compat(m:Metric, key:str, confidence:float, method:str, seed, F:str):
-    "compat='sacrebleu' needs a metric sacrebleu has, with options it has, its key, 95% percentile intervals and a non-zero seed."
-    formula, why_not = m.sacrebleu_formula()
+def _check_compat(metric:Metric, key:str, confidence:float, method:str, seed, caller:str):
+    """compat='sacrebleu' needs a metric sacrebleu has, with options it has, its key, 95% percentile
+    intervals and a non-zero seed."""
+    formula, why_not = metric.sacrebleu_formula()
     if formula is None and why_not is None:
-        raise ValueError(f"{F}: compat='sacrebleu' is defined for the metrics sacrebleu has; "
-                         f"{m.name} declares no sacrebleu_formula")
-    if formula is None: raise ValueError(f"{F}: compat='sacrebleu' needs options sacrebleu has, got {why_not}")
-    if key != m.resampling().keys[0]: raise ValueError(f"{F}: compat='sacrebleu' resamples {m.name}'s score, not {key!r}")
-    if confidence != 0.95 or method != 'percentile': raise ValueError(f"{F}: compat='sacrebleu' gives sacrebleu's 95% interval: confidence must be 0.95 and method 'percentile', got {confidence:g} and {method!r}")
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed == 0):
-        raise ValueError(f"{F}: compat='sacrebleu' needs a seed other than 0 and None (sacrebleu draws unseeded resamples for both, which no run can reproduce), got {seed!r}")
+        raise ValueError(f"{caller}: compat='sacrebleu' is defined for the metrics sacrebleu has; "
+                         f"{metric.name} declares no sacrebleu_formula")
+    if formula is None:
+        raise ValueError(f"{caller}: compat='sacrebleu' needs options sacrebleu has, got {why_not}")
+    if key != metric.resampling().keys[0]:
+        raise ValueError(f"{caller}: compat='sacrebleu' resamples {metric.name}'s score, "
+                         f"not {key!r}")
+    if confidence != 0.95 or method != 'percentile':
+        raise ValueError(f"{caller}: compat='sacrebleu' gives sacrebleu's 95% interval: confidence "
+                         f"must be 0.95 and method 'percentile', got {confidence:g} and {method!r}")
+    is_int = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+    if seed is None or (is_int and seed == 0):
+        raise ValueError(f"{caller}: compat='sacrebleu' needs a seed other than 0 and None "
+                         "(sacrebleu draws unseeded resamples for both, which no run can "
+                         f"reproduce), got {seed!r}")
 
-def _sacre(m:Metric, items:dict) -> _Sacre: return _Sacre(items['stats'], m.sacrebleu_formula()[0])
+def _sacre(metric:Metric, items:dict) -> _Sacre:
+    return _Sacre(items['stats'], metric.sacrebleu_formula()[0])
 
 # %% ../nbs/08_significance.ipynb #db3851d4
-def _f32_sums(R:np.ndarray, idx:np.ndarray, S:np.ndarray|None=None) -> np.ndarray:
-    "sacrebleu's float32 sums of a block of resamples: the exact sums `S` where all stay below 2**24 (float32 holds them, and every partial sum), else its own float32 gather and sum."
-    if S is None: S = draw_counts(idx, len(R)) @ R.astype(np.float64)
-    if R.min(initial=0) >= 0 and S.max(initial=0) < 2 ** 24: return S.astype(np.float32)
-    R32, k = R.astype(np.float32), max(1, resample.BLOCK_BYTES // (4 * R.size or 1))
-    return np.concatenate([R32[idx[s:s + k]].sum(axis=1) for s in range(0, len(idx), k)])
+def _f32_sums(rows:np.ndarray, idx:np.ndarray, sums:np.ndarray|None=None) -> np.ndarray:
+    """sacrebleu's float32 sums of a block of resamples: the exact `sums` where all stay below 2**24
+    (float32 holds them, and every partial sum), else its own float32 gather and sum."""
+    if sums is None: sums = draw_counts(idx, len(rows)) @ rows.astype(np.float64)
+    if rows.min(initial=0) >= 0 and sums.max(initial=0) < 2 ** 24: return sums.astype(np.float32)
+    rows32 = rows.astype(np.float32)
+    per_block = max(1, resample.BLOCK_BYTES // (4 * rows.size or 1))
+    return np.concatenate([rows32[idx[start:start + per_block]].sum(axis=1)
+                           for start in range(0, len(idx), per_block)])
 
-def _sacre_boot(c:_Sacre, rows:Sequence[np.ndarray], rng:np.random.Generator, B:int) -> list[list]:
-    "Each row set's resampled scores as sacrebleu's formula returns them (Python or NumPy floats), all with the same draws."
-    out, R = [[] for _ in rows], np.hstack(rows).astype(np.float64)
-    ends = np.cumsum([r.shape[1] for r in rows])
-    with one_blas_thread(B * len(R)):
-        for idx in index_blocks(rng, len(R), B):
-            S = draw_counts(idx, len(R)) @ R
-            for o, Rj, a, b in zip(out, rows, ends - [r.shape[1] for r in rows], ends): o += [c.exact(row) for row in _f32_sums(Rj, idx, S[:, a:b])]
+def _sacre_boot(sacre:_Sacre, rows:Sequence[np.ndarray], rng:np.random.Generator, B:int
+               ) -> list[list]:
+    """Each row set's resampled scores as sacrebleu's formula returns them (Python or NumPy
+    floats), all with the same draws."""
+    out, table = [[] for _ in rows], np.hstack(rows).astype(np.float64)
+    widths = [part.shape[1] for part in rows]
+    ends = np.cumsum(widths)
+    starts = ends - widths
+    with one_blas_thread(B * len(table)):
+        for idx in index_blocks(rng, len(table), B):
+            sums = draw_counts(idx, len(table)) @ table
+            for scores, part, start, end in zip(out, rows, starts, ends):
+                scores += [sacre.exact(row) for row in _f32_sums(part, idx, sums[:, start:end])]
     return out
 
 def _sacre_ci(scores:list, corpus:bool=False) -> tuple[float, float, float, float]:
-    "sacrebleu's mean, 95% interval ends and half width: the sorted scores at B//40 and B - B//40 - 1, in their own type (corpus: `corpus_score`'s rule)."
-    s = sorted(scores) if corpus else np.sort(np.array(scores))
-    lower, upper = s[len(s) // 40], s[len(s) - len(s) // 40 - 1]
-    mean = statistics.mean(s) if corpus else s.mean()
+    """sacrebleu's mean, 95% interval ends and half width: the sorted scores at B//40 and
+    B - B//40 - 1, in their own type (corpus: `corpus_score`'s rule)."""
+    ordered = sorted(scores) if corpus else np.sort(np.array(scores))
+    lower, upper = ordered[len(ordered) // 40], ordered[len(ordered) - len(ordered) // 40 - 1]
+    mean = statistics.mean(ordered) if corpus else ordered.mean()
     return float(mean), float(lower), float(upper), float(0.5 * (upper - lower))
 
 # %% ../nbs/08_significance.ipynb #e0c6212b
-def _sacre_paired_bs(names, ms, its, key, B, seed, sig) -> PairedResult:
-    "sacrebleu's `--paired-bs`: one stream of resamples for all; p from |delta*| minus its mean, counted strictly."
-    cs = [_sacre(m, it) for m, it in zip(ms, its)]
-    scores = [float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())) for c in cs]
-    boots = _sacre_boot(cs[0], [c.rows for c in cs], seeded_generator(seed, 'paired_bootstrap'), B)
-    ps, b0 = [], np.array(boots[0])
-    for b, s in zip(boots[1:], scores[1:]):
-        d = np.abs(np.array(b) - b0)
-        ps.append((int(np.sum((d - d.mean()) > abs(scores[0] - s))) + 1) / (B + 1))
-    base, rest = _system_results(names, scores, [_sacre_ci(b) for b in boots], ps)
-    return PairedResult('paired bootstrap', ms[0].name, key, base, rest, ms[0].state['n'], B, B, 0.95, 'percentile', seed, 'sacrebleu', sig)
+def _sacre_paired_bs(names, metrics, stats, key, B, seed, sig) -> PairedResult:
+    """sacrebleu's `--paired-bs`: one stream of resamples for all; p from |delta*| minus its mean,
+    counted strictly."""
+    sacres = [_sacre(metric, items) for metric, items in zip(metrics, stats)]
+    scores = [float(sacre.exact(sacre.rows.sum(axis=0, dtype=np.int64).tolist()))
+              for sacre in sacres]
+    rng = seeded_generator(seed, 'paired_bootstrap')
+    boots = _sacre_boot(sacres[0], [sacre.rows for sacre in sacres], rng, B)
+    ps, base_boot = [], np.array(boots[0])
+    for boot, score in zip(boots[1:], scores[1:]):
+        delta_star = np.abs(np.array(boot) - base_boot)
+        beyond = np.sum((delta_star - delta_star.mean()) > abs(scores[0] - score))
+        ps.append((int(beyond) + 1) / (B + 1))
+    base, rest = _system_results(names, scores, [_sacre_ci(boot) for boot in boots], ps)
+    return PairedResult('paired bootstrap', metrics[0].name, key, base, rest, metrics[0].state['n'],
+                        B, B, 0.95, 'percentile', seed, 'sacrebleu', sig)
 
 # %% ../nbs/08_significance.ipynb #9770ab13
-def _sacre_paired_ar(names, ms, its, key, T, B, seed, sig) -> PairedResult:
-    "sacrebleu's `--paired-ar`: masks, then (if B) the systems' resamples from the same generator; the baseline's from a fresh one."
-    cs = [_sacre(m, it) for m, it in zip(ms, its)]
-    scores = [float(c.exact(c.rows.sum(axis=0, dtype=np.int64).tolist())) for c in cs]
-    ex = lambda S: np.array([cs[0].exact(np.rint(s).astype(np.int64)) for s in S])      # sacrebleu scores an int64 row here
+def _sacre_paired_ar(names, metrics, stats, key, T, B, seed, sig) -> PairedResult:
+    """sacrebleu's `--paired-ar`: masks, then (if B) the systems' resamples from the same generator;
+    the baseline's from a fresh one."""
+    sacres = [_sacre(metric, items) for metric, items in zip(metrics, stats)]
+    scores = [float(sacre.exact(sacre.rows.sum(axis=0, dtype=np.int64).tolist()))
+              for sacre in sacres]
+    def exact(sums):                        # sacrebleu scores an int64 row here
+        return np.array([sacres[0].exact(np.rint(row).astype(np.int64)) for row in sums])
     rng = seeded_generator(seed, 'paired_randomization')
-    counts = _ar_counts([c.rows.astype(np.float64) for c in cs], ex, [abs(scores[0] - s) for s in scores[1:]], rng, T, strict=True)
-    ivs = [(None,) * 4] * len(cs)
+    observed = [abs(scores[0] - score) for score in scores[1:]]
+    rows = [sacre.rows.astype(np.float64) for sacre in sacres]
+    counts = _ar_counts(rows, exact, observed, rng, T, strict=True)
+    ivs = [(None,) * 4] * len(sacres)
     if B:
-        ivs = [_sacre_ci(_sacre_boot(cs[0], [cs[0].rows], seeded_generator(seed, 'paired_randomization'), B)[0])]
-        ivs += [_sacre_ci(b) for b in _sacre_boot(cs[0], [c.rows for c in cs[1:]], rng, B)]
-    base, rest = _system_results(names, scores, ivs, [(c + 1) / (T + 1) for c in counts])
-    return PairedResult('approximate randomization', ms[0].name, key, base, rest, ms[0].state['n'], T, B, 0.95, 'percentile', seed, 'sacrebleu', sig)
+        fresh = seeded_generator(seed, 'paired_randomization')
+        ivs = [_sacre_ci(_sacre_boot(sacres[0], [sacres[0].rows], fresh, B)[0])]
+        others = _sacre_boot(sacres[0], [sacre.rows for sacre in sacres[1:]], rng, B)
+        ivs += [_sacre_ci(boot) for boot in others]
+    p_values = [(count + 1) / (T + 1) for count in counts]
+    base, rest = _system_results(names, scores, ivs, p_values)
+    return PairedResult('approximate randomization', metrics[0].name, key, base, rest,
+                        metrics[0].state['n'], T, B, 0.95, 'percentile', seed, 'sacrebleu', sig)
