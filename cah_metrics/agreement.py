@@ -32,10 +32,10 @@ def _missing_marker(missing, caller:str):
     raise TypeError(f"{caller}: missing must be None, float('nan'), a finite number or a str "
                     f"(the value that marks a missing rating), got {brief(missing)}")
 
-def _at(i:int, N:int, names=('ratings',)) -> str:
-    "Flat index `i` of an N-column matrix as a user writes it: ratings[r][c] (or a[c], b[c])."
-    r, c = divmod(int(i), N)
-    return f"ratings[{r}][{c}]" if names == ('ratings',) else f"{names[r]}[{c}]"
+def _at(flat:int, N:int, names=('ratings',)) -> str:
+    "Flat index `flat` of an N-column matrix as a user writes it: ratings[r][c] (or a[c], b[c])."
+    row, col = divmod(int(flat), N)
+    return f"ratings[{row}][{col}]" if names == ('ratings',) else f"{names[row]}[{col}]"
 
 # %% ../nbs/08a_agreement.ipynb #b75c2e6b
 def _rows(ratings, caller:str) -> list[list]:
@@ -47,15 +47,15 @@ def _rows(ratings, caller:str) -> list[list]:
     if not rows:
         raise ValueError(f"{caller}: ratings is empty; it needs one row per rater, "
                          "one column per item")
-    for i, r in enumerate(rows):
-        if isinstance(r, np.ndarray) and r.ndim == 1: rows[i] = r = r.tolist()
-        if isinstance(r, (str, bytes)) or not isinstance(r, Sequence):
-            raise TypeError(f"{caller}: ratings[{i}] must be a row of ratings "
-                            f"(a list with one entry per item), got {type(r).__name__}; "
+    for rater, row in enumerate(rows):
+        if isinstance(row, np.ndarray) and row.ndim == 1: rows[rater] = row = row.tolist()
+        if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
+            raise TypeError(f"{caller}: ratings[{rater}] must be a row of ratings "
+                            f"(a list with one entry per item), got {type(row).__name__}; "
                             "ratings is raters x items, a list of rows")
-        if len(r) != len(rows[0]):
-            raise ValueError(f"{caller}: ratings[{i}] has {len(r)} ratings but ratings[0] has "
-                             f"{len(rows[0])}; every rater's row needs one entry per item "
+        if len(row) != len(rows[0]):
+            raise ValueError(f"{caller}: ratings[{rater}] has {len(row)} ratings but ratings[0] "
+                             f"has {len(rows[0])}; every rater's row needs one entry per item "
                              "(None where the rater gave no rating)")
     return rows
 
@@ -71,8 +71,8 @@ def _numeric_mask(X:np.ndarray, none:np.ndarray|None, caller:str, mk, names=('ra
                          "mark a missing rating with None, "
                          "or pass missing=float('nan') to read NaN as missing")
     if np.isinf(X).any():
-        i = np.flatnonzero(np.isinf(X))[0]
-        raise ValueError(f"{caller}: {_at(i, X.shape[1], names)} is {X.flat[i]}; "
+        flat = np.flatnonzero(np.isinf(X))[0]
+        raise ValueError(f"{caller}: {_at(flat, X.shape[1], names)} is {X.flat[flat]}; "
                          "ratings must be finite numbers")
     if isinstance(mk, float) and not math.isnan(mk) and (eq := X == mk).any():
         # a missing cell is NaN, always (the caller's array is never changed)
@@ -81,62 +81,69 @@ def _numeric_mask(X:np.ndarray, none:np.ndarray|None, caller:str, mk, names=('ra
 
 def _codes_of(vals:list, gone:list, shape) -> tuple[np.ndarray, list]:
     "String categories -> (float64 codes in sorted order, NaN if missing; the sorted strings)."
-    labels = sorted({str(v) for v, g in zip(vals, gone) if not g})
-    code = {s: i for i, s in enumerate(labels)}
-    codes = [math.nan if g else code[str(v)] for v, g in zip(vals, gone)]
+    labels = sorted({str(value) for value, missing in zip(vals, gone) if not missing})
+    code = {label: index for index, label in enumerate(labels)}
+    codes = [math.nan if missing else code[str(value)] for value, missing in zip(vals, gone)]
     return np.array(codes, np.float64).reshape(shape), labels
 
 # %% ../nbs/08a_agreement.ipynb #4fd16002
 def _from_rows(rows:list, caller:str, mk, numbers:str|None, names=('ratings',)):
     "Rectangular rows -> (X, mask, labels). `numbers`: why strings are refused (None: categories)."
     k, N = len(rows), len(rows[0])
-    flat = [v for r in rows for v in r]
+    flat = [value for row in rows for value in row]
     kinds = set(map(type, flat))
-    at = lambda test: _at(next(i for i, v in enumerate(flat) if test(v)), N, names)
-    is_str, is_num = (lambda v: isinstance(v, _STR)), (lambda v: isinstance(v, _NUM))
-    if odd := {t for t in kinds if t is not type(None) and not issubclass(t, _NUM + _STR)}:
-        bad = next(v for v in flat if type(v) in odd)
-        raise TypeError(f"{caller}: {at(lambda v: type(v) in odd)} is {brief(bad, 40)} "
+    def at(test):
+        first = next(index for index, value in enumerate(flat) if test(value))
+        return _at(first, N, names)
+    def is_str(value): return isinstance(value, _STR)
+    def is_num(value): return isinstance(value, _NUM)
+    if odd := {kind for kind in kinds
+               if kind is not type(None) and not issubclass(kind, _NUM + _STR)}:
+        bad = next(value for value in flat if type(value) in odd)
+        raise TypeError(f"{caller}: {at(lambda value: type(value) in odd)} is {brief(bad, 40)} "
                         f"({type(bad).__name__}); a rating must be a number "
                         "or a str, and None marks a missing one")
-    if any(issubclass(t, _STR) for t in kinds):
-        if any(issubclass(t, _NUM) for t in kinds):
+    if any(issubclass(kind, _STR) for kind in kinds):
+        if any(issubclass(kind, _NUM) for kind in kinds):
             raise TypeError(f"{caller}: the ratings mix numbers and strings "
                             f"({at(is_str)} is a str, {at(is_num)} a number); use one kind")
         if numbers: raise TypeError(f"{caller}: {at(is_str)} is a str; {numbers}")
-        gone = [v is None or v == mk for v in flat]
+        gone = [value is None or value == mk for value in flat]
         X, labels = _codes_of(flat, gone, (k, N))
         return X, ~np.array(gone, bool).reshape(k, N), labels
-    try: X = np.array([math.nan if v is None else v for v in flat], np.float64).reshape(k, N)
+    try:
+        X = np.array([math.nan if value is None else value for value in flat], np.float64)
+        X = X.reshape(k, N)
     except OverflowError:
-        huge = at(lambda v: isinstance(v, int) and abs(v) > 1e308)
+        huge = at(lambda value: isinstance(value, int) and abs(value) > 1e308)
         raise ValueError(f"{caller}: {huge} is too large for a float64") from None
-    none = np.fromiter((v is None for v in flat), bool, len(flat)).reshape(k, N)
+    none = np.fromiter((value is None for value in flat), bool, len(flat)).reshape(k, N)
     return _numeric_mask(X, none, caller, mk, names)
 
 # %% ../nbs/08a_agreement.ipynb #7a779b16
-def _from_array(a:np.ndarray, caller:str, mk, numbers:str|None):
+def _from_array(grid:np.ndarray, caller:str, mk, numbers:str|None):
     "A 2-D array of numbers or str -> (X, mask, labels)."
-    if a.ndim != 2:
+    if grid.ndim != 2:
         raise ValueError(f"{caller}: ratings must be 2-D, raters x items (one row per rater), "
-                         f"got an array of shape {a.shape}")
-    if a.dtype.kind in 'US':
-        if numbers: raise TypeError(f"{caller}: ratings holds strings (dtype {a.dtype}); {numbers}")
-        gone = (a == mk) if isinstance(mk, str) else np.zeros(a.shape, bool)
-        X, labels = _codes_of(a.ravel().tolist(), gone.ravel().tolist(), a.shape)
+                         f"got an array of shape {grid.shape}")
+    if grid.dtype.kind in 'US':
+        if numbers:
+            raise TypeError(f"{caller}: ratings holds strings (dtype {grid.dtype}); {numbers}")
+        gone = (grid == mk) if isinstance(mk, str) else np.zeros(grid.shape, bool)
+        X, labels = _codes_of(grid.ravel().tolist(), gone.ravel().tolist(), grid.shape)
         return X, ~gone, labels
-    if a.dtype.kind not in 'biuf':
+    if grid.dtype.kind not in 'biuf':
         raise TypeError(f"{caller}: ratings must hold numbers (or str categories), "
-                        f"got dtype {a.dtype}")
-    return _numeric_mask(a.astype(np.float64, copy=False), None, caller, mk)
+                        f"got dtype {grid.dtype}")
+    return _numeric_mask(grid.astype(np.float64, copy=False), None, caller, mk)
 
 def _grid(ratings, caller:str, missing=None, numbers:str|None=None):
     "A checked raters x items matrix: (X float64, mask of present ratings, str categories or None)."
     mk = _missing_marker(missing, caller)
     if isinstance(ratings, np.ndarray) or hasattr(ratings, 'detach'):
-        a = as_array(ratings, 'ratings', caller, numeric=False)
-        if a.dtype != object: out = _from_array(a, caller, mk, numbers)
-        else: out = _from_rows(_rows(a.tolist(), caller), caller, mk, numbers)
+        array = as_array(ratings, 'ratings', caller, numeric=False)
+        if array.dtype != object: out = _from_array(array, caller, mk, numbers)
+        else: out = _from_rows(_rows(array.tolist(), caller), caller, mk, numbers)
     else: out = _from_rows(_rows(ratings, caller), caller, mk, numbers)
     if not out[0].shape[0]:
         raise ValueError(f"{caller}: ratings is empty; it needs one row per rater, "
@@ -164,14 +171,14 @@ def _counts(X:np.ndarray, mask:np.ndarray) -> tuple[np.ndarray, np.ndarray|None,
     if (hi - lo) / step < _COMPARE_VALUES:
         values = np.union1d(values, lo + step * np.arange(round((hi - lo) / step) + 1))
     if len(values) <= _COMPARE_VALUES and len(values) * N <= _DENSE_CELLS:
-        C = np.stack([np.count_nonzero(X == v, axis=0) for v in values], axis=1)
+        C = np.stack([np.count_nonzero(X == value, axis=0) for value in values], axis=1)
         if C.sum() == mask.sum(): return values, C, None    # else some rating is none of these
-    x = X[mask]
+    present = X[mask]
     if len(values) > 4096:               # many values (continuous ratings)
-        values, codes = np.unique(x, return_inverse=True)
+        values, codes = np.unique(present, return_inverse=True)
     else:                                # few: a binary search beats a second sort
-        values = np.unique(x)
-        codes = np.searchsorted(values, x)
+        values = np.unique(present)
+        codes = np.searchsorted(values, present)
     if len(values) * N > _DENSE_CELLS: return values, None, codes
     return values, _count_matrix(codes, np.nonzero(mask)[1], len(values), N), codes
 
@@ -186,34 +193,35 @@ def _ratio_quad(NV:np.ndarray, values:np.ndarray, block:int=512) -> np.ndarray:
     "n^T Delta n for each row n of NV (B x V), Delta_ck = ((c - k)/(c + k))^2."
     # a block of values at a time, never the V x V matrix
     out = np.zeros(len(NV))
-    for s in range(0, len(values), block):
-        t = values[s:s + block, None] + values
-        d = np.divide(values[s:s + block, None] - values, t, out=np.zeros_like(t), where=t != 0)
-        out += (NV[:, s:s + block] * (NV @ (d ** 2).T)).sum(1)
+    for start in range(0, len(values), block):
+        part = values[start:start + block, None]
+        total = part + values
+        ratio = np.divide(part - values, total, out=np.zeros_like(total), where=total != 0)
+        out += (NV[:, start:start + block] * (NV @ (ratio ** 2).T)).sum(1)
     return out
 
-def _ordinal_parts(S:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ordinal_parts(sums:np.ndarray, V:int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "(n, n D_o, n(n-1) D_e) from summed coincidences, B x V^2; distances: squared mid-rank gaps."
-    o = S.reshape(len(S), V, V)
+    o = sums.reshape(len(sums), V, V)
     nv = o.sum(2)
     n = nv.sum(1)
-    F = np.cumsum(nv, 1) - nv / 2
-    d = (F[:, :, None] - F[:, None, :]) ** 2
+    midrank = np.cumsum(nv, 1) - nv / 2
+    d = (midrank[:, :, None] - midrank[:, None, :]) ** 2
     return n, (o * d).sum((1, 2)), np.einsum('bi,bij,bj->b', nv, d, nv)
 
 # %% ../nbs/08a_agreement.ipynb #4a5da98a
-def _alpha_from_sums(S, # summed per-item statistics: (d,) or (B, d), one row per resample
+def _alpha_from_sums(sums, # summed per-item statistics: (d,) or (B, d), one row per resample
                      level:str, # their level: 'nominal', 'ordinal', 'interval' or 'ratio'
                      values:np.ndarray|None=None, # the distinct values (ratio and ordinal)
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(alpha, D_o, D_e), one entry per row of S; pure. Where D_e = 0, alpha is NaN (caller decides)."
-    S = np.atleast_2d(np.asarray(S, np.float64))
-    if level == 'ordinal': n, Q, E = _ordinal_parts(S, len(values))
+    "(alpha, D_o, D_e), one per row of `sums`; pure. Where D_e = 0, alpha is NaN (caller decides)."
+    stats = np.atleast_2d(np.asarray(sums, np.float64))
+    if level == 'ordinal': n, Q, E = _ordinal_parts(stats, len(values))
     else:
-        n, Q = S[:, 0], S[:, 1]
-        if level == 'interval': E = 2 * (n * S[:, 3] - S[:, 2] ** 2)
-        elif level == 'nominal': E = n * n - (S[:, 2:] ** 2).sum(1)
-        else: E = _ratio_quad(S[:, 2:], values)
+        n, Q = stats[:, 0], stats[:, 1]
+        if level == 'interval': E = 2 * (n * stats[:, 3] - stats[:, 2] ** 2)
+        elif level == 'nominal': E = n * n - (stats[:, 2:] ** 2).sum(1)
+        else: E = _ratio_quad(stats[:, 2:], values)
     Do, De = Q / n, E / (n * (n - 1))
     with np.errstate(divide='ignore', invalid='ignore'):
         alpha = np.where(De > 0, 1 - Do / np.where(De > 0, De, 1), np.nan)
@@ -223,14 +231,14 @@ def _alpha_from_sums(S, # summed per-item statistics: (d,) or (B, d), one row pe
 def _interval_stats(X:np.ndarray, mask:np.ndarray) -> np.ndarray:
     "Per pairable item: m, Q, and the sum and sum of squares of its ratings minus the pooled mean."
     # items are columns, each with >= 2 ratings; NaN where missing
-    m, D = mask.sum(0).astype(np.float64), np.where(mask, X, 0.0)
-    t = D.sum(0)
-    xbar, mu = t / m, t.sum() / m.sum()
+    m, dev = mask.sum(0).astype(np.float64), np.where(mask, X, 0.0)
+    sums = dev.sum(0)
+    xbar, mu = sums / m, sums.sum() / m.sum()
     # deviations from the item's own mean, 0 where missing (in place: one copy of X)
-    D -= xbar
-    D *= mask
-    ss = np.einsum('ij,ij->j', D, D)
-    return np.column_stack([m, 2 * m * ss / (m - 1), t - m * mu, ss + m * (xbar - mu) ** 2])
+    dev -= xbar
+    dev *= mask
+    ss = np.einsum('ij,ij->j', dev, dev)
+    return np.column_stack([m, 2 * m * ss / (m - 1), sums - m * mu, ss + m * (xbar - mu) ** 2])
 
 def _count_stats(C:np.ndarray, m:np.ndarray, level:str, Q:np.ndarray|None=None) -> np.ndarray:
     "Per pairable item: [m, Q, counts] (nominal; ratio given Q), or V x V coincidences (ordinal)."
@@ -246,19 +254,20 @@ def _count_stats(C:np.ndarray, m:np.ndarray, level:str, Q:np.ndarray|None=None) 
 # %% ../nbs/08a_agreement.ipynb #c9b72502
 def _ratio_delta(values:np.ndarray) -> np.ndarray:
     "The V x V ratio distances ((c - k)/(c + k))^2, 0 where c = k = 0."
-    t = values[:, None] + values
-    zeros = np.zeros_like(t, dtype=np.float64)
-    return np.divide(values[:, None] - values, t, out=zeros, where=t != 0) ** 2
+    total = values[:, None] + values
+    zeros = np.zeros_like(total, dtype=np.float64)
+    return np.divide(values[:, None] - values, total, out=zeros, where=total != 0) ** 2
 
 def _ratio_pairs(X:np.ndarray, mask:np.ndarray) -> np.ndarray:
     "Per item, the sum of the ratio distance over its ordered pairs of ratings."
     # one rater against all later ones at a time
     out = np.zeros(X.shape[1])
-    for r in range(len(X) - 1):
-        both = mask[r] & mask[r + 1:]
-        t = X[r] + X[r + 1:]
-        d = np.divide(X[r] - X[r + 1:], t, out=np.zeros_like(t), where=both & (t != 0))
-        out += np.where(both, d ** 2, 0).sum(0)
+    for rater in range(len(X) - 1):
+        both = mask[rater] & mask[rater + 1:]
+        total = X[rater] + X[rater + 1:]
+        ratio = np.divide(X[rater] - X[rater + 1:], total, out=np.zeros_like(total),
+                          where=both & (total != 0))
+        out += np.where(both, ratio ** 2, 0).sum(0)
     return 2 * out
 
 def _ratio_q(X:np.ndarray, mask:np.ndarray, values:np.ndarray, C:np.ndarray|None) -> np.ndarray:
@@ -289,9 +298,9 @@ def _alpha_sums(X:np.ndarray, mask:np.ndarray, level:str,
         return _count_stats(C, m, level, Q).sum(0), level, values
     nv = np.bincount(codes, minlength=V).astype(np.float64)
     if level == 'ordinal':                                   # interval alpha of the mid-ranks
-        R = np.full(X.shape, np.nan)
-        R[mask] = (np.cumsum(nv) - nv / 2)[codes]
-        return _interval_stats(R, mask).sum(0), 'interval', None
+        ranks = np.full(X.shape, np.nan)
+        ranks[mask] = (np.cumsum(nv) - nv / 2)[codes]
+        return _interval_stats(ranks, mask).sum(0), 'interval', None
     if level == 'nominal':
         # (item, value) codes: the nonzero counts
         uk, cnt = np.unique(np.nonzero(mask)[1] * V + codes, return_counts=True)
@@ -307,9 +316,9 @@ def _alpha_rows(X:np.ndarray, mask:np.ndarray, level:str, B:int,
     if level == 'interval': return _interval_stats(X, mask), None
     values, C, _ = _counts(X, mask)
     V, N = len(values), X.shape[1]
-    d = V * V if level == 'ordinal' else V + 2
-    too_big = B * d > 1 << 27 or (level != 'nominal' and B * V * V > 1 << 28)
-    if C is None or N * d > _DENSE_CELLS or too_big:
+    width = V * V if level == 'ordinal' else V + 2
+    too_big = B * width > 1 << 27 or (level != 'nominal' and B * V * V > 1 << 28)
+    if C is None or N * width > _DENSE_CELLS or too_big:
         kept = 'a V x V block of coincidences' if level == 'ordinal' else 'V counts'
         raise ValueError(f"{caller}: the bootstrap of {level} alpha keeps {kept} per item, "
                          f"and {V:,} distinct values on {N:,} pairable items are too many; "
@@ -354,23 +363,23 @@ def _pairable(X:np.ndarray, mask:np.ndarray, labels, level:str,
     if len(X) < 2:
         raise ValueError(f"{caller}: ratings has 1 rater (row); agreement needs at least 2 raters "
                          "(ratings is raters x items)")
-    P = mask.sum(0) >= 2
-    if not P.any():
+    pairable = mask.sum(0) >= 2
+    if not pairable.any():
         raise ValueError(f"{caller}: no item has 2 or more ratings, so there is no pair of ratings "
                          "to compare" + ("" if mask.any() else " (every rating is missing)"))
     if level == 'ratio' and (neg := X < 0).any():          # missing cells are NaN: never < 0
-        i = np.flatnonzero(neg)[0]
-        raise ValueError(f"{caller}: {_at(i, X.shape[1])} is {X.flat[i]:g}; ratio ratings must "
-                         "be >= 0 (a true zero); use level='interval' for ratings that can be "
+        flat = np.flatnonzero(neg)[0]
+        raise ValueError(f"{caller}: {_at(flat, X.shape[1])} is {X.flat[flat]:g}; ratio ratings "
+                         "must be >= 0 (a true zero); use level='interval' for ratings that can be "
                          "negative")
-    if not P.all(): X, mask = X[:, P], mask[:, P]
+    if not pairable.all(): X, mask = X[:, pairable], mask[:, pairable]
     lo, hi = np.nanmin(X), np.nanmax(X)
     if lo == hi:
         value = repr(labels[int(lo)]) if labels else f"{lo:g}"
         raise ValueError(f"{caller}: every pairable rating is the same value ({value}), so the "
                          "expected disagreement D_e is 0 and alpha is 0/0, undefined "
                          "(Krippendorff 2011; krippendorff.alpha raises too)")
-    return X, mask, int(P.sum())
+    return X, mask, int(pairable.sum())
 
 # %% ../nbs/08a_agreement.ipynb #b93b337a
 def _alpha_interval(rows:np.ndarray, level:str, values, B:int, confidence:float, seed, De:float,
@@ -410,13 +419,14 @@ def krippendorff_alpha(ratings, # raters x items: rows (one per rater) or a 2-D 
     X = np.ldexp(X, -e)             # |X| < 1, exactly X / 2**e: no square overflows
     with np.errstate(over='ignore', invalid='ignore'):        # nominal, ordinal: spreads overflow
         rows, values = _alpha_rows(X, mask, level, B, caller) if B else (None, None)
-        S, kind, values = (rows.sum(0), level, values) if B else _alpha_sums(X, mask, level, caller)
-        alpha, Do, De = (float(v[0]) for v in _alpha_from_sums(S, kind, values))
+        sums, kind, values = ((rows.sum(0), level, values) if B
+                              else _alpha_sums(X, mask, level, caller))
+        alpha, Do, De = (float(part[0]) for part in _alpha_from_sums(sums, kind, values))
     if B: low, high, und = _alpha_interval(rows, level, values, B, confidence, seed, De, caller)
     else: low, high, und = None, None, 0
     if level == 'interval':         # D_o, D_e in squared rating units (inf or 0 beyond float64)
         with np.errstate(over='ignore', under='ignore'):
-            Do, De = (float(np.ldexp(d, 2 * e)) for d in (Do, De))
+            Do, De = (float(np.ldexp(part, 2 * e)) for part in (Do, De))
     options = {'level': level, 'missing': missing, 'resamples': B}
     if B: options.update(confidence=confidence, seed=seed)
     sig = Signature(caller, options)
@@ -435,9 +445,9 @@ def _icc_table(ratings, missing, incomplete:str, caller:str) -> tuple[np.ndarray
                          "(ratings is raters x items)")
     full = mask.all(0)
     if not full.all() and incomplete == 'raise':
-        j = int(np.flatnonzero(~full)[0])
-        raise ValueError(f"{caller}: item {j} (column {j} of ratings) has "
-                         f"{int((~mask[:, j]).sum())} missing rating(s), "
+        item = int(np.flatnonzero(~full)[0])
+        raise ValueError(f"{caller}: item {item} (column {item} of ratings) has "
+                         f"{int((~mask[:, item]).sum())} missing rating(s), "
                          f"and {int((~full).sum())} of "
                          f"{len(full)} items are incomplete; the ICC needs every rater's rating of "
                          "every item: pass incomplete='omit' to leave "
@@ -554,7 +564,7 @@ class ICCResult(Record):
         for one in self.forms:
             if one.form == form or one.label == form: return one
         raise KeyError(f"ICCResult: no form {brief(form)}; "
-                       f"the forms are {', '.join(f.form for f in self.forms)}")
+                       f"the forms are {', '.join(one.form for one in self.forms)}")
     def __repr__(self) -> str:
         omitted = f" ({self.n_omitted} incomplete items left out)" if self.n_omitted else ''
         head = (f"ICC of {self.n_items} items x {self.n_raters} raters{omitted}"
@@ -569,11 +579,11 @@ class ICCResult(Record):
         "pingouin's table: Type, ICC, F, df1, df2, pval, CI95 (unrounded), one row per form."
         import pandas as pd
         forms = self.forms
-        return pd.DataFrame({'Type': [f.label for f in forms], 'ICC': [f.icc for f in forms],
-                             'F': [f.F for f in forms], 'df1': [f.df1 for f in forms],
-                             'df2': [f.df2 for f in forms], 'pval': [f.pval for f in forms],
-                             'CI95': [np.array([f.low, f.high]) for f in forms]},
-                            index=[f.form for f in forms])
+        def column(attr): return [getattr(one, attr) for one in forms]
+        return pd.DataFrame({'Type': column('label'), 'ICC': column('icc'), 'F': column('F'),
+                             'df1': column('df1'), 'df2': column('df2'), 'pval': column('pval'),
+                             'CI95': [np.array([one.low, one.high]) for one in forms]},
+                            index=column('form'))
 
 # %% ../nbs/08a_agreement.ipynb #614031bb
 def _icc2k_undefined(vals:list, ms:tuple, n:int, k:int, caller:str) -> str:
@@ -581,7 +591,8 @@ def _icc2k_undefined(vals:list, ms:tuple, n:int, k:int, caller:str) -> str:
     MSB, MSJ, MSE, _ = ms
     with np.errstate(all='ignore'): raw = np.float64(MSB - MSE) / np.float64(MSB + (MSJ - MSE) / n)
     share = (MSB + (MSJ - MSE) / n) / (MSB + (MSJ + MSE) / n)
-    rest = ', '.join(f'{name} {v:.6g}' for (name, _), v in zip(_ICC_FORMS, vals) if name != 'ICC2k')
+    rest = ', '.join(f'{name} {value:.6g}' for (name, _), value in zip(_ICC_FORMS, vals)
+                     if name != 'ICC2k')
     return (f"{caller}: ICC2k is undefined for these ratings: its denominator "
             f"MSB + (MSJ - MSE)/n is zero or negative ({share:.3g} of MSB + (MSJ + MSE)/n; "
             f"zero means within {_ROUNDING:g} of it, rounding), that is ICC2 = {vals[1]:.6g} is "
@@ -608,20 +619,21 @@ def icc(ratings, # raters x items: a list of rows (one per rater) or a 2-D array
     one_way = (ms[0] / ms[3], n - 1, n * (k - 1))     # ICC1, ICC1k: MSB/MSW; the others MSB/MSE
     two_way = (ms[0] / ms[2], n - 1, (n - 1) * (k - 1))
     forms = []
-    for j, ((name, label), v, (lo, hi)) in enumerate(zip(_ICC_FORMS, vals, cis)):
-        Fv, d1, d2 = one_way if j % 3 == 0 else two_way
+    for index, ((name, label), value, (lo, hi)) in enumerate(zip(_ICC_FORMS, vals, cis)):
+        Fv, d1, d2 = one_way if index % 3 == 0 else two_way
         p = float(fdist.sf(Fv, d1, d2))
-        forms.append(ICCForm(name, label, float(v), float(Fv), d1, d2, p, float(lo), float(hi)))
-    low_ok = lambda f: math.isfinite(f.low) or (f.form == 'ICC2k' and f.low == -math.inf)   # pole
-    fine = lambda f: math.isfinite(f.icc) and math.isfinite(f.high) and low_ok(f)
-    if bad := [f.form for f in forms if not fine(f)]:
+        forms.append(ICCForm(name, label, float(value), float(Fv), d1, d2, p, float(lo), float(hi)))
+    def low_ok(one):            # ICC2k's lower end may be -inf: its pole
+        return math.isfinite(one.low) or (one.form == 'ICC2k' and one.low == -math.inf)
+    def fine(one): return math.isfinite(one.icc) and math.isfinite(one.high) and low_ok(one)
+    if bad := [one.form for one in forms if not fine(one)]:
         raise ValueError(f"{caller}: the F-based interval of {', '.join(bad)} is undefined "
                          "for these "
                          "ratings (an end is infinite or NaN, as pingouin gives it; for ICC2k, "
                          "ICC2's whole interval lies at or below its pole); the ICCs are "
-                         + ', '.join(f'{f.form} {f.icc:.6g}' for f in forms))
+                         + ', '.join(f'{one.form} {one.icc:.6g}' for one in forms))
     with np.errstate(over='ignore', under='ignore'):
-        mean_sq = [float(np.ldexp(m, 2 * e)) for m in ms]
+        mean_sq = [float(np.ldexp(square, 2 * e)) for square in ms]
     options = {'missing': missing, 'incomplete': incomplete, 'confidence': confidence}
     sig = Signature(caller, options)
     return ICCResult(tuple(forms), n, k, omitted, confidence, *mean_sq, str(sig))
@@ -631,26 +643,27 @@ def _two_raters(a, b, caller:str) -> tuple[np.ndarray, list|None]:
     "The two raters' ratings as one checked 2 x n matrix (numbers, or codes of str categories)."
     # checked: sequences, same length, nothing missing
     rows = []
-    for name, x in (('a', a), ('b', b)):
-        if isinstance(x, np.ndarray) or hasattr(x, 'detach'):
-            x = as_array(x, name, caller, numeric=False)
-            if x.ndim != 1:
+    for name, given in (('a', a), ('b', b)):
+        if isinstance(given, np.ndarray) or hasattr(given, 'detach'):
+            given = as_array(given, name, caller, numeric=False)
+            if given.ndim != 1:
                 raise ValueError(f"{caller}: {name} must be 1-D (one rating per item), "
-                                 f"got an array of shape {x.shape}")
-            x = x.tolist()
-        elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
+                                 f"got an array of shape {given.shape}")
+            given = given.tolist()
+        elif isinstance(given, (str, bytes)) or not isinstance(given, Sequence):
             raise TypeError(f"{caller}: {name} must be a sequence of ratings (one per item), "
-                            f"got {type(x).__name__}")
-        rows.append(list(x))
+                            f"got {type(given).__name__}")
+        rows.append(list(given))
     if len(rows[0]) != len(rows[1]):
         raise ValueError(f"{caller}: a has {len(rows[0])} ratings but b has {len(rows[1])}; "
                          "they must rate the same items, in the same order")
     if not rows[0]: raise ValueError(f"{caller}: a and b are empty; there are no items to compare")
     X, mask, cats = _from_rows(rows, caller, math.nan, None, names=('a', 'b'))
     if not mask.all():
-        i = np.flatnonzero(~mask)[0]
-        gap = rows[i // X.shape[1]][i % X.shape[1]]
-        raise ValueError(f"{caller}: {_at(i, X.shape[1], ('a', 'b'))} is missing ({brief(gap)}); "
+        flat = np.flatnonzero(~mask)[0]
+        gap = rows[flat // X.shape[1]][flat % X.shape[1]]
+        raise ValueError(f"{caller}: {_at(flat, X.shape[1], ('a', 'b'))} is missing "
+                         f"({brief(gap)}); "
                          "Cohen's kappa needs both raters' ratings of every item: "
                          "leave out the items either rater skipped")
     return X, cats
@@ -660,28 +673,30 @@ def _positions(X:np.ndarray, mask:np.ndarray, cats:list|None, given, caller:str,
                arg:str) -> tuple[np.ndarray, np.ndarray]:
     "Each present rating's position among the categories, and those categories."
     # the categories: the sorted distinct ratings, or `given` in its order
-    u, inv = np.unique(X[mask], return_inverse=True)
-    have = [cats[int(v)] for v in u] if cats is not None else u.tolist()
+    distinct, inv = np.unique(X[mask], return_inverse=True)
+    have = [cats[int(value)] for value in distinct] if cats is not None else distinct.tolist()
     if given is None:
         if cats is not None: return inv, np.array(have)
-        whole = np.all((u == np.round(u)) & (np.abs(u) < 2**53))
-        return inv, u.astype(np.int64) if whole else u
+        whole = np.all((distinct == np.round(distinct)) & (np.abs(distinct) < 2**53))
+        return inv, distinct.astype(np.int64) if whole else distinct
     if isinstance(given, np.ndarray): given = given.tolist()
     if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not len(given):
         raise TypeError(f"{caller}: {arg} must be a non-empty list of categories (numbers or str), "
                         f"got {brief(given)}")
     kind, want = (_STR, 'str') if cats is not None else (_NUM, 'numbers')
-    odd = lambda g: not isinstance(g, kind) or (want == 'numbers' and not math.isfinite(float(g)))
-    if bad := [g for g in given if odd(g)]:
+    def odd(category):
+        return (not isinstance(category, kind)
+                or (want == 'numbers' and not math.isfinite(float(category))))
+    if bad := [category for category in given if odd(category)]:
         raise TypeError(f"{caller}: {arg} must hold {want}, like the ratings; "
                         f"it holds {brief(bad[0], 30)}")
-    keys = [str(g) if cats is not None else float(g) for g in given]
+    keys = [str(category) if cats is not None else float(category) for category in given]
     if len(set(keys)) != len(keys):
         raise ValueError(f"{caller}: {arg} has a category twice: {brief(given)}")
-    pos = {key: i for i, key in enumerate(keys)}
-    if out := [h for h in have if h not in pos]:
+    pos = {key: position for position, key in enumerate(keys)}
+    if out := [rating for rating in have if rating not in pos]:
         raise ValueError(f"{caller}: the rating {out[0]!r} is not one of {arg} {brief(given)}")
-    return np.array([pos[h] for h in have], np.int64)[inv], np.array(given)
+    return np.array([pos[rating] for rating in have], np.int64)[inv], np.array(given)
 
 # %% ../nbs/08a_agreement.ipynb #5abcd8d0
 def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str categories
@@ -713,26 +728,26 @@ def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str cat
 # %% ../nbs/08a_agreement.ipynb #e6af236e
 def _check_table(table, caller:str) -> np.ndarray:
     "The items x categories counts as float64, checked: integers >= 0, equal row totals >= 2."
-    t = as_array(table, 'table', caller)
-    if t.ndim != 2 or 0 in t.shape:
+    counts = as_array(table, 'table', caller)
+    if counts.ndim != 2 or 0 in counts.shape:
         raise ValueError(f"{caller}: table must be 2-D, items x categories (counts), "
-                         f"with at least one of each; got shape {t.shape}")
-    t = t.astype(np.float64)
-    if (bad := ~np.isfinite(t) | (t < 0) | (t != np.floor(t))).any():
+                         f"with at least one of each; got shape {counts.shape}")
+    counts = counts.astype(np.float64)
+    if (bad := ~np.isfinite(counts) | (counts < 0) | (counts != np.floor(counts))).any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"{caller}: table[{i}][{j}] is {float(t[i, j])!r}; "
+        raise ValueError(f"{caller}: table[{i}][{j}] is {float(counts[i, j])!r}; "
                          "table holds counts of ratings: non-negative integers")
-    with np.errstate(over='ignore'): r = t.sum(1)
-    if (r != r[0]).any():
-        i = int(np.flatnonzero(r != r[0])[0])
-        raise ValueError(f"{caller}: row {i} of table has {r[i]:g} ratings but row 0 has {r[0]:g}; "
-                         "Fleiss' kappa needs the same number of ratings "
+    with np.errstate(over='ignore'): totals = counts.sum(1)
+    if (totals != totals[0]).any():
+        row = int(np.flatnonzero(totals != totals[0])[0])
+        raise ValueError(f"{caller}: row {row} of table has {totals[row]:g} ratings but row 0 has "
+                         f"{totals[0]:g}; Fleiss' kappa needs the same number of ratings "
                          "of every item (leave out the incomplete items, "
                          "or use krippendorff_alpha, which allows missing ratings)")
-    if r[0] < 2:
-        raise ValueError(f"{caller}: every item has {r[0]:g} rating(s); "
+    if totals[0] < 2:
+        raise ValueError(f"{caller}: every item has {totals[0]:g} rating(s); "
                          "Fleiss' kappa needs at least 2 per item")
-    return t
+    return counts
 
 # %% ../nbs/08a_agreement.ipynb #273da1ef
 def fleiss_kappa(table, # items x categories: table[i][j] raters put item i in category j
@@ -743,11 +758,11 @@ def fleiss_kappa(table, # items x categories: table[i][j] raters put item i in c
     caller = 'fleiss_kappa'
     if not isinstance(method, str) or method not in ('fleiss', 'randolph'):
         raise ValueError(f"{caller}: method must be 'fleiss' or 'randolph', got {brief(method)}")
-    t = _check_table(table, caller)
-    (N, q), r = t.shape, t[0].sum()
+    counts = _check_table(table, caller)
+    (N, q), r = counts.shape, counts[0].sum()
     with np.errstate(all='ignore'):
-        P_bar = (((t * t).sum(1) - r) / (r * (r - 1))).mean()
-        P_e = ((t.sum(0) / (N * r)) ** 2).sum() if method == 'fleiss' else 1 / q
+        P_bar = (((counts * counts).sum(1) - r) / (r * (r - 1))).mean()
+        P_e = ((counts.sum(0) / (N * r)) ** 2).sum() if method == 'fleiss' else 1 / q
     if not (math.isfinite(P_bar) and math.isfinite(P_e)):
         raise ValueError(f"{caller}: the counts are too large to compute kappa in float64")
     if P_e >= 1:

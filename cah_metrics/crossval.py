@@ -22,40 +22,42 @@ __all__ = ['assign_folds', 'fold_seeds', 'cv_interval', 'CVResult', 'cross_valid
 # %% ../nbs/09_crossval.ipynb #b6b870b7
 _MAX_WORK = 10**8        # repeats x folds x n: the most an assignment may ask for (a few seconds)
 
-def _labels(x, name:str, caller:str, n:int|None=None) -> tuple[np.ndarray, np.ndarray]:
-    "The sorted distinct labels of `x` and each item's index among them."
-    # a `TypeError`/`ValueError` naming `name` unless `x` is a 1-D array of labels
-    a = as_array(x, name, caller, numeric=False)
-    if a.dtype == object and a.size and all(isinstance(v, str) for v in a.ravel()):
-        a = a.astype(str)
-    if (a.dtype.kind == 'f' and np.isfinite(a).all() and (a == np.round(a)).all()
-            and (np.abs(a) < 2**53).all()):
-        a = a.astype(np.int64)
-    if a.dtype.kind not in 'biuU':
+def _labels(given, name:str, caller:str, n:int|None=None) -> tuple[np.ndarray, np.ndarray]:
+    "The sorted distinct labels of `given` and each item's index among them."
+    # a `TypeError`/`ValueError` naming `name` unless `given` is a 1-D array of labels
+    labels = as_array(given, name, caller, numeric=False)
+    if (labels.dtype == object and labels.size
+            and all(isinstance(label, str) for label in labels.ravel())):
+        labels = labels.astype(str)
+    if (labels.dtype.kind == 'f' and np.isfinite(labels).all()
+            and (labels == np.round(labels)).all() and (np.abs(labels) < 2**53).all()):
+        labels = labels.astype(np.int64)
+    if labels.dtype.kind not in 'biuU':
         raise TypeError(f"{caller}: {name} must hold labels (bool, int or str), "
-                        f"got dtype {a.dtype}")
-    if a.ndim != 1:
-        raise ValueError(f"{caller}: {name} must be 1-D (one label per item), got shape {a.shape}")
-    if n is not None and len(a) != n:
-        raise ValueError(f"{caller}: {name} has {len(a)} labels but there are {n} items")
-    classes, codes = np.unique(a, return_inverse=True)
+                        f"got dtype {labels.dtype}")
+    if labels.ndim != 1:
+        raise ValueError(f"{caller}: {name} must be 1-D (one label per item), "
+                         f"got shape {labels.shape}")
+    if n is not None and len(labels) != n:
+        raise ValueError(f"{caller}: {name} has {len(labels)} labels but there are {n} items")
+    classes, codes = np.unique(labels, return_inverse=True)
     return classes, codes.reshape(-1).astype(np.int64)
 
 # %% ../nbs/09_crossval.ipynb #b461c807
-def _check_folds(n:int, folds, repeats, seed, y, g, caller:str) -> tuple[int, int, int]:
-    "Checked `folds`, `repeats`, `seed` for `n` items, class codes `y`, group codes `g` (or None)."
+def _check_folds(n:int, folds, repeats, seed, y, groups, caller:str) -> tuple[int, int, int]:
+    "Checked `folds`, `repeats`, `seed` for `n` items, class codes `y` and group codes (or None)."
     folds = check_int(folds, 'folds', caller, low=2, high=max(n, 2))
     repeats = check_int(repeats, 'repeats', caller, high=100)
     seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
     if repeats * folds * n > _MAX_WORK:
         raise ValueError(f"{caller}: repeats x folds x n = {repeats * folds * n:,} is over "
                          f"{_MAX_WORK:,}; use fewer folds or repeats")
-    if g is not None and (G := int(g.max()) + 1) < folds:
-        raise ValueError(f"{caller}: there are {G} groups, fewer than folds={folds}; "
+    if groups is not None and (n_groups := int(groups.max()) + 1) < folds:
+        raise ValueError(f"{caller}: there are {n_groups} groups, fewer than folds={folds}; "
                          "a group never spans two folds")
-    if y is not None and (c := int(np.bincount(y).min())) < folds:
-        raise ValueError(f"{caller}: the smallest class has {c} items, fewer than folds={folds}; "
-                         "a stratified fold needs one item of each class")
+    if y is not None and (smallest := int(np.bincount(y).min())) < folds:
+        raise ValueError(f"{caller}: the smallest class has {smallest} items, fewer than "
+                         f"folds={folds}; a stratified fold needs one item of each class")
     return folds, repeats, seed
 
 def _splitter(stratified:bool, grouped:bool):
@@ -68,13 +70,13 @@ def _splitter(stratified:bool, grouped:bool):
 def _assign(n:int, folds, strata, groups, repeats, seed, caller:str) -> tuple[np.ndarray, str]:
     "The fold assignment (repeats, n) and the splitter's name; `strata`, `groups`: labels or None."
     y = None if strata is None else _labels(strata, 'strata', caller, n)[1]
-    g = None if groups is None else _labels(groups, 'groups', caller, n)[1]
-    folds, repeats, seed = _check_folds(n, folds, repeats, seed, y, g, caller)
-    cls, rng = _splitter(y is not None, g is not None), np.random.RandomState(seed)
+    codes = None if groups is None else _labels(groups, 'groups', caller, n)[1]
+    folds, repeats, seed = _check_folds(n, folds, repeats, seed, y, codes, caller)
+    cls, rng = _splitter(y is not None, codes is not None), np.random.RandomState(seed)
     out = np.empty((repeats, n), np.int64)
-    for r in range(repeats):   # as RepeatedKFold: one RandomState, passed to each repeat's splitter
-        splits = cls(folds, shuffle=True, random_state=rng).split(np.zeros((n, 0)), y, g)
-        for k, (_, test) in enumerate(splits): out[r, test] = k
+    for repeat in range(repeats):   # as RepeatedKFold: one RandomState for every repeat's splitter
+        splits = cls(folds, shuffle=True, random_state=rng).split(np.zeros((n, 0)), y, codes)
+        for fold, (_, test) in enumerate(splits): out[repeat, test] = fold
     return out, cls.__name__
 
 def assign_folds(n:int, # the number of items, >= 2
@@ -95,26 +97,26 @@ def fold_seeds(seed:int, # the cross-validation's seed, 0 to 2**32 - 1
     "Independent 32-bit seeds, one per split: word 0 of each of `SeedSequence(seed).spawn(count)`."
     seed = check_int(seed, 'seed', 'fold_seeds', low=0, high=2**32 - 1)
     count = check_int(count, 'count', 'fold_seeds', high=100_000)
-    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
+    return [int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(count)]
 
 # %% ../nbs/09_crossval.ipynb #33e651e9
-def _accuracy(y, pred, s, C:int):
+def _accuracy(y, pred, scores, C:int):
     "The share of `pred` equal to `y`."
     return (pred == y).mean(-1)
 
-def _balanced_accuracy(y, pred, s, C:int):
+def _balanced_accuracy(y, pred, scores, C:int):
     "The mean over the classes present in `y` of each class's recall."
     recalls = [((pred == c) & (y == c)).sum(-1) / (y == c).sum(-1)
                for c in range(C) if (y == c).any()]
     return np.mean(recalls, axis=0)
 
-def _roc_auc(y, pred, s, C:int):
-    "Mann-Whitney AUC of the scores `s` for the positives `y == 1`, ties counting one half."
+def _roc_auc(y, pred, scores, C:int):
+    "Mann-Whitney AUC of the `scores` for the positives `y == 1`, ties counting one half."
     from scipy.stats import rankdata
     pos = y == 1
     m1 = pos.sum(-1)
     m0 = pos.shape[-1] - m1
-    return ((rankdata(s, axis=-1) * pos).sum(-1) - m1 * (m1 + 1) / 2) / (m1 * m0)
+    return ((rankdata(scores, axis=-1) * pos).sum(-1) - m1 * (m1 + 1) / 2) / (m1 * m0)
 
 _SCORERS = {'accuracy': (_accuracy, False),                # name: (function, needs scores)
             'balanced_accuracy': (_balanced_accuracy, False),
@@ -147,23 +149,26 @@ def cv_interval(scores, # the score of each split (repeats x folds of them, at l
     return m - h, m + h
 
 # %% ../nbs/09_crossval.ipynb #330822ec
-def _bootstrap_ci(y, pred, score, A, folds:int, names, C:int, confidence:float, n_resamples:int,
-                  seed:int) -> dict:
+def _bootstrap_ci(y, pred, score, assignment, folds:int, names, C:int, confidence:float,
+                  n_resamples:int, seed:int) -> dict:
     "Percentile interval of the mean split score; test items resampled per split and class."
     # no refitting
-    rng, reps = np.random.default_rng(seed), {s: np.zeros(n_resamples) for s in names}
-    for r, k in product(range(A.shape[0]), range(folds)):
-        test = np.flatnonzero(A[r] == k)
+    rng, reps = np.random.default_rng(seed), {name: np.zeros(n_resamples) for name in names}
+    for repeat, fold in product(range(assignment.shape[0]), range(folds)):
+        test = np.flatnonzero(assignment[repeat] == fold)
         strata = [test[y[test] == c] for c in range(C) if (y[test] == c).any()]
         step = max(1, 2**22 // len(test))
-        for b0 in range(0, n_resamples, step):
-            b = min(step, n_resamples - b0)
-            idx = np.concatenate([rng.choice(t, (b, len(t))) for t in strata], axis=1)
-            for s in names:
-                scores = None if score is None else score[r, idx]
-                reps[s][b0:b0 + b] += _SCORERS[s][0](y[idx], pred[r, idx], scores, C)
+        for start in range(0, n_resamples, step):
+            count = min(step, n_resamples - start)
+            idx = np.concatenate([rng.choice(items, (count, len(items))) for items in strata],
+                                 axis=1)
+            for name in names:
+                scores = None if score is None else score[repeat, idx]
+                reps[name][start:start + count] += _SCORERS[name][0](y[idx], pred[repeat, idx],
+                                                                     scores, C)
     from cah_metrics.resample import percentile_interval
-    return {s: percentile_interval(v / (A.shape[0] * folds), confidence) for s, v in reps.items()}
+    splits = assignment.shape[0] * folds
+    return {name: percentile_interval(total / splits, confidence) for name, total in reps.items()}
 
 # %% ../nbs/09_crossval.ipynb #934dd1af
 @dataclass(repr=False, eq=False)
@@ -193,10 +198,11 @@ class CVResult:
                 f"repeat{'s' * (self.repeats > 1)}, n = {self.n}, seed {self.seed})")
         width = max(map(len, self.scores))
         level = f"{self.confidence * 100:g}% {self.interval}"
-        rows = [f"  {k:<{width}}  {self.mean[k]:.4f} ± {self.sd[k]:.4f}  {level} "
-                f"[{self.ci[k][0]:.4f}, {self.ci[k][1]:.4f}]"
-                f"  splits: {' '.join(f'{v:.4f}' for v in self.scores[k][:10])}{' ...' * (J > 10)}"
-                for k in self.scores]
+        def splits(name): return ' '.join(f'{score:.4f}' for score in self.scores[name][:10])
+        rows = [f"  {name:<{width}}  {self.mean[name]:.4f} ± {self.sd[name]:.4f}  {level} "
+                f"[{self.ci[name][0]:.4f}, {self.ci[name][1]:.4f}]"
+                f"  splits: {splits(name)}{' ...' * (J > 10)}"
+                for name in self.scores]
         return '\n'.join([head, *rows])
     @property
     def signature(self) -> Signature:
@@ -210,9 +216,11 @@ class CVResult:
         "Scores, means, sds, intervals and settings as plain JSON types (no per-item arrays)."
         keep = ('model', 'splitter', 'folds', 'repeats', 'n', 'seed', 'interval', 'confidence',
                 'n_resamples')
-        return {**{k: getattr(self, k) for k in keep}, 'classes': json_ready(self.classes),
+        settings = {attr: getattr(self, attr) for attr in keep}
+        return {**settings, 'classes': json_ready(self.classes),
                 'scores': json_ready(self.scores), 'mean': dict(self.mean), 'sd': dict(self.sd),
-                'ci': {k: list(v) for k, v in self.ci.items()}, 'signature': str(self.signature)}
+                'ci': {name: list(ends) for name, ends in self.ci.items()},
+                'signature': str(self.signature)}
     def with_interval(self, method:str='corrected-t', # 'corrected-t', 'naive-t' or 'bootstrap'
                       confidence:float=0.95, # the level, in (0, 1)
                       # bootstrap resamples, 100 to 100,000 (seeded by the result's seed)
@@ -225,9 +233,9 @@ class CVResult:
                              f"got {brief(method)}")
         confidence = check_float(confidence, 'confidence', caller, 0, 1, True, True)
         if method != 'bootstrap':
-            ci = {k: cv_interval(v, 1 / (self.folds - 1), confidence, method)
-                  for k, v in self.scores.items()}
-            clipped = {k: (max(lo, 0.0), min(hi, 1.0)) for k, (lo, hi) in ci.items()}
+            ci = {name: cv_interval(scores, 1 / (self.folds - 1), confidence, method)
+                  for name, scores in self.scores.items()}
+            clipped = {name: (max(lo, 0.0), min(hi, 1.0)) for name, (lo, hi) in ci.items()}
             return dataclasses.replace(self, ci=clipped, interval=method, confidence=confidence,
                                        n_resamples=None)
         n_resamples = check_int(n_resamples, 'n_resamples', caller, low=100, high=100_000)
@@ -250,7 +258,7 @@ def _model_kind(model, caller:str) -> tuple[str, str]:
     if callable(getattr(model, 'fit', None)) and callable(getattr(model, 'predict', None)):
         steps = getattr(model, 'steps', None)                    # a Pipeline: name it by its steps
         pipe = (isinstance(steps, list) and steps
-                and all(isinstance(p, tuple) and len(p) == 2 for p in steps))
+                and all(isinstance(step, tuple) and len(step) == 2 for step in steps))
         if pipe: return 'estimator', '+'.join(type(step).__name__ for _, step in steps)
         return 'estimator', type(model).__name__
     if callable(model): return 'function', getattr(model, '__name__', type(model).__name__)
@@ -258,12 +266,12 @@ def _model_kind(model, caller:str) -> tuple[str, str]:
                     f"fit(X_train, y_train, seed) -> predict, got {type(model).__name__}")
 
 # %% ../nbs/09_crossval.ipynb #0ec5f3fe
-def _as_codes(pred, classes:np.ndarray, m:int, j:int, caller:str) -> np.ndarray:
+def _as_codes(pred, classes:np.ndarray, m:int, split:int, caller:str) -> np.ndarray:
     "An estimator's `m` predicted labels as indices into `classes`, checked: `m`, all known."
     pred = np.asarray(pred).reshape(-1)
     if len(pred) != m:
         raise ValueError(f"{caller}: the model made {len(pred)} predictions for the {m} test items "
-                         f"of split {j}")
+                         f"of split {split}")
     try:
         codes = np.clip(np.searchsorted(classes, pred), 0, len(classes) - 1)
         ok = np.asarray(classes[codes] == pred, bool)
@@ -271,45 +279,50 @@ def _as_codes(pred, classes:np.ndarray, m:int, j:int, caller:str) -> np.ndarray:
     if not ok.all():
         bad = pred[~ok][0]
         bad = bad.item() if isinstance(bad, np.generic) else bad
-        raise ValueError(f"{caller}: the model predicted a label that is not in y on split {j}: "
-                         f"{brief(bad)}")
+        raise ValueError(f"{caller}: the model predicted a label that is not in y on split "
+                         f"{split}: {brief(bad)}")
     return codes
 
-def _positive_score(est, X_test, classes, j:int, caller:str) -> np.ndarray:
+def _positive_score(est, X_test, classes, split:int, caller:str) -> np.ndarray:
     "The estimator's score of the positive class: decision_function, else predict_proba's column 1."
     if not np.array_equal(getattr(est, 'classes_', classes), classes):
-        raise ValueError(f"{caller}: split {j}'s training items lack a class; "
+        raise ValueError(f"{caller}: split {split}'s training items lack a class; "
                          "use stratify=True or fewer folds")
-    if hasattr(est, 'decision_function'): s = est.decision_function(X_test)
-    elif hasattr(est, 'predict_proba'): s = np.asarray(est.predict_proba(X_test))[:, 1]
+    if hasattr(est, 'decision_function'): scores = est.decision_function(X_test)
+    elif hasattr(est, 'predict_proba'): scores = np.asarray(est.predict_proba(X_test))[:, 1]
     else:
         raise TypeError(f"{caller}: roc_auc needs scores, but the model has neither "
                         "decision_function nor predict_proba")
-    s = as_array(s, f'the scores of split {j}', caller, finite=True).reshape(-1).astype(float)
-    if len(s) != len(X_test):
-        raise ValueError(f"{caller}: the model gave {len(s)} scores for the {len(X_test)} test "
-                         f"items of split {j}")
-    return s
+    scores = as_array(scores, f'the scores of split {split}', caller, finite=True)
+    scores = scores.reshape(-1).astype(float)
+    if len(scores) != len(X_test):
+        raise ValueError(f"{caller}: the model gave {len(scores)} scores for the {len(X_test)} "
+                         f"test items of split {split}")
+    return scores
 
 # %% ../nbs/09_crossval.ipynb #674de015
-def _fit_predict(model, kind:str, X, y, classes, train, test, seed, scores:bool, j:int, caller:str):
-    "Fit split `j`'s training items: the test items' predicted classes and positive-class scores."
+def _fit_predict(model, kind:str, X, y, classes, train, test, seed, scores:bool,
+                 split:int, caller:str):
+    "Fit a split's training items: the test items' predicted classes and positive-class scores."
     # the predicted class indices, and the scores if `scores` (else None)
     if kind == 'estimator':
         from sklearn.base import clone
         est = clone(model) if hasattr(model, 'get_params') else copy.deepcopy(model)
         est = est.fit(X[train], classes[y[train]])
-        codes = _as_codes(est.predict(X[test]), classes, len(test), j, caller)
-        return codes, (_positive_score(est, X[test], classes, j, caller) if scores else None)
+        codes = _as_codes(est.predict(X[test]), classes, len(test), split, caller)
+        return codes, (_positive_score(est, X[test], classes, split, caller) if scores else None)
     predict = model(X[train], y[train], seed)
     if not callable(predict):
         raise TypeError(f"{caller}: the fit function must return a predict function, "
-                        f"got {type(predict).__name__} on split {j}")
-    P = as_array(predict(X[test]), f'the class scores of split {j}', caller, finite=True)
-    if P.shape != (len(test), len(classes)):
+                        f"got {type(predict).__name__} on split {split}")
+    class_scores = as_array(predict(X[test]), f'the class scores of split {split}', caller,
+                            finite=True)
+    if class_scores.shape != (len(test), len(classes)):
         raise ValueError(f"{caller}: predict must return a score per class per test item, "
-                         f"shape {(len(test), len(classes))}, got {P.shape} on split {j}")
-    return P.argmax(1), (P[:, 1] - P[:, 0]).astype(float) if scores else None
+                         f"shape {(len(test), len(classes))}, got {class_scores.shape} "
+                         f"on split {split}")
+    margin = (class_scores[:, 1] - class_scores[:, 0]).astype(float) if scores else None
+    return class_scores.argmax(1), margin
 
 # %% ../nbs/09_crossval.ipynb #e26cf57c
 def _check_inputs(X, y, scoring, caller:str):
@@ -323,10 +336,10 @@ def _check_inputs(X, y, scoring, caller:str):
         raise ValueError(f"{caller}: y must hold at least two classes and X at least two rows, "
                          f"got {len(classes)} classes in {len(X)} rows")
     names = [scoring] if isinstance(scoring, str) else check_sequence(scoring, 'scoring', caller)
-    for s in names:
-        if not isinstance(s, str) or s not in _SCORERS:
+    for name in names:
+        if not isinstance(name, str) or name not in _SCORERS:
             raise ValueError(f"{caller}: scoring must name scores among {', '.join(_SCORERS)}, "
-                             f"got {brief(s)}")
+                             f"got {brief(name)}")
     if not names or len(set(names)) < len(names):
         raise ValueError(f"{caller}: scoring must name at least one score, each once, "
                          f"got {brief(names)}")
@@ -335,28 +348,32 @@ def _check_inputs(X, y, scoring, caller:str):
     return X, classes, codes, names
 
 # %% ../nbs/09_crossval.ipynb #6ccbe1ff
-def _run_splits(model, kind, X, y, classes, A, folds, names, seed, caller):
+def _run_splits(model, kind, X, y, classes, assignment, folds, names, seed, caller):
     "Fit and score every split: per-split scores, predicted classes, positive-class scores (R, n)."
-    R, n, C = A.shape[0], len(y), len(classes)
-    need = any(_SCORERS[s][1] for s in names)
+    R, n, C = assignment.shape[0], len(y), len(classes)
+    need = any(_SCORERS[name][1] for name in names)
     seeds = fold_seeds(seed, R * folds) if kind == 'function' else [None] * (R * folds)
     pred, dec = np.zeros((R, n), np.int64), (np.zeros((R, n)) if need else None)
-    per = {s: np.zeros(R * folds) for s in names}
-    for j, (r, k) in enumerate(product(range(R), range(folds))):
-        test, train = np.flatnonzero(A[r] == k), np.flatnonzero(A[r] != k)
+    per = {name: np.zeros(R * folds) for name in names}
+    for split, (repeat, fold) in enumerate(product(range(R), range(folds))):
+        test = np.flatnonzero(assignment[repeat] == fold)
+        train = np.flatnonzero(assignment[repeat] != fold)
+        where = f"split {split} (repeat {repeat}, fold {fold})"
         if (miss := np.setdiff1d(np.arange(C), y[train])).size:
-            raise ValueError(f"{caller}: split {j} (repeat {r}, fold {k}) has no training item of "
+            raise ValueError(f"{caller}: {where} has no training item of "
                              f"class {brief(classes[miss[0]].item())}; "
                              "use stratify=True or fewer folds")
-        p, d = _fit_predict(model, kind, X, y, classes, train, test, seeds[j], need, j, caller)
-        pred[r, test] = p
-        if need: dec[r, test] = d
+        codes, margin = _fit_predict(model, kind, X, y, classes, train, test, seeds[split], need,
+                                     split, caller)
+        pred[repeat, test] = codes
+        if need: dec[repeat, test] = margin
         if need and len(np.unique(y[test])) < 2:
-            raise ValueError(f"{caller}: roc_auc is undefined on split {j} (repeat {r}, fold {k}): "
+            raise ValueError(f"{caller}: roc_auc is undefined on {where}: "
                              "its test items are all of one class; "
                              "use stratify=True or fewer folds")
-        scores = dec[r, test] if need else None
-        for s in names: per[s][j] = float(_SCORERS[s][0](y[test], pred[r, test], scores, C))
+        scores = dec[repeat, test] if need else None
+        for name in names:
+            per[name][split] = float(_SCORERS[name][0](y[test], pred[repeat, test], scores, C))
     return per, pred, dec
 
 # %% ../nbs/09_crossval.ipynb #1ee66c48
@@ -379,7 +396,7 @@ def cross_validate(model, # an estimator (fit, predict), or fit(X_train, y_train
     kind, name = _model_kind(model, caller)
     X, classes, y, names = _check_inputs(X, y, scoring, caller)
     strata = y if check_bool(stratify, 'stratify', caller) else None
-    A, splitter = _assign(len(y), folds, strata, groups, repeats, seed, caller)
+    assignment, splitter = _assign(len(y), folds, strata, groups, repeats, seed, caller)
     check_float(confidence, 'confidence', caller, 0, 1, True, True)
     if not isinstance(interval, str) or interval not in _METHODS:
         raise ValueError(f"{caller}: interval must be one of {', '.join(_METHODS)}, "
@@ -389,10 +406,11 @@ def cross_validate(model, # an estimator (fit, predict), or fit(X_train, y_train
         if groups is not None:
             raise ValueError(f"{caller}: interval='bootstrap' resamples items, which are not "
                              "independent when they come in groups; use 'corrected-t'")
-    per, pred, dec = _run_splits(model, kind, X, y, classes, A, A.max() + 1, names, int(seed),
+    n_folds = assignment.max() + 1
+    per, pred, dec = _run_splits(model, kind, X, y, classes, assignment, n_folds, names, int(seed),
                                  caller)
-    mean = {k: float(v.mean()) for k, v in per.items()}
-    sd = {k: float(v.std()) for k, v in per.items()}
-    res = CVResult(per, mean, sd, {}, name, splitter, int(A.max()) + 1, A.shape[0], len(y),
-                   int(seed), interval, float(confidence), None, classes, y, A, pred, dec)
+    mean = {score: float(values.mean()) for score, values in per.items()}
+    sd = {score: float(values.std()) for score, values in per.items()}
+    res = CVResult(per, mean, sd, {}, name, splitter, int(n_folds), assignment.shape[0], len(y),
+                   int(seed), interval, float(confidence), None, classes, y, assignment, pred, dec)
     return res.with_interval(interval, confidence, n_resamples)
