@@ -33,7 +33,10 @@ def doc_pairs(n, seed=0):
     return H, R
 
 def max_diff(ours, theirs, types):
-    return max((abs(x - y) for o, t in zip(ours, theirs) for k in types for x, y in zip(o[k], t[k])), default=0.0)
+    "The largest |difference| of precision, recall and F1 between our per-example scores and rouge-score's."
+    def prf(score, k): return (score[f'{k}_precision'], score[f'{k}_recall'], score[k])
+    pairs = ((prf(o, k), t[k]) for o, t in zip(ours, theirs) for k in types)
+    return max((abs(x - y) for a, b in pairs for x, y in zip(a, b)), default=0.0)
 
 def side_by_side(hyps, refs, types, stem, repeats, mem=True):
     "Median seconds of ours and rouge-score's, peak MiB of each (None unless mem), and the largest per-example difference."

@@ -6,14 +6,13 @@ Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 
 # %% ../nbs/01a_rouge.ipynb #12b9468e
 from __future__ import annotations
-import math, re
+import functools, math, re, warnings
 from fractions import Fraction
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import count, repeat
 from math import isqrt
-from typing import NamedTuple
+from operator import itemgetter
 
 import numpy as np
 from fastcore.basics import patch
@@ -21,13 +20,14 @@ from fastcore.basics import patch
 from . import __version__
 from .core import Metric, Score, Signature, StateReduction, register
 from .resample import Plan, Resampling, mean_plan, resampled_means
-from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs, ngram_counts, stem_tokens,
-                              split_sentences, as_array, as_texts, check_float, check_int, check_sequence, check_str, check_tokens)
+from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs,
+                              ngram_counts, stem_tokens, split_sentences, as_array, as_texts,
+                              check_float, check_int, check_sequence, check_str, check_tokens)
 
 # %% auto #0
 __all__ = ['MAX_ORDER', 'MAX_TABLE', 'MAX_BOOT', 'rouge_n', 'lcs_table', 'lcs_length', 'rouge_l', 'lcs_indices', 'lsum_overlap',
-           'RougeScore', 'prf_arrays', 'RougeAggregate', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'score_together',
-           'rouge_scores', 'corpus_rouge', 'RougeCountTable']
+           'prf_arrays', 'rouge_from_stats', 'ROUGE', 'ROUGEScore', 'score_together', 'rouge_scores', 'corpus_rouge',
+           'RougeCountTable']
 
 # %% ../nbs/01a_rouge.ipynb #36943fab
 MAX_ORDER = 100   # the largest n-gram order of `rouge_n` and of a rougeN measure
@@ -42,7 +42,8 @@ def rouge_n(candidate:Sequence[str], # candidate tokens (a list of str, not a te
             n:int=1, # n-gram order, 1 to `MAX_ORDER`
            ) -> tuple[float, float, float]:
     "ROUGE-N (precision, recall, F1) from the multiset overlap of n-grams."
-    candidate, reference = check_tokens(candidate, 'candidate', 'rouge_n'), check_tokens(reference, 'reference', 'rouge_n')
+    candidate = check_tokens(candidate, 'candidate', 'rouge_n')
+    reference = check_tokens(reference, 'reference', 'rouge_n')
     n = check_int(n, 'n', 'rouge_n', high=MAX_ORDER)
     c, r = ngram_counts(candidate, n), ngram_counts(reference, n)
     return _prf(sum((c & r).values()), sum(c.values()), sum(r.values()))
@@ -53,10 +54,11 @@ MAX_TABLE = 1_000_000   # the most cells `lcs_table` builds
 def lcs_table(ref:Sequence[str], # reference tokens (rows)
               can:Sequence[str], # candidate tokens (columns)
              ) -> list[list[int]]:
-    "The full LCS dynamic-programming table, (len(ref)+1) x (len(can)+1), at most `MAX_TABLE` cells."
+    "The LCS dynamic-programming table, (len(ref)+1) x (len(can)+1), at most `MAX_TABLE` cells."
     ref, can = check_tokens(ref, 'ref', 'lcs_table'), check_tokens(can, 'can', 'lcs_table')
     if (cells := (len(ref) + 1) * (len(can) + 1)) > MAX_TABLE:
-        raise ValueError(f"lcs_table: ref and can give a table of {cells:,} cells, more than MAX_TABLE = {MAX_TABLE:,}; use lcs_length")
+        raise ValueError(f"lcs_table: ref and can give a table of {cells:,} cells, "
+                         f"more than MAX_TABLE = {MAX_TABLE:,}; use lcs_length")
     T = [[0] * (len(can) + 1) for _ in range(len(ref) + 1)]
     for i, a in enumerate(ref, 1):
         for j, b in enumerate(can, 1):
@@ -72,7 +74,7 @@ def _step(V:int, mask:int, full:int) -> int:
 def lcs_length(a:Sequence[str], # one token sequence (a list of str)
                b:Sequence[str], # the other
               ) -> int:
-    "Length of the longest common subsequence of `a` and `b` (bit-parallel, via rapidfuzz; exact, linear memory)."
+    "Length of the longest common subsequence of `a` and `b` (bit-parallel, via rapidfuzz; exact)."
     from rapidfuzz.distance import LCSseq
     a, b = check_tokens(a, 'a', 'lcs_length'), check_tokens(b, 'b', 'lcs_length')
     ids, lens = Vocab().encode([a, b])
@@ -83,12 +85,13 @@ def lcs_length(a:Sequence[str], # one token sequence (a list of str)
 def rouge_l(candidate:Sequence[str], # candidate tokens (a list of str, not a text)
             reference:Sequence[str], # reference tokens
            ) -> tuple[float, float, float]:
-    "ROUGE-L (precision, recall, F1) from the LCS length (bit-parallel: linear memory at any length)."
-    candidate, reference = check_tokens(candidate, 'candidate', 'rouge_l'), check_tokens(reference, 'reference', 'rouge_l')
+    "ROUGE-L (precision, recall, F1) from the LCS length (bit-parallel: linear memory, any length)."
+    candidate = check_tokens(candidate, 'candidate', 'rouge_l')
+    reference = check_tokens(reference, 'reference', 'rouge_l')
     return _prf(lcs_length(reference, candidate), len(candidate), len(reference))
 
 # %% ../nbs/01a_rouge.ipynb #19eb4d46
-_REV8 = bytes(int(f'{b:08b}'[::-1], 2) for b in range(256))   # each byte with its bits in reverse order
+_REV8 = bytes(int(f'{b:08b}'[::-1], 2) for b in range(256))   # each byte, its bits reversed
 
 def _reverse(x:int, nb:int) -> int:
     "The lowest 8*nb bits of `x` in reverse order: bit p moves to bit 8*nb - 1 - p."
@@ -97,41 +100,47 @@ def _reverse(x:int, nb:int) -> int:
 def _bits(pos:Sequence[int], nb:int) -> int:
     "The integer whose set bits are the positions `pos`, all below 8*nb."
     if len(pos) < 64: return sum(1 << p for p in pos)
-    a = np.zeros(8 * nb, np.uint8); a[list(pos)] = 1
-    return int.from_bytes(np.packbits(a, bitorder='little').tobytes(), 'little')
+    flags = np.zeros(8 * nb, np.uint8)
+    flags[list(pos)] = 1
+    return int.from_bytes(np.packbits(flags, bitorder='little').tobytes(), 'little')
 
 # %% ../nbs/01a_rouge.ipynb #453ac7bd
-_WIDTH, _MASK_BYTES = 1 << 16, 32 << 20   # bits of reference sentences per pack; bytes of token masks kept per pack
+_WIDTH = 1 << 16        # bits of reference sentences per pack
+_MASK_BYTES = 32 << 20  # bytes of token masks kept per pack
 
 class _Pack:
-    "Reference sentences side by side in the bits of one integer, a zero guard bit below, between and above them."
+    "Reference sentences side by side in the bits of one integer, a zero guard bit around each."
     def __init__(self, sents:list[list[str]]):
         self.sents, self.starts, self.pos, rows, p = sents, [], {}, [], 1
-        for s in sents:
-            self.starts.append(p); rows.extend(range(p, p + len(s)))
-            for i, t in enumerate(s): self.pos.setdefault(t, []).append(p + i)
-            p += len(s) + 1
+        for sent in sents:
+            self.starts.append(p)
+            rows.extend(range(p, p + len(sent)))
+            for i, t in enumerate(sent): self.pos.setdefault(t, []).append(p + i)
+            p += len(sent) + 1
         self.nb, self.cache = (p + 7) // 8, {}
-        self.full, self.rows = (1 << 8 * self.nb) - 1, _bits(rows, self.nb)     # rows: every bit but the guards; V_0
+        self.full = (1 << 8 * self.nb) - 1
+        self.rows = _bits(rows, self.nb)                  # every bit but the guards: V_0
         self.rrows = _reverse(self.rows, self.nb)
-        self.start = _reverse(_bits([b + len(s) - 1 for s, b in zip(sents, self.starts) if s], self.nb), self.nb)  # last rows
+        last_rows = [b + len(sent) - 1 for sent, b in zip(sents, self.starts) if sent]
+        self.start = _reverse(_bits(last_rows, self.nb), self.nb)
 
 # %% ../nbs/01a_rouge.ipynb #1ca43984
 @patch
 def masks(self:_Pack, t:str) -> tuple[int, int]:
     "The bit mask of the positions of token `t` in the pack, and its reverse."
-    m = self.cache.get(t)
-    if m is None:
+    pair = self.cache.get(t)
+    if pair is None:
         if (len(self.cache) + 1) * 2 * self.nb > _MASK_BYTES: self.cache.clear()
         M = _bits(self.pos.get(t, ()), self.nb)
-        m = self.cache[t] = (M, _reverse(M, self.nb))
-    return m
+        pair = self.cache[t] = (M, _reverse(M, self.nb))
+    return pair
 
 # %% ../nbs/01a_rouge.ipynb #3e5e514b
 @patch
 def columns(self:_Pack, can:list[str]):
     "The bit columns V_j of every sentence against `can`, for j = len(can) down to 1."
-    n = len(can); k, V, saved = max(1, isqrt(n)), self.rows, []
+    n = len(can)
+    k, V, saved = max(1, isqrt(n)), self.rows, []
     for j in range(0, n, k):
         saved.append(V)
         for t in can[j:j + k]: V = _step(V, self.masks(t)[0], self.rows)
@@ -143,7 +152,7 @@ def columns(self:_Pack, can:list[str]):
 # %% ../nbs/01a_rouge.ipynb #8d2761e2
 @patch
 def walk(self:_Pack, can:list[str]) -> int:
-    "The rows (in reversed bits) of each sentence's LCS with `can` that rouge-score's backtrack picks."
+    "The rows (reversed bits) of each sentence's LCS with `can`, as rouge-score's backtrack picks."
     cur, hits, full = self.start, 0, self.full
     for j, V in zip(range(len(can), 0, -1), self.columns(can)):
         Mr = self.masks(can[j - 1])[1]
@@ -151,27 +160,31 @@ def walk(self:_Pack, can:list[str]) -> int:
         F = ((full ^ stop) + cur) & stop                  # each cursor's first stop at or above it
         hit = F & Mr
         hits |= hit
-        cur = (F ^ hit) | (hit << 1)                      # a match: diagonal (one row up); else: left, same row
+        cur = (F ^ hit) | (hit << 1)                      # a match: a row up; else: left, same row
         if not cur & self.rrows: break                    # every walk is done
     return hits
 
 # %% ../nbs/01a_rouge.ipynb #1d652287
 @patch
 def union(self:_Pack, can_sents:list[list[str]]) -> list[list[int]]:
-    "For each sentence of the pack, the sorted positions of the union of its LCS with each candidate sentence."
-    h = 0
-    for c in can_sents: h |= self.walk(c)
-    bits = np.flatnonzero(np.unpackbits(np.frombuffer(_reverse(h, self.nb).to_bytes(self.nb, 'little'), np.uint8), bitorder='little'))
+    "For each sentence of the pack: the sorted positions of its LCS with any candidate sentence."
+    hits = 0
+    for can in can_sents: hits |= self.walk(can)
+    raw = np.frombuffer(_reverse(hits, self.nb).to_bytes(self.nb, 'little'), np.uint8)
+    bits = np.flatnonzero(np.unpackbits(raw, bitorder='little'))
     cuts = np.searchsorted(bits, self.starts + [8 * self.nb]).tolist()
     return [(bits[a:b] - s).tolist() for a, b, s in zip(cuts, cuts[1:], self.starts)]
 
 # %% ../nbs/01a_rouge.ipynb #bf7f483e
 def _packs(sents:list[list[str]]):
-    "Consecutive sentences in packs of up to `_WIDTH` bits (a longer sentence is a pack of its own)."
-    pack, w = [], 1
-    for s in sents:
-        if pack and w + len(s) + 1 > _WIDTH: yield pack; pack, w = [], 1
-        pack.append(s); w += len(s) + 1
+    "Consecutive sentences in packs of up to `_WIDTH` bits (a longer sentence: a pack alone)."
+    pack, width = [], 1
+    for sent in sents:
+        if pack and width + len(sent) + 1 > _WIDTH:
+            yield pack
+            pack, width = [], 1
+        pack.append(sent)
+        width += len(sent) + 1
     if pack: yield pack
 
 def lcs_indices(ref:Sequence[str], # reference tokens (a list of str)
@@ -188,29 +201,32 @@ def _lsum_hits(ref_sents:list[list[str]], can_sents:list[list[str]]) -> int:
     left_c = Counter(t for s in can_sents for t in s)
     hits = 0
     for pack in _packs(ref_sents):
-        for r, union in zip(pack, _Pack(pack).union(can_sents)):      # one union per sentence of the pack
-            for t in (r[i] for i in union):
-                if left_c[t] > 0 and left_r[t] > 0: hits += 1; left_c[t] -= 1; left_r[t] -= 1
+        for sent, union in zip(pack, _Pack(pack).union(can_sents)):   # a union per sentence
+            for t in (sent[i] for i in union):
+                if left_c[t] > 0 and left_r[t] > 0:
+                    hits += 1
+                    left_c[t] -= 1
+                    left_r[t] -= 1
     return hits
 
 def lsum_overlap(ref_sents:Sequence[Sequence[str]], # tokens of each reference sentence
                  can_sents:Sequence[Sequence[str]], # tokens of each candidate sentence
                 ) -> int:
     "Summary-level union-LCS hits, each token counted at most as often as it occurs in both texts."
-    f = 'lsum_overlap'
-    ref_sents = [check_tokens(s, f'ref_sents[{i}]', f) for i, s in enumerate(check_sequence(ref_sents, 'ref_sents', f))]
-    can_sents = [check_tokens(s, f'can_sents[{i}]', f) for i, s in enumerate(check_sequence(can_sents, 'can_sents', f))]
-    return _lsum_hits(ref_sents, can_sents)
+    def checked(sents, name):
+        sents = check_sequence(sents, name, 'lsum_overlap')
+        return [check_tokens(s, f'{name}[{i}]', 'lsum_overlap') for i, s in enumerate(sents)]
+    return _lsum_hits(checked(ref_sents, 'ref_sents'), checked(can_sents, 'can_sents'))
 
 # %% ../nbs/01a_rouge.ipynb #98992846
 _REV8_U8 = np.frombuffer(_REV8, np.uint8)          # the byte bit-reversal table, for NumPy
 
 def _rev64(x:np.ndarray, L:np.ndarray) -> np.ndarray:
-    "Each word of `x` (uint64) with its lowest L bits in reverse order (1 <= L <= 63): bit p moves to bit L - 1 - p."
+    "Each word of `x` (uint64), its lowest L bits reversed (1 <= L <= 63): bit p to L - 1 - p."
     return _REV8_U8[x.byteswap().view(np.uint8)].view(np.uint64) >> (64 - L).astype(np.uint64)
 
 def _word_masks(C:np.ndarray, R:np.ndarray) -> np.ndarray:
-    "Bit masks (uint64) of where each column token of C (P, W) occurs in its row of R (P, w <= 64), bit q for R[:, q]."
+    "Bit masks (uint64) of where each token of C (P, W) is in its row of R (P, w <= 64)."
     M = np.zeros(C.shape, np.uint64)
     for q in range(R.shape[1]): M |= (C == R[:, q, None]).astype(np.uint64) << np.uint64(q)
     return M
@@ -219,121 +235,142 @@ def _word_masks(C:np.ndarray, R:np.ndarray) -> np.ndarray:
 _ONE = np.uint64(1)
 
 def _walk_words(R:np.ndarray, L:np.ndarray, C:np.ndarray) -> np.ndarray:
-    """`_Pack.walk` for P sentence pairs at once, one 64-bit word each: reference sentence ids R (P, 64; row i in column
-    i - 1, at most 63 rows, the rest padding), their lengths L (P,), candidate ids C (P, W) padded on the left with an id
-    that matches nothing. The hits of each pair in reversed bits: bit q is reference position L - 1 - q."""
+    """`_Pack.walk` for P sentence pairs at once, one 64-bit word each: reference sentence ids
+    R (P, 64; row i in column i - 1, at most 63 rows, the rest padding), their lengths L (P,),
+    candidate ids C (P, W) padded on the left with an id that matches nothing. The hits of each
+    pair in reversed bits: bit q is reference position L - 1 - q."""
     P, W = C.shape
     rows = (_ONE << L.astype(np.uint64)) - _ONE
-    M = _word_masks(C, R[:, :int(L.max(initial=1))]); Mr = _rev64(M, L[:, None])   # Mr: the masks in reversed bits
+    M = _word_masks(C, R[:, :int(L.max(initial=1))])
+    Mr = _rev64(M, L[:, None])                                  # the masks in reversed bits
     cols, V = np.empty((W, P), np.uint64), rows.copy()
-    for k in range(W):                                          # Hyyro's column update, all pairs at once
-        U = V & M[:, k]; V = ((V + U) | (V - U)) & rows; cols[k] = V
+    for k in range(W):                                          # Hyyro's column update, all pairs
+        U = V & M[:, k]
+        V = ((V + U) | (V - U)) & rows
+        cols[k] = V
     cur, hits = np.ones(P, np.uint64), np.zeros(P, np.uint64)
-    for k in range(W - 1, -1, -1):                              # the backtrack, one column at a time
-        m = Mr[:, k]
-        stop = m | ~_rev64(cols[k], L)
+    for k in range(W - 1, -1, -1):                              # the backtrack, column by column
+        stop = Mr[:, k] | ~_rev64(cols[k], L)
         F = ((~stop) + cur) & stop
-        hit = F & m
+        hit = F & Mr[:, k]
         hits |= hit
         cur = (F ^ hit) | (hit << _ONE)
     return hits
 
 # %% ../nbs/01a_rouge.ipynb #e80c417c
-_PAIRS, _CELLS = 1 << 13, 1 << 17   # sentence pairs per NumPy walk, and the most pairs x candidate tokens
+_PAIRS = 1 << 13   # sentence pairs per NumPy walk
+_CELLS = 1 << 17   # the most pairs x candidate tokens of one walk
 
 def _offsets(lens:np.ndarray) -> np.ndarray: return np.cumsum(lens) - lens
 
 def _rows(rid:np.ndarray, rlen:np.ndarray) -> np.ndarray:
     "Each sentence's ids (flat `rid`, lengths `rlen` <= 64) as a row of 64, padded with -1."
-    Rm = np.full((len(rlen), 64), -1, np.int32)        # ids below 2**31: a block holds fewer distinct tokens
-    Rm[np.repeat(np.arange(len(rlen)), rlen), np.arange(len(rid)) - np.repeat(_offsets(rlen), rlen)] = rid
+    Rm = np.full((len(rlen), 64), -1, np.int32)        # ids below 2**31: a block holds fewer tokens
+    column = np.arange(len(rid)) - np.repeat(_offsets(rlen), rlen)
+    Rm[np.repeat(np.arange(len(rlen)), rlen), column] = rid
     return Rm
 
 def _walk_pairs(Rm, rlen, cid, clen, pr:np.ndarray, pc:np.ndarray) -> np.ndarray:
-    "The hits (reversed bits) of the sentence pairs (reference `pr[i]`: row of `Rm`, length; candidate `pc[i]`: in flat `cid`, `clen`)."
+    """The hits (reversed bits) of the sentence pairs: reference `pr[i]` (a row of `Rm`, its
+    length), candidate `pc[i]` (in flat `cid`, `clen`)."""
     cs, hits = _offsets(clen), np.zeros(len(pr), np.uint64)
-    order = np.argsort(clen[pc], kind='stable')                    # similar candidate lengths walk together
+    order = np.argsort(clen[pc], kind='stable')            # similar candidate lengths together
     lens, a = clen[pc[order]], 0
     while a < len(order):
-        ix = order[a:a + min(_PAIRS, max(1, _CELLS // int(lens[min(a + _PAIRS, len(order)) - 1])))]; a += len(ix)
-        lc = clen[pc[ix]]; W = int(lc.max())
+        longest = int(lens[min(a + _PAIRS, len(order)) - 1])
+        ix = order[a:a + min(_PAIRS, max(1, _CELLS // longest))]
+        a += len(ix)
+        lc = clen[pc[ix]]
+        W = int(lc.max())
         C, row = np.full((len(ix), W), -2, np.int32), np.repeat(np.arange(len(ix)), lc)
         t = np.arange(len(row)) - np.repeat(_offsets(lc), lc)
-        C[row, W - lc[row] + t] = cid[cs[pc[ix]][row] + t]         # right-aligned: padding columns come first
+        C[row, W - lc[row] + t] = cid[cs[pc[ix]][row] + t]         # right-aligned: padding first
         hits[ix] = _walk_words(Rm[pr[ix]], rlen[pr[ix]], C)
     return hits
 
 # %% ../nbs/01a_rouge.ipynb #e80c417d
 def _pair_index(rex:np.ndarray, cex:np.ndarray, n:int) -> tuple[np.ndarray, np.ndarray]:
-    "Every (reference sentence, candidate sentence) pair of the same example, by reference sentence: their indices."
-    nc = np.bincount(cex, minlength=n)[rex]                         # candidate sentences of each reference sentence's example
+    "The indices of every (reference, candidate) sentence pair of one example, by reference."
+    per_example = np.bincount(cex, minlength=n)
+    nc = per_example[rex]                  # candidate sentences of each reference's example
     pr = np.repeat(np.arange(len(rex)), nc)
-    pc = np.repeat(_offsets(np.bincount(cex, minlength=n))[rex] - _offsets(nc), nc) + np.arange(len(pr))
+    pc = np.repeat(_offsets(per_example)[rex] - _offsets(nc), nc) + np.arange(len(pr))
     return pr, pc
 
 def _lsum_words(rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
-    """`_lsum_hits` of n examples from the token ids of their sentences: reference sentences (flat ids, lengths, example
-    of each; 1 to 63 tokens), candidate sentences likewise (any length >= 1). Sentences of an example are consecutive."""
+    """`_lsum_hits` of n examples from the token ids of their sentences: reference sentences
+    (flat ids, lengths, example of each; 1 to 63 tokens), candidate sentences likewise (any
+    length >= 1). Sentences of an example are consecutive."""
     pr, pc = _pair_index(rex, cex, n)
-    return _count_hits(_walk_pairs(_rows(rid, rlen), rlen, cid, clen, pr, pc), pr, rid, rlen, rex, cid, clen, cex, n)
+    hits = _walk_pairs(_rows(rid, rlen), rlen, cid, clen, pr, pc)
+    return _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n)
 
 # %% ../nbs/01a_rouge.ipynb #7fdce2fe
 def _runs(key:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "The distinct values of `key`, sorted, and how often each occurs (`np.unique` with counts, by a stable sort)."
-    k = np.sort(key, kind='stable')
-    s = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, np.int64)
-    return k[s], np.diff(np.r_[s, len(k)])
+    "The distinct values of `key`, sorted, and their counts (`np.unique`'s, by a stable sort)."
+    ordered = np.sort(key, kind='stable')
+    if len(ordered): starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    else: starts = np.zeros(0, np.int64)
+    return ordered[starts], np.diff(np.r_[starts, len(ordered)])
 
 def _count_hits(hits, pr, rid, rlen, rex, cid, clen, cex, n:int) -> np.ndarray:
-    "Per example, sum over tokens t of min(t's positions in the union LCS of every reference sentence, t's count in the candidate)."
+    """Per example, the sum over tokens t of the least of: t's positions in the union LCS of every
+    reference sentence, and t's count in the candidate."""
     union = np.zeros(len(rlen), np.uint64)
-    if len(pr): s = np.flatnonzero(np.r_[True, pr[1:] != pr[:-1]]); union[pr[s]] = np.bitwise_or.reduceat(hits, s)
-    bits = np.unpackbits(union.astype('<u8').view(np.uint8).reshape(-1, 8), axis=1, bitorder='little')
-    s, q = np.nonzero(bits)
-    tok = rid[_offsets(rlen)[s] + rlen[s] - 1 - q]                  # reversed bit q: position len - 1 - q
-    V = int(max(rid.max(initial=0), cid.max(initial=0))) + 1
-    (ku, cu), (kc, cc) = _runs(rex[s] * V + tok), _runs(np.repeat(cex, clen) * V + cid)
+    if len(pr):
+        firsts = np.flatnonzero(np.r_[True, pr[1:] != pr[:-1]])
+        union[pr[firsts]] = np.bitwise_or.reduceat(hits, firsts)
+    raw = union.astype('<u8').view(np.uint8).reshape(-1, 8)
+    sent, q = np.nonzero(np.unpackbits(raw, axis=1, bitorder='little'))
+    tok = rid[_offsets(rlen)[sent] + rlen[sent] - 1 - q]     # reversed bit q: position len - 1 - q
+    V = int(max(rid.max(initial=0), cid.max(initial=0))) + 1        # ids: 0 .. V - 1
+    (ku, cu), (kc, cc) = _runs(rex[sent] * V + tok), _runs(np.repeat(cex, clen) * V + cid)
     j = np.minimum(np.searchsorted(kc, ku), max(len(kc) - 1, 0))
     both = np.minimum(cu, cc[j]) * (kc[j] == ku) if len(kc) else np.zeros(len(ku), np.int64)
     return np.bincount(ku // V, weights=both, minlength=n).astype(np.int64)
 
 # %% ../nbs/01a_rouge.ipynb #f24adf12
 def _open(rs:list[list], ctoks:Mapping) -> tuple[list[dict], defaultdict]:
-    "Per reference sentence, token -> bit mask of its positions (tokens of the candidate only); per token, the sentences holding it."
+    """Per reference sentence, token -> bit mask of its positions (the candidate's tokens only);
+    per token, the sentences holding it."""
     pos, open_ = [], defaultdict(set)
-    for i, s in enumerate(rs):
-        d = {}
-        for q, t in enumerate(s):
-            if t in ctoks: d[t] = d.get(t, 0) | 1 << q
-        pos.append(d)
-        for t in d: open_[t].add(i)
+    for i, sent in enumerate(rs):
+        masks = {}
+        for q, t in enumerate(sent):
+            if t in ctoks: masks[t] = masks.get(t, 0) | 1 << q
+        pos.append(masks)
+        for t in masks: open_[t].add(i)
     return pos, open_
 
 # %% ../nbs/01a_rouge.ipynb #798978a9
-_HEAVY = 8   # a candidate sentence that needs more than 1/_HEAVY of the reference sentences walks them all in the packs
+_HEAVY = 8   # a candidate sentence needing over 1/_HEAVY of the references walks them all, in packs
 
-def _needed(cs:list[list], a:int, b:int, open_:Mapping, nr:int) -> tuple[np.ndarray, np.ndarray, list]:
-    "For candidate sentences a..b-1: the (reference, candidate) pairs to walk in words, and the heavy sentences (for the packs)."
+def _needed(cs:list[list], a:int, b:int, open_:Mapping, nr:int) -> tuple:
+    "For candidate sentences a..b-1: the pairs to walk in words, and the heavy sentences."
     pr, pc, heavy = [], [], []
     for j in range(a, b):
         need = set().union(*[open_[t] for t in set(cs[j]) if t in open_])
-        if len(need) * _HEAVY > nr: heavy.append(cs[j])
-        else: pr += need; pc += [j] * len(need)
+        if len(need) * _HEAVY > nr:
+            heavy.append(cs[j])
+        else:
+            pr += need
+            pc += [j] * len(need)
     return np.array(pr, np.int64), np.array(pc, np.int64), heavy
 
 def _pack_hits(packs:list[_Pack], cands:list[list]) -> list[int]:
-    "For each sentence of the packs, in order: the bit mask of the union of its LCS with each of `cands`."
+    "For each sentence of the packs, in order: the bit mask of its LCS with any of `cands`."
     out = []
-    for p in packs:
-        h = 0
-        for c in cands: h |= p.walk(c)
-        f = _reverse(h, p.nb)
-        out += [(f >> b) & ((1 << len(s)) - 1) for s, b in zip(p.sents, p.starts)]
+    for pack in packs:
+        hits = 0
+        for can in cands: hits |= pack.walk(can)
+        forward = _reverse(hits, pack.nb)
+        out += [(forward >> b) & ((1 << len(sent)) - 1) for sent, b in zip(pack.sents, pack.starts)]
     return out
 
 # %% ../nbs/01a_rouge.ipynb #39fb2bba
 def _lsum_pruned(ref_sents:list[list], can_sents:list[list]) -> int:
-    "`_lsum_hits` of one document pair whose reference sentences have at most 63 tokens, walking only the pairs that can add a hit."
+    """`_lsum_hits` of one document pair whose reference sentences have at most 63 tokens,
+    walking only the pairs that can add a hit."""
     rs, cs = [s for s in ref_sents if s], [c for c in can_sents if c]
     ids, lens = Vocab().encode(rs + cs)
     rlen, clen, k = lens[:len(rs)], lens[len(rs):], int(lens[:len(rs)].sum())
@@ -341,33 +378,60 @@ def _lsum_pruned(ref_sents:list[list], can_sents:list[list]) -> int:
     (pos, open_), union, packs, a, k = _open(rs, ctoks), [0] * len(rs), None, 0, 1
     while a < len(cs):
         pr, pc, heavy = _needed(cs, a, min(a + k, len(cs)), open_, len(rs))
-        new = list(zip(pr.tolist(), _rev64(_walk_pairs(Rm, rlen, cid, clen, pr, pc), rlen[pr]).tolist()))   # forward bits
-        if heavy: packs = packs or [_Pack(p) for p in _packs(rs)]; new += enumerate(_pack_hits(packs, heavy))
-        for i, h in new:
-            if h & ~union[i]:
-                u = union[i] = union[i] | h
-                for t in [t for t, m in pos[i].items() if not m & ~u]: open_[t].discard(i)
+        walked = _rev64(_walk_pairs(Rm, rlen, cid, clen, pr, pc), rlen[pr])   # in forward bits
+        new = list(zip(pr.tolist(), walked.tolist()))
+        if heavy:
+            packs = packs or [_Pack(p) for p in _packs(rs)]
+            new += enumerate(_pack_hits(packs, heavy))
+        for i, hits in new:
+            if hits & ~union[i]:
+                both = union[i] = union[i] | hits
+                for t in [t for t, m in pos[i].items() if not m & ~both]: open_[t].discard(i)
         a, k = a + k, 2 * k
     got = Counter()
-    for d, u in zip(pos, union):
-        for t, m in d.items(): got[t] += (m & u).bit_count()
+    for masks, hits in zip(pos, union):
+        for t, m in masks.items(): got[t] += (m & hits).bit_count()
     return sum(min(v, ctoks[t]) for t, v in got.items())
 
 # %% ../nbs/01a_rouge.ipynb #a4fd79c2
-class RougeScore(NamedTuple):
-    "Precision, recall and F1 of one measure."
-    precision: float
-    recall: float
-    fmeasure: float
+def _deprecated(old:str, new:str):
+    "Warn that `old` goes in 0.2, naming `new`, at the line of the user's code."
+    warnings.warn(f"{old} is deprecated: {new} (0.2 drops it)", DeprecationWarning, stacklevel=3)
 
+class _Triple(tuple):
+    "(precision, recall, F1) of one measure; 0.1's `RougeScore`: its names warn, then work."
+    __slots__ = ()
+    def __new__(cls, precision:float, recall:float, fmeasure:float):
+        return tuple.__new__(cls, (precision, recall, fmeasure))
+    def __getnewargs__(self): return tuple(self)
+    def __repr__(self): return f"({self[0]!r}, {self[1]!r}, {self[2]!r})"
+    @property
+    def precision(self) -> float:
+        _deprecated("a ROUGE triple's .precision", "unpack the (precision, recall, F1) (item 0)")
+        return self[0]
+    @property
+    def recall(self) -> float:
+        _deprecated("a ROUGE triple's .recall", "unpack the (precision, recall, F1) (item 1)")
+        return self[1]
+    @property
+    def fmeasure(self) -> float:
+        _deprecated("a ROUGE triple's .fmeasure", "unpack the (precision, recall, F1) (item 2)")
+        return self[2]
+
+
+# %% ../nbs/01a_rouge.ipynb #rw0check
 def _check_rows(stats, fn:str) -> np.ndarray:
-    "Per-example rows (overlap, n_c, n_r) as an (n, 3) array of counts with overlap <= n_c, n_r; else an error naming `fn`."
-    a = as_array(stats, 'stats', fn, finite=True)
-    if a.size == 0: return a.reshape(0, 3)
-    if a.ndim != 2 or a.shape[1] != 3: raise ValueError(f"{fn}: stats must be (n, 3) rows of (overlap, n_c, n_r), got shape {a.shape}")
-    if (a < 0).any() or (a != np.floor(a)).any() or (a[:, 0] > a[:, 1:].min(axis=1)).any():
-        raise ValueError(f"{fn}: stats must be counts (integers >= 0) with overlap <= n_c and overlap <= n_r")
-    return a
+    "Rows (overlap, n_c, n_r): an (n, 3) array of counts, overlap <= n_c, n_r, or an error."
+    rows = as_array(stats, 'stats', fn, finite=True)
+    if rows.size == 0: return rows.reshape(0, 3)
+    if rows.ndim != 2 or rows.shape[1] != 3:
+        raise ValueError(f"{fn}: stats must be (n, 3) rows of (overlap, n_c, n_r), "
+                         f"got shape {rows.shape}")
+    overlap_ok = (rows[:, 0] <= rows[:, 1:].min(axis=1)).all()
+    if (rows < 0).any() or (rows != np.floor(rows)).any() or not overlap_ok:
+        raise ValueError(f"{fn}: stats must be counts (integers >= 0) "
+                         "with overlap <= n_c and overlap <= n_r")
+    return rows
 
 def prf_arrays(stats:np.ndarray, # (n, 3) rows of overlap, candidate length, reference length
               ) -> np.ndarray:
@@ -378,137 +442,200 @@ def prf_arrays(stats:np.ndarray, # (n, 3) rows of overlap, candidate length, ref
     f = np.divide(2 * p * r, p + r, out=np.zeros_like(p), where=(p + r) > 0)
     return np.column_stack([p, r, f])
 
-# %% ../nbs/01a_rouge.ipynb #abea3945
-@dataclass(frozen=True)
-class RougeAggregate:
-    "Corpus ROUGE for one measure: mean P/R/F1 over examples, bootstrap interval, count and signature."
-    mean: RougeScore
-    low: RougeScore
-    high: RougeScore
-    n: int
-    signature: str
-    @property
-    def fmeasure(self) -> float: return self.mean.fmeasure
-    def __repr__(self):
-        m, lo, hi = self.mean, self.low, self.high
-        return (f"P {m.precision:.4f} R {m.recall:.4f} F1 {m.fmeasure:.4f} [F1 {lo.fmeasure:.4f}, {hi.fmeasure:.4f}] "
-                f"n = {self.n} | {self.signature}")
 
 # %% ../nbs/01a_rouge.ipynb #f80af8c2
 MAX_BOOT = 100_000   # the most bootstrap resamples
 
 def rouge_from_stats(stats:np.ndarray, # (n, 3) per-example rows (overlap, n_c, n_r) of one measure
-                     n_boot:int=1000, # bootstrap resamples, 0 to `MAX_BOOT` (0: no interval; low = high = mean)
+                     n_boot:int=1000, # resamples, 0 to `MAX_BOOT` (0: low = high = mean)
                      confidence:float=0.95, # confidence level of the interval, in (0, 1)
                      seed:int=0, # seed of the bootstrap, 0 to 2**63 - 1
-                    ) -> tuple[RougeScore, RougeScore, RougeScore]:
-    "Mean P/R/F1 and the bootstrap interval of the mean, `(mean, low, high)`, independent of the order of the rows."
-    f, stats = 'rouge_from_stats', _check_rows(stats, 'rouge_from_stats')
-    n_boot, seed = check_int(n_boot, 'n_boot', f, low=0, high=MAX_BOOT), check_int(seed, 'seed', f, low=0, high=2**63 - 1)
-    return _from_rows([stats], n_boot, check_float(confidence, 'confidence', f, 0, 1, open_low=True, open_high=True), seed)[0]
+                    ) -> tuple[tuple, tuple, tuple]:
+    "`(mean, low, high)`, each (precision, recall, F1), the same in any order of the rows."
+    fn, stats = 'rouge_from_stats', _check_rows(stats, 'rouge_from_stats')
+    n_boot = check_int(n_boot, 'n_boot', fn, low=0, high=MAX_BOOT)
+    seed = check_int(seed, 'seed', fn, low=0, high=2**63 - 1)
+    confidence = check_float(confidence, 'confidence', fn, 0, 1, open_low=True, open_high=True)
+    return _from_rows([stats], n_boot, confidence, seed)[0]
 
-def _from_rows(stats:list[np.ndarray], n_boot:int, confidence:float, seed:int) -> list[tuple[RougeScore, RougeScore, RougeScore]]:
-    "`rouge_from_stats` of several measures of the same examples, checked: the same seed draws the same resamples, so one draw serves all."
-    if (n := len(stats[0])) == 0: z = RougeScore(0.0, 0.0, 0.0); return [(z, z, z)] * len(stats)
-    vs = [prf_arrays(s[np.lexsort(s.T[::-1])]) for s in stats]        # canonical order: shards merge exactly
-    means = [RougeScore(*(math.fsum(v[:, k]) / n for k in range(3))) for v in vs]
+def _from_rows(stats:list[np.ndarray], n_boot:int, confidence:float, seed:int) -> list[tuple]:
+    "`rouge_from_stats` of several measures of the same examples: one draw serves all."
+    if (n := len(stats[0])) == 0:
+        zero = _Triple(0.0, 0.0, 0.0)
+        return [(zero, zero, zero)] * len(stats)
+    values = [prf_arrays(rows[np.lexsort(rows.T[::-1])]) for rows in stats]   # canonical order
+    means = [_Triple(*(math.fsum(v[:, k]) / n for k in range(3))) for v in values]
     if n_boot == 0: return [(m, m, m) for m in means]
-    lo, hi = np.percentile(resampled_means(np.concatenate(vs, axis=1), n_boot, seed), [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
-    return [(m, RougeScore(*map(float, lo[3 * i:3 * i + 3])), RougeScore(*map(float, hi[3 * i:3 * i + 3]))) for i, m in enumerate(means)]
+    resampled = resampled_means(np.concatenate(values, axis=1), n_boot, seed)
+    lo, hi = np.percentile(resampled, [50 * (1 - confidence), 50 * (1 + confidence)], axis=0)
+    def bound(row, i): return _Triple(*map(float, row[3 * i:3 * i + 3]))
+    return [(m, bound(lo, i), bound(hi, i)) for i, m in enumerate(means)]
+
 
 # %% ../nbs/01a_rouge.ipynb #54a53d2f
 _RTYPE = re.compile(r'rouge([1-9][0-9]*|L|Lsum)$')
+_DEFAULT_TYPES = ('rouge1', 'rouge2', 'rougeL')
 
 def _check_types(rouge_types, metric:str='ROUGE') -> list[str]:
-    "The measures, each once: a lone str is one measure; each is rougeN (1 <= N <= `MAX_ORDER`), rougeL or rougeLsum."
-    types = check_sequence([rouge_types] if isinstance(rouge_types, str) else rouge_types, 'rouge_types', metric)
-    if not types: raise ValueError(f"{metric}: rouge_types must name at least one measure, got none")
+    "The measures, each once: rougeN (N <= `MAX_ORDER`), rougeL or rougeLsum; a str is one."
+    single = isinstance(rouge_types, str)
+    types = check_sequence([rouge_types] if single else rouge_types, 'rouge_types', metric)
+    if not types:
+        raise ValueError(f"{metric}: rouge_types must name at least one measure, got none")
     for i, t in enumerate(types):
         m = _RTYPE.match(check_str(t, f'rouge_types[{i}]', metric))
         if not m or (m[1].isdigit() and (len(m[1]) > 3 or int(m[1]) > MAX_ORDER)):
-            raise ValueError(f"{metric}: invalid rouge type {t!r:.60} in rouge_types; expected rougeN (1 <= N <= {MAX_ORDER}), rougeL or rougeLsum")
+            raise ValueError(f"{metric}: invalid rouge type {t!r:.60} in rouge_types; "
+                             f"expected rougeN (1 <= N <= {MAX_ORDER}), rougeL or rougeLsum")
     return list(dict.fromkeys(types))
 
-def _rouge_keys(types): return tuple(f"{t}{s}" for t in types for s in ('', '_precision', '_recall', '_low', '_high'))
+_PARTS = ('', '_precision', '_recall', '_low', '_high')   # a measure t's keys: t, t_precision, ...
 
+def _rouge_keys(types) -> tuple[str, ...]: return tuple(f"{t}{s}" for t in types for s in _PARTS)
+
+
+# %% ../nbs/01a_rouge.ipynb #c1a55b0d
 @register()
 @register('rouge1', rouge_types=('rouge1',))
 @register('rouge2', rouge_types=('rouge2',))
 @register('rougeL', rouge_types=('rougeL',))
 @register('rougeLsum', rouge_types=('rougeLsum',))
 class ROUGE(Metric):
-    "ROUGE with fixed options over per-example statistics: mean P/R/F1 per measure with a seeded bootstrap interval."
-    name, summary = 'rouge', 'ROUGE-N, ROUGE-L and ROUGE-Lsum (Lin 2004): mean per-example F1, precision and recall, with a bootstrap interval'
+    "ROUGE with fixed options: mean per-example P/R/F1 per measure, with a seeded interval."
+    name = 'rouge'
+    summary = ('ROUGE-N, ROUGE-L and ROUGE-Lsum (Lin 2004): mean per-example F1, precision and '
+               'recall, with a bootstrap interval')
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 1.0), True
-    keys = _rouge_keys(('rouge1', 'rouge2', 'rougeL'))
+    keys = _rouge_keys(_DEFAULT_TYPES)
+    signature_keys = ('types', 'tok', 'case', 'norm', 'stem', 'split', 'multi', 'agg', 'boot')
+
     @classmethod
     def keys_for(cls, options:Mapping, # the options a registry name fixes (its `rouge_types`)
                 ):
-        if not isinstance(options, Mapping): raise TypeError(f"ROUGE.keys_for: options must be a mapping, got {type(options).__name__}")
-        return _rouge_keys(_check_types(options.get('rouge_types', ('rouge1', 'rouge2', 'rougeL'))))
-    signature_keys = ('types', 'tok', 'case', 'norm', 'stem', 'split', 'multi', 'agg', 'boot')
+        if not isinstance(options, Mapping):
+            raise TypeError("ROUGE.keys_for: options must be a mapping, "
+                            f"got {type(options).__name__}")
+        return _rouge_keys(_check_types(options.get('rouge_types', _DEFAULT_TYPES)))
+
+    def __init__(
+        self,
+        rouge_types:str|Sequence[str]=_DEFAULT_TYPES, # rougeN (N <= MAX_ORDER), rougeL, rougeLsum
+        tokenizer:str|Tokenizer='unicode', # a name in `TOKENIZERS` or a `Tokenizer`
+        lowercase:bool=True, # lowercase before tokenizing (used with a tokenizer name)
+        stem:bool=False, # Porter-stem tokens of 4+ characters (nltk), as rouge-score's use_stemmer
+        split:str='newline', # sentence rule for rougeLsum: 'newline' (rouge-score's) or 'punct'
+        n_boot:int=1000, # bootstrap resamples for the interval, 0 (none) to `MAX_BOOT`
+        confidence:float=0.95, # confidence level of the interval, in (0, 1)
+        seed:int=0, # seed of the bootstrap, 0 to 2**63 - 1
+        keep_items:bool=False, # also keep the per-example statistics (`item_stats`, `per_item`)
+    ):
+        self.rouge_types = _check_types(rouge_types)
+        for name, flag in (('lowercase', lowercase), ('stem', stem), ('keep_items', keep_items)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"ROUGE: {name} must be a bool, got {type(flag).__name__}")
+        if check_str(split, 'split', 'ROUGE') not in ('newline', 'punct'):
+            raise ValueError(f"ROUGE: split must be 'newline' or 'punct', got {split!r:.60}")
+        self.tokenizer = get_tokenizer(tokenizer, bool(lowercase), metric='ROUGE')
+        self.stem, self.split = bool(stem), split
+        self.n_boot = check_int(n_boot, 'n_boot', 'ROUGE', low=0, high=MAX_BOOT)
+        self.seed = check_int(seed, 'seed', 'ROUGE', low=0, high=2**63 - 1)
+        self.confidence = check_float(confidence, 'confidence', 'ROUGE', 0, 1,
+                                      open_low=True, open_high=True)
+        Metric.__init__(self, bool(keep_items))
+
+    def options(self) -> dict:
+        "Every option that changes a number, in the signature's order."
+        boot = f"{self.n_boot},{self.confidence:g},seed={self.seed}"
+        return {'types': self.rouge_types, **self.tokenizer.signature_options(),
+                'stem': 'porter' if self.stem else 'no', 'split': self.split, 'multi': 'best-f',
+                'agg': 'mean', 'boot': boot}
+
+    def signature(self, rouge_type:str|None=None, # one of the measures, or None for all of them
+                 ) -> Signature:
+        "The signature of all measures, or (given `rouge_type`) of that measure alone."
+        if rouge_type is not None:
+            if check_str(rouge_type, 'rouge_type', 'ROUGE.signature') not in self.rouge_types:
+                raise ValueError("ROUGE.signature: rouge_type must be one of "
+                                 f"{self.rouge_types} or None, got {rouge_type!r:.60}")
+            return Signature(self.name, {**self.options(), 'types': [rouge_type]})
+        return Signature(self.name, self.options())
+
+    def signature_options(self) -> str:
+        "Every option that changes a ROUGE number but the measures, in a fixed order."
+        return '|'.join(f"{k}:{v}" for k, v in self.signature().options.items() if k != 'types')
+
+    def empty_state(self) -> dict: return {'n': 0, **{t: [] for t in self.rouge_types}}
+
+    def pair_stats(self, cands:str|list[str], # candidates (a lone str is one)
+                   refs:str|list[str], # one reference per candidate, as many as `cands`
+                  ) -> dict[str, np.ndarray]:
+        "Aligned candidates and references: per pair and measure, rows (overlap, n_c, n_r)."
+        fn = 'ROUGE.pair_stats'
+        cands, refs = as_texts(cands, 'cands', fn), as_texts(refs, 'refs', fn)
+        if len(cands) != len(refs):
+            raise ValueError(f"{fn}: got {len(cands)} cands but {len(refs)} refs; "
+                             "they must be aligned, one reference per candidate")
+        starts = range(0, len(cands), _ROWS)
+        parts = [self._block_stats(cands[a:a + _ROWS], refs[a:a + _ROWS]) for a in starts]
+        parts = parts or [self._block_stats([], [])]
+        return {t: np.concatenate([p[t] for p in parts]) for t in self.rouge_types}
+
+    def segment_stats(self,
+                      hypotheses:str|Sequence[str], # one candidate or a sequence of them
+                      references:str|Sequence[str|Sequence[str]], # per candidate: one or a list
+                     ) -> dict[str, np.ndarray]:
+        "Per-example statistics (overlap, n_c, n_r) of the best-F1 reference, for each measure."
+        return self._best_stats(*_pairs(hypotheses, references, 'ROUGE'))
+
+    def item_statistics(self, predictions, references=None) -> dict:
+        "`segment_stats`, with the core's argument names."
+        return self._best_stats(*_pairs(predictions, references, self.name, 'predictions'))
+
+    def reduce_items(self, stats:dict) -> dict:
+        "The rows themselves: the score is a mean of per-example values, with an interval."
+        n = len(next(iter(stats.values())))
+        return {'n': n, **{t: [rows] if n else [] for t, rows in stats.items()}}
+
+    @property
+    def stats(self) -> dict[str, np.ndarray]:
+        "The per-example rows (overlap, n_c, n_r) of each measure, in the order added."
+        return {t: _rows_of(self.state[t]) for t in self.rouge_types}
+
+    def score_state(self, state:dict) -> ROUGEScore:
+        "Each measure's mean P/R/F1 and the F1's seeded bootstrap interval, as a `ROUGEScore`."
+        return self._result(self._measures(state), state['n'])
+
+    def item_values(self, items:dict) -> dict:
+        "Each example's F1, per measure."
+        return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
+
     def resampling(self) -> Resampling:
         "Each measure's mean F1, precision and recall, from the per-example values."
-        keys = tuple(f"{t}{s}" for t in self.rouge_types for s in ('', '_precision', '_recall'))
-        return Resampling(keys, self._resampling_plan, "the _low and _high keys are the bounds of ROUGE's own interval")
+        keys = tuple(f"{t}{s}" for t in self.rouge_types for s in _PARTS[:3])
+        why = "the _low and _high keys are the bounds of ROUGE's own interval"
+        return Resampling(keys, self._resampling_plan, why)
+
     def _resampling_plan(self, items:dict, key:str) -> Plan:
         parts = ('_precision', '_recall', '')
-        measure, column = next((t, j) for t in self.rouge_types for j, s in enumerate(parts) if key == t + s)
+        measure, column = next((t, j) for t in self.rouge_types
+                               for j, s in enumerate(parts) if key == t + s)
         return mean_plan(prf_arrays(items[measure])[:, column])
+
     def pass_key(self):
-        "ROUGE metrics with the same tokenizer and options, measures aside, share one pass (`score_together`)."
+        "ROUGE metrics with the same tokenizer and options, measures aside, share one pass."
         return (type(self.tokenizer), self.signature_options())
+
     @classmethod
     def score_in_one_pass(cls, metrics, predictions, references=None) -> list[ROUGEScore]:
         "`score_together`: the texts tokenized, and the bootstrap drawn, once for all the metrics."
         return score_together(metrics, predictions, references)
+
     def reduction(self) -> StateReduction:
         "Across workers, each measure's rows travel as a count table (`RougeCountTable`)."
         return RougeCountTable()
 
-# %% ../nbs/01a_rouge.ipynb #1df7a6a8
-@patch
-def __init__(self:ROUGE, rouge_types:str|Sequence[str]=('rouge1', 'rouge2', 'rougeL'), # rougeN (1 <= N <= MAX_ORDER), rougeL, rougeLsum; a str is one
-             tokenizer:str|Tokenizer='unicode', # a name in `TOKENIZERS` or a `Tokenizer`
-             lowercase:bool=True, # lowercase before tokenizing (used with a tokenizer name)
-             stem:bool=False, # Porter-stem tokens of 4+ characters (nltk), as rouge-score's use_stemmer
-             split:str='newline', # sentence rule for rougeLsum: 'newline' (rouge-score's) or 'punct'
-             n_boot:int=1000, # bootstrap resamples for the interval, 0 (none) to `MAX_BOOT`
-             confidence:float=0.95, # confidence level of the interval, in (0, 1)
-             seed:int=0, # seed of the bootstrap, 0 to 2**63 - 1
-             keep_items:bool=False, # also keep the per-example statistics (`item_stats`, `per_item`)
-            ):
-    self.rouge_types = _check_types(rouge_types)
-    for k, v in (('lowercase', lowercase), ('stem', stem), ('keep_items', keep_items)):
-        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"ROUGE: {k} must be a bool, got {type(v).__name__}")
-    if check_str(split, 'split', 'ROUGE') not in ('newline', 'punct'): raise ValueError(f"ROUGE: split must be 'newline' or 'punct', got {split!r:.60}")
-    self.tokenizer, self.stem, self.split = get_tokenizer(tokenizer, bool(lowercase), metric='ROUGE'), bool(stem), split
-    self.n_boot, self.seed = check_int(n_boot, 'n_boot', 'ROUGE', low=0, high=MAX_BOOT), check_int(seed, 'seed', 'ROUGE', low=0, high=2**63 - 1)
-    self.confidence = check_float(confidence, 'confidence', 'ROUGE', 0, 1, open_low=True, open_high=True)
-    Metric.__init__(self, bool(keep_items))
 
 # %% ../nbs/01a_rouge.ipynb #712842d3
-@patch
-def options(self:ROUGE) -> dict:
-    return {'types': self.rouge_types, **self.tokenizer.signature_options(), 'stem': 'porter' if self.stem else 'no',
-            'split': self.split, 'multi': 'best-f', 'agg': 'mean', 'boot': f"{self.n_boot},{self.confidence:g},seed={self.seed}"}
-
-@patch
-def signature(self:ROUGE, rouge_type:str|None=None, # one of the measures, or None for all of them
-             ) -> Signature:
-    "The signature of all measures, or (given `rouge_type`) of that measure alone."
-    if rouge_type is not None and check_str(rouge_type, 'rouge_type', 'ROUGE.signature') not in self.rouge_types:
-        raise ValueError(f"ROUGE.signature: rouge_type must be one of {self.rouge_types} or None, got {rouge_type!r:.60}")
-    return Signature(self.name, {**self.options(), **({'types': [rouge_type]} if rouge_type else {})})
-
-@patch
-def signature_options(self:ROUGE) -> str:
-    "Every option that changes a ROUGE number but the measures, in a fixed order."
-    return '|'.join(f"{k}:{v}" for k, v in self.signature().options.items() if k != 'types')
-
-@patch
-def empty_state(self:ROUGE) -> dict: return {'n': 0, **{t: [] for t in self.rouge_types}}
-
 @patch
 def _tokens(self:ROUGE, texts:list[str]) -> list[list[str]]:
     toks = self.tokenizer.batch(texts)
@@ -522,54 +649,62 @@ def _split(flat:list, lens:np.ndarray) -> list[list]:
     ends = np.cumsum(lens).tolist()
     return [flat[e - k:e] for e, k in zip(ends, lens.tolist())]
 
-@patch
-def pair_stats(self:ROUGE, cands:str|list[str], # candidates (a lone str is one)
-               refs:str|list[str], # one reference per candidate, as many as `cands`
-              ) -> dict[str, np.ndarray]:
-    "For aligned lists of candidates and references: per pair and measure, rows (overlap, n_c, n_r)."
-    f = 'ROUGE.pair_stats'
-    cands, refs = as_texts(cands, 'cands', f), as_texts(refs, 'refs', f)
-    if len(cands) != len(refs): raise ValueError(f"{f}: got {len(cands)} cands but {len(refs)} refs; they must be aligned, one reference per candidate")
-    parts = [self._block_stats(cands[a:a + _ROWS], refs[a:a + _ROWS]) for a in range(0, len(cands), _ROWS)] or [self._block_stats([], [])]
-    return {t: np.concatenate([p[t] for p in parts]) for t in self.rouge_types}
 
 # %% ../nbs/01a_rouge.ipynb #5efb3d79
-_LINE_BYTES = bytes(c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 or c == 10 else 32 for c in range(256))   # A-Z lowered; a-z, 0-9, newline kept
+def _line_byte(c:int) -> int:
+    "A-Z lowered; a-z, 0-9 and the newline kept; any other byte a space."
+    if 65 <= c <= 90: return c + 32
+    return c if 48 <= c <= 57 or 97 <= c <= 122 or c == 10 else 32
 
-def _rouge_lines(texts:list[str], vocab:dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """rouge-score's tokens of every line of `texts`, in one pass over their joined text: the ids (flat; `vocab` maps bytes
-    to ids and grows, b'.' -> 0 given), tokens per line, the text of each line, and the first line of each text."""
-    k = np.fromiter(map(str.count, texts, repeat('\n')), np.int64, len(texts)) + 1        # lines per text
-    s = '\n'.join(texts + [''])                                                            # each text ends with a newline
-    b = (s if s.isascii() else s.lower()).encode('ascii', 'replace').translate(_LINE_BYTES).replace(b'\n', b' . ')
+_LINE_BYTES = bytes(map(_line_byte, range(256)))
+
+def _rouge_lines(texts:list[str], vocab:dict) -> tuple[np.ndarray, ...]:
+    """rouge-score's tokens of every line of `texts`, in one pass over their joined text: the ids
+    (flat; `vocab` maps bytes to ids and grows, b'.' -> 0 given), tokens per line, the text of each
+    line, and the first line of each text."""
+    k = np.fromiter(map(str.count, texts, repeat('\n')), np.int64, len(texts)) + 1   # lines a text
+    joined = '\n'.join(texts + [''])                                  # each text ends in a newline
+    lowered = joined if joined.isascii() else joined.lower()
+    raw = lowered.encode('ascii', 'replace').translate(_LINE_BYTES).replace(b'\n', b' . ')
     grow = defaultdict(count(len(vocab)).__next__, vocab)
-    ids = np.fromiter(map(grow.__getitem__, b.split()), np.int64)
+    ids = np.fromiter(map(grow.__getitem__, raw.split()), np.int64)
     vocab.update(grow)
-    ends = np.flatnonzero(ids == 0)                                                        # the '.' closing each line
-    return ids[ids != 0], np.diff(ends, prepend=-1) - 1, np.repeat(np.arange(len(texts)), k), _offsets(k)
+    ends = np.flatnonzero(ids == 0)                                   # the '.' closing each line
+    texts_of = np.repeat(np.arange(len(texts)), k)
+    return ids[ids != 0], np.diff(ends, prepend=-1) - 1, texts_of, _offsets(k)
 
 # %% ../nbs/01a_rouge.ipynb #36dca157
 def _dense(key:np.ndarray) -> tuple[np.ndarray, int]:
-    "Dense ids of the values of `key` (equal values, equal ids; in sorted order) and their number, by a stable sort."
-    order = np.argsort(key, kind='stable'); k = key[order]
-    new = np.empty(len(k), np.int64); new[:1] = 0; np.not_equal(k[1:], k[:-1], out=new[1:])
-    code = np.empty(len(k), np.int64); code[order] = np.cumsum(new)
-    return code, int(new.sum()) + 1 if len(k) else 0
+    "Dense ids of the values of `key` (equal values, equal ids; in sorted order) and their number."
+    order = np.argsort(key, kind='stable')
+    ordered = key[order]
+    new = np.empty(len(ordered), np.int64)
+    new[:1] = 0
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    code = np.empty(len(ordered), np.int64)
+    code[order] = np.cumsum(new)
+    return code, int(new.sum()) + 1 if len(ordered) else 0
 
 def _ngram_matches(cid, cl, rid, rl, orders:int) -> tuple[np.ndarray, np.ndarray]:
-    "Per pair (candidate ids/lengths, one reference each) and order 1..orders: the clipped n-gram matches and the candidate's n-grams."
-    n = len(cl); m, tot = np.zeros((n, orders), np.int64), np.zeros((n, orders), np.int64)
+    """Per pair (candidate ids/lengths, one reference each) and order 1..orders: the clipped n-gram
+    matches and the candidate's n-grams."""
+    n = len(cl)
+    matches, tot = np.zeros((n, orders), np.int64), np.zeros((n, orders), np.int64)
     tok, lens = np.concatenate([cid, rid]), np.concatenate([cl, rl])
     seg, ref = np.repeat(np.r_[np.arange(n), np.arange(n)], lens), np.arange(len(tok)) >= len(cid)
-    left = np.repeat(_offsets(lens) + lens, lens) - np.arange(len(tok))       # tokens from each position to its text's end
+    left = np.repeat(_offsets(lens) + lens, lens) - np.arange(len(tok))   # tokens to its text's end
     pos, code, V = np.arange(len(tok)), seg, int(tok.max(initial=0)) + 1
     for k in range(1, orders + 1):
-        if k > 1: keep = left >= k; pos, code, seg, ref, left = pos[keep], code[keep], seg[keep], ref[keep], left[keep]
-        code, U = _dense(code * V + tok[pos + k - 1])                          # one id per (pair, n-gram)
-        cseg = np.zeros(U, np.int64); cseg[code] = seg
+        if k > 1:
+            keep = left >= k
+            pos, code, seg, ref, left = pos[keep], code[keep], seg[keep], ref[keep], left[keep]
+        code, U = _dense(code * V + tok[pos + k - 1])                  # one id per (pair, n-gram)
+        cseg = np.zeros(U, np.int64)
+        cseg[code] = seg
         both = np.minimum(np.bincount(code[~ref], minlength=U), np.bincount(code[ref], minlength=U))
-        m[:, k - 1], tot[:, k - 1] = np.bincount(cseg, weights=both, minlength=n), np.bincount(seg[~ref], minlength=n)
-    return m, tot
+        matches[:, k - 1] = np.bincount(cseg, weights=both, minlength=n)
+        tot[:, k - 1] = np.bincount(seg[~ref], minlength=n)
+    return matches, tot
 
 # %% ../nbs/01a_rouge.ipynb #1ad38bbb
 @patch
@@ -577,20 +712,26 @@ def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.nd
     "`pair_stats` of one block of validated, aligned pairs."
     from rapidfuzz.distance import LCSseq
     n, lsum = len(cands), 'rougeLsum' in self.rouge_types
-    if self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:     # a text's tokens: its lines' tokens
-        sc, sr = self._lines(cands, refs)
-        (cid, cl), (rid, rl) = ((s[0], np.bincount(s[2], s[1], minlength=n).astype(np.int64)) for s in (sc, sr))
+    if self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:
+        sc, sr = self._lines(cands, refs)                  # a text's tokens: its lines' tokens
+        def text_lengths(side): return np.bincount(side[2], side[1], minlength=n).astype(np.int64)
+        (cid, cl), (rid, rl) = (sc[0], text_lengths(sc)), (sr[0], text_lengths(sr))
     else:
         vocab = Vocab()
-        sc, sr = (self._sentences(cands, vocab), self._sentences(refs, vocab)) if lsum else (None, None)
+        sc, sr = (None, None)
+        if lsum: sc, sr = self._sentences(cands, vocab), self._sentences(refs, vocab)
         (cid, cl), (rid, rl) = vocab.encode(self._tokens(cands)), vocab.encode(self._tokens(refs))
     ns = [int(t[5:]) for t in self.rouge_types if t[5:].isdigit()]
-    if ns: m, tot = _ngram_matches(cid, cl, rid, rl, max(ns))
+    if ns: matches, tot = _ngram_matches(cid, cl, rid, rl, max(ns))
     out = {}
     for t in self.rouge_types:
-        if t == 'rougeL': o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
-        elif t == 'rougeLsum': o = _lsum_of(sc, sr, n)
-        else: k = int(t[5:]); o = m[:, k - 1]
+        if t == 'rougeL':
+            o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
+        elif t == 'rougeLsum':
+            o = _lsum_of(sc, sr, n)
+        else:
+            k = int(t[5:])
+            o = matches[:, k - 1]
         nc, nr = (tot[:, k - 1], np.maximum(rl - k + 1, 0)) if t[5:].isdigit() else (cl, rl)
         out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(n, 3)
     return out
@@ -598,41 +739,50 @@ def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.nd
 # %% ../nbs/01a_rouge.ipynb #0a12bf75
 @patch
 def _sentences(self:ROUGE, texts:list[str], vocab:Vocab):
-    "Lsum's sentences of `texts`: their ids (flat), lengths and example, and the first sentence of each text."
+    "Lsum's sentences of `texts`: ids (flat), lengths and example; each text's first sentence."
     per = [split_sentences(t, self.split) for t in texts]
     ns = np.fromiter(map(len, per), np.int64, len(per))
-    ids, lens = vocab.encode(self._tokens([s for ss in per for s in ss]))
+    ids, lens = vocab.encode(self._tokens([sent for sents in per for sent in sents]))
     return ids, lens, np.repeat(np.arange(len(texts)), ns), _offsets(ns)
 
 @patch
 def _lines(self:ROUGE, cands:list[str], refs:list[str]) -> list[tuple]:
-    "`_sentences` of both sides with rouge-score's tokenizer and newline sentences (`_rouge_lines`, one vocabulary), stemmed as asked."
+    """`_sentences` of both sides with rouge-score's tokenizer and newline sentences
+    (`_rouge_lines`, one vocabulary), stemmed as asked."""
     vocab = {b'.': 0}
     sides = [_rouge_lines(t, vocab) for t in (cands, refs)]
     if self.stem:                        # each distinct token stemmed once: equal stems, equal ids
         new = Vocab().encode([stem_tokens([w.decode('ascii') for w in vocab])])[0]
-        sides = [(new[s[0]],) + s[1:] for s in sides]
+        sides = [(new[side[0]],) + side[1:] for side in sides]
     return sides
 
 # %% ../nbs/01a_rouge.ipynb #0a12bf76
-_SENT_PAIRS = 256   # an example with more sentence pairs than this walks on its own (`_lsum_pruned`, or packs), not in words
+_SENT_PAIRS = 256   # an example with more sentence pairs walks alone (pruned, or packs)
 
 def _lsum_of(sc, sr, n:int) -> np.ndarray:
-    "ROUGE-Lsum hits of n aligned examples from their `_sentences`: short documents walk in 64-bit words, long ones on their own."
+    "ROUGE-Lsum hits of n aligned examples: short ones in 64-bit words, long ones alone."
     (cid, cl, cx, c0), (rid, rl, rx, r0) = sc, sr
-    wide = np.zeros(n, bool); wide[rx[rl > 63]] = True                       # a reference sentence longer than a word
-    long_ = wide | (np.bincount(rx[rl > 0], minlength=n) * np.bincount(cx[cl > 0], minlength=n) > _SENT_PAIRS)
+    wide = np.zeros(n, bool)
+    wide[rx[rl > 63]] = True                           # a reference sentence longer than a word
+    pairs = np.bincount(rx[rl > 0], minlength=n) * np.bincount(cx[cl > 0], minlength=n)
+    long_ = wide | (pairs > _SENT_PAIRS)
     kr, kc = (rl > 0) & ~long_[rx], (cl > 0) & ~long_[cx]
-    out = _lsum_words(rid[np.repeat(kr, rl)], rl[kr], rx[kr], cid[np.repeat(kc, cl)], cl[kc], cx[kc], n)
+    rid_kept, cid_kept = rid[np.repeat(kr, rl)], cid[np.repeat(kc, cl)]
+    out = _lsum_words(rid_kept, rl[kr], rx[kr], cid_kept, cl[kc], cx[kc], n)
     if long_.any():
-        rs, cs, er, ec = _split(rid.tolist(), rl), _split(cid.tolist(), cl), np.r_[r0[1:], len(rl)], np.r_[c0[1:], len(cl)]
-        for e in np.flatnonzero(long_).tolist(): out[e] = (_lsum_hits if wide[e] else _lsum_pruned)(rs[r0[e]:er[e]], cs[c0[e]:ec[e]])
+        rs, cs = _split(rid.tolist(), rl), _split(cid.tolist(), cl)
+        er, ec = np.r_[r0[1:], len(rl)], np.r_[c0[1:], len(cl)]
+        for e in np.flatnonzero(long_).tolist():
+            walk = _lsum_hits if wide[e] else _lsum_pruned
+            out[e] = walk(rs[r0[e]:er[e]], cs[c0[e]:ec[e]])
     return out
 
 # %% ../nbs/01a_rouge.ipynb #5e55d00e
+def _all_str(texts) -> bool: return type(texts) is list and all(type(t) is str for t in texts)
+
 def _pairs(hyps, refs, metric:str, name:str='hypotheses') -> tuple[list[str], list[list[str]]]:
-    "`check_pairs`, with a fast path for its commonest input (two equally long lists of str) that gives the same result."
-    if type(hyps) is list and type(refs) is list and len(hyps) == len(refs) and all(type(t) is str for t in hyps) and all(type(t) is str for t in refs):
+    "`check_pairs`, with a fast path for its commonest input (two equally long lists of str)."
+    if _all_str(hyps) and _all_str(refs) and len(hyps) == len(refs):
         return hyps, [[r] for r in refs]
     return check_pairs(hyps, refs, metric=metric, name=name)
 
@@ -641,118 +791,255 @@ def _best_stats(self:ROUGE, hyps:list[str], refs:list[list[str]]) -> dict[str, n
     "Per-example rows of the best-F1 reference, for each measure, of validated inputs."
     nref = np.array([len(r) for r in refs], np.int64)
     seg = np.repeat(np.arange(len(hyps)), nref)
-    pairs = self.pair_stats([hyps[s] for s in seg], [r for rs in refs for r in rs])
+    pairs = self.pair_stats([hyps[i] for i in seg], [r for rs in refs for r in rs])
     if (nref == 1).all(): return pairs
     starts, idx = np.cumsum(nref) - nref, np.arange(len(seg))
     out = {}
-    for t, st in pairs.items():
-        f = prf_arrays(st)[:, 2]
-        is_best = f == np.maximum.reduceat(f, starts)[seg]
-        best = np.minimum.reduceat(np.where(is_best, idx, len(idx)), starts)   # the first maximum, as np.argmax
-        out[t] = st[best]
+    for t, rows in pairs.items():
+        f1 = prf_arrays(rows)[:, 2]
+        is_best = f1 == np.maximum.reduceat(f1, starts)[seg]
+        best = np.minimum.reduceat(np.where(is_best, idx, len(idx)), starts)   # the first maximum
+        out[t] = rows[best]
     return out
 
-@patch
-def segment_stats(self:ROUGE, hypotheses:str|Sequence[str], # one candidate or a sequence of them
-                  references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
-                 ) -> dict[str, np.ndarray]:
-    "Per-example statistics (overlap, n_c, n_r) of the best-F1 reference, for each measure."
-    return self._best_stats(*_pairs(hypotheses, references, 'ROUGE'))
-
-@patch
-def item_statistics(self:ROUGE, predictions, references=None) -> dict:
-    return self._best_stats(*_pairs(predictions, references, self.name, 'predictions'))
 
 # %% ../nbs/01a_rouge.ipynb #3b2c9b03
-@patch
-def reduce_items(self:ROUGE, stats:dict) -> dict:
-    n = len(next(iter(stats.values())))
-    return {'n': n, **{t: [st] if n else [] for t, st in stats.items()}}
+def _rows_of(parts:list) -> np.ndarray:
+    "A measure's rows from the state's list of arrays (an empty (0, 3) array for none)."
+    return np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
 
-def _rows_of(parts:list) -> np.ndarray: return np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
-
-ROUGE.stats = property(lambda self: {t: _rows_of(self.state[t]) for t in self.rouge_types},
-                       doc="The per-example rows (overlap, n_c, n_r) of each measure, in the order added.")
 
 # %% ../nbs/01a_rouge.ipynb #1cf03a34
-def _check_aggregates(aggregates, confidence) -> tuple[dict, float|None]:
-    "A non-empty mapping of measure -> `RougeAggregate`, and the confidence level (None, or in (0, 1))."
-    if not isinstance(aggregates, Mapping): raise TypeError(f"ROUGEScore: aggregates must be a mapping of measure -> RougeAggregate, got {type(aggregates).__name__}")
-    if not aggregates: raise ValueError("ROUGEScore: aggregates must hold at least one measure")
-    for t, a in aggregates.items():
-        if not isinstance(a, RougeAggregate): raise TypeError(f"ROUGEScore: aggregates[{t!r:.60}] must be a RougeAggregate, got {type(a).__name__}")
-    if confidence is not None: confidence = check_float(confidence, 'confidence', 'ROUGEScore', 0, 1, open_low=True, open_high=True)
-    return dict(aggregates), confidence
+def _check_triples(triples) -> dict:
+    "A non-empty mapping of measure -> (mean, low, high), each (precision, recall, F1)."
+    fn = 'ROUGEScore'
+    if not isinstance(triples, Mapping):
+        raise TypeError(f"{fn}: triples must be a mapping of measure -> (mean, low, high), "
+                        f"got {type(triples).__name__}")
+    if not triples: raise ValueError(f"{fn}: triples must hold at least one measure")
+    out = {}
+    for t, bounds in triples.items():
+        name = f"triples[{t!r:.60}]"
+        parts = check_sequence(bounds, name, fn)
+        if len(parts) != 3:
+            raise ValueError(f"{fn}: {name} must be (mean, low, high), got {len(parts)} items")
+        out[t] = tuple(_check_triple(p, f"{name}[{k}]") for k, p in enumerate(parts))
+    return out
+
+def _check_triple(values, name:str) -> _Triple:
+    "Three numbers (precision, recall, F1) as a `_Triple` of floats."
+    values = check_sequence(values, name, 'ROUGEScore')
+    if len(values) != 3 or not all(isinstance(x, (int, float, np.number)) for x in values):
+        raise ValueError(f"ROUGEScore: {name} must be three numbers (precision, recall, F1)")
+    return _Triple(*map(float, values))
 
 class ROUGEScore(Score):
-    "Corpus ROUGE: per measure the mean F1, precision and recall and the F1 interval; `aggregates` keeps each `RougeAggregate`."
-    def __init__(self, aggregates:Mapping, # measure -> `RougeAggregate`, at least one
-                 signature:str, # the signature of all measures
+    "ROUGE's `Score`: per measure t, `t` (mean F1), `t_precision`, `t_recall`, `t_low`, `t_high`."
+    def __init__(self, triples:Mapping, # measure -> (mean, low, high), each (precision, recall, F1)
+                 signature:str, # the signature of all the measures
                  confidence:float|None=None, # the interval's level, in (0, 1) (None: no interval)
+                 n:int=0, # the number of examples
+                 signatures:Mapping|None=None, # measure -> its own signature (default: `signature`)
                 ):
-        self.aggregates, confidence = _check_aggregates(aggregates, confidence)
-        vals = {}
-        for t, a in self.aggregates.items():
-            vals.update({t: a.mean.fmeasure, f'{t}_precision': a.mean.precision, f'{t}_recall': a.mean.recall,
-                         f'{t}_low': a.low.fmeasure, f'{t}_high': a.high.fmeasure})
-        a = next(iter(self.aggregates.values()))
-        super().__init__(vals, check_str(signature, 'signature', 'ROUGEScore'), ci=None if confidence is None else (a.low.fmeasure, a.high.fmeasure), confidence=confidence, n=a.n)
+        triples = _check_triples(triples)
+        signature = check_str(signature, 'signature', 'ROUGEScore')
+        if confidence is not None:
+            confidence = check_float(confidence, 'confidence', 'ROUGEScore', 0, 1,
+                                     open_low=True, open_high=True)
+        if signatures is not None:
+            if not isinstance(signatures, Mapping) or set(signatures) != set(triples):
+                raise TypeError("ROUGEScore: signatures must be None or a mapping "
+                                "with the measures as keys")
+            signatures = {t: check_str(sig, f'signatures[{t!r:.60}]', 'ROUGEScore')
+                          for t, sig in signatures.items()}
+        values = {}
+        for t, (mean, low, high) in triples.items():
+            values.update(zip(_measure_keys(t), (mean[2], mean[0], mean[1], low[2], high[2])))
+        _, low, high = next(iter(triples.values()))
+        ci = None if confidence is None else (low[2], high[2])
+        bounds = {t: (low, high) for t, (_, low, high) in triples.items()}
+        self._fill(values, tuple(triples), bounds, signatures or dict.fromkeys(triples, signature),
+                   signature=signature, ci=ci, confidence=confidence,
+                   n=check_int(n, 'n', 'ROUGEScore', low=0))
+
+    def _fill(self, values:dict, types:tuple, bounds:dict|None, signatures:dict, **score):
+        "Set checked values (as `rouge_scores` does); `bounds` None: low = high = mean."
+        self._types, self._bounds, self._signatures = types, bounds, signatures
+        Score.__init__(self, values, **score)
+
+    def _triples(self, t:str) -> tuple[_Triple, _Triple, _Triple]:
+        "Measure t's (mean, low, high), each (precision, recall, F1)."
+        keys = _measure_keys(t)
+        mean = _Triple(*(dict.__getitem__(self, keys[k]) for k in (1, 2, 0)))
+        return (mean, *self._bounds[t]) if self._bounds else (mean, mean, mean)
+
+    def __getitem__(self, key):
+        "The value of `key`; a measure's F1 also answers 0.1's aggregate access, with a warning."
+        value = dict.__getitem__(self, key)
+        if key not in self._types: return value
+        return _Measure(value, key, self._triples(key), self.n, self._signatures[key])
+
+    @property
+    def aggregates(self) -> dict:
+        "0.1's measure -> aggregate (deprecated): each measure's keys hold the same numbers."
+        _deprecated("ROUGEScore.aggregates", "use the keys t, t_precision, t_recall, t_low, t_high")
+        return {t: self[t] for t in self._types}
+
     def __repr__(self):
-        lines = [f"{t:10s}{a!r}".split(' | ')[0] for t, a in self.aggregates.items()]
+        lines = []
+        for t in self._types:
+            mean, low, high = self._triples(t)
+            lines.append(f"{t:10s}P {mean[0]:.4f} R {mean[1]:.4f} F1 {mean[2]:.4f} "
+                         f"[F1 {low[2]:.4f}, {high[2]:.4f}] n = {self.n}")
         return '\n'.join(lines) + f"\nn = {self.n} | {self.signature}"
+
+
+# %% ../nbs/01a_rouge.ipynb #0ld5hape
+@functools.cache
+def _measure_keys(t:str) -> tuple[str, ...]: return _rouge_keys([t])
+
+class _Measure(float):
+    "`score[t]` of a `ROUGEScore`: its F1, a float that also answers 0.1's access, warning."
+    __slots__ = ('_t', '_triples', '_n', '_signature')
+    def __new__(cls, value:float, t:str, triples:tuple, n:int, signature:str):
+        self = float.__new__(cls, value)
+        self._t, self._triples, self._n, self._signature = t, triples, n, signature
+        return self
+    def __reduce__(self): return (float, (float(self),))
+    def __repr__(self): return float.__repr__(self)
+    @property
+    def fmeasure(self) -> float:
+        _deprecated(f"score[{self._t!r}].fmeasure", f"score[{self._t!r}] is the F1 itself")
+        return float(self)
+    @property
+    def precision(self) -> float:
+        _deprecated(f"score[{self._t!r}].precision", f"use score['{self._t}_precision']")
+        return self._triples[0][0]
+    @property
+    def recall(self) -> float:
+        _deprecated(f"score[{self._t!r}].recall", f"use score['{self._t}_recall']")
+        return self._triples[0][1]
+    @property
+    def mean(self) -> _Triple:
+        new = f"use score[{self._t!r}] and its _precision, _recall keys"
+        _deprecated(f"score[{self._t!r}].mean", new)
+        return self._triples[0]
+    @property
+    def low(self) -> _Triple:
+        _deprecated(f"score[{self._t!r}].low", f"use score['{self._t}_low'] (the F1's bound)")
+        return self._triples[1]
+    @property
+    def high(self) -> _Triple:
+        _deprecated(f"score[{self._t!r}].high", f"use score['{self._t}_high'] (the F1's bound)")
+        return self._triples[2]
+    @property
+    def n(self) -> int:
+        _deprecated(f"score[{self._t!r}].n", "use score.n")
+        return self._n
+    @property
+    def signature(self) -> str:
+        new = f"use ROUGE(rouge_types=[{self._t!r}]).signature()"
+        _deprecated(f"score[{self._t!r}].signature", new)
+        return self._signature
+
 
 # %% ../nbs/01a_rouge.ipynb #f722fa67
 @patch
-def _aggregates(self:ROUGE, state:dict) -> dict[str, RougeAggregate]:
+def _measures(self:ROUGE, state:dict) -> dict[str, tuple]:
+    "Each measure's (mean, low, high) of the state's rows, one bootstrap draw for all the measures."
     rows = [_check_rows(_rows_of(state[t]), 'ROUGE') for t in self.rouge_types]
-    return {t: RougeAggregate(*r, state['n'], self.signature(t))
-            for t, r in zip(self.rouge_types, _from_rows(rows, self.n_boot, self.confidence, self.seed))}
+    triples = _from_rows(rows, self.n_boot, self.confidence, self.seed)
+    return dict(zip(self.rouge_types, triples))
 
 @patch
-def score_state(self:ROUGE, state:dict) -> ROUGEScore:
-    return ROUGEScore(self._aggregates(state), self.signature(), self.confidence if self.n_boot > 0 else None)
+def _result(self:ROUGE, triples:dict, n:int) -> ROUGEScore:
+    "The `ROUGEScore` of (mean, low, high) triples of n examples, with this metric's signatures."
+    signatures = {t: self.signature(t) for t in triples}
+    confidence = self.confidence if self.n_boot > 0 else None
+    return ROUGEScore(triples, self.signature(), confidence, n, signatures)
 
-@patch
-def item_values(self:ROUGE, items:dict) -> dict: return {t: prf_arrays(items[t])[:, 2].tolist() for t in self.rouge_types}
 
 # %% ../nbs/01a_rouge.ipynb #c8c552ec
-def score_together(metrics:Sequence[ROUGE], # fresh ROUGE metrics whose options differ at most in their measures
+def score_together(metrics:Sequence[ROUGE], # fresh ROUGE metrics that differ only in their measures
                    predictions:str|Sequence[str], # as `Metric.compute` takes them
                    references:str|Sequence, # per prediction: a reference or a list of references
                   ) -> list[ROUGEScore]:
-    "Add the batch to every metric and return each one's score; the texts are tokenized, and the bootstrap drawn, once for all."
-    ms = list(check_sequence(metrics, 'metrics', 'score_together'))
-    if not ms or not all(type(m) is ROUGE for m in ms): raise TypeError("score_together: metrics must be one or more ROUGE metrics")
-    m0 = ms[0]
-    if any(type(m.tokenizer) is not type(m0.tokenizer) or m.signature_options() != m0.signature_options() or m.state['n'] for m in ms):
-        raise ValueError("score_together: the metrics must be fresh (nothing added) and differ only in their measures")
-    both = ROUGE(list(dict.fromkeys(t for m in ms for t in m.rouge_types)), m0.tokenizer, stem=m0.stem, split=m0.split,
-                 n_boot=m0.n_boot, confidence=m0.confidence, seed=m0.seed)
+    "Add the batch to every metric and return their scores: one tokenization, one draw."
+    fn = 'score_together'
+    metrics = list(check_sequence(metrics, 'metrics', fn))
+    if not metrics or not all(type(m) is ROUGE for m in metrics):
+        raise TypeError(f"{fn}: metrics must be one or more ROUGE metrics")
+    first = metrics[0]
+    def differs(m): return (type(m.tokenizer) is not type(first.tokenizer)
+                            or m.signature_options() != first.signature_options() or m.state['n'])
+    if any(map(differs, metrics)):
+        raise ValueError(f"{fn}: the metrics must be fresh (nothing added) "
+                         "and differ only in their measures")
+    types = list(dict.fromkeys(t for m in metrics for t in m.rouge_types))
+    both = ROUGE(types, first.tokenizer, stem=first.stem, split=first.split, n_boot=first.n_boot,
+                 confidence=first.confidence, seed=first.seed)
     stats = both.item_statistics(predictions, references)
-    for m in ms:
-        sub = {t: stats[t] for t in m.rouge_types}
-        m.state = m.reduce_items(sub)
-        if m.keep_items: m._items.append(sub)
-    aggs = both._aggregates(both.reduce_items(stats))
-    return [ROUGEScore({t: aggs[t] for t in m.rouge_types}, m.signature(), m.confidence if m.n_boot > 0 else None) for m in ms]
+    for m in metrics:
+        own = {t: stats[t] for t in m.rouge_types}
+        m.state = m.reduce_items(own)
+        if m.keep_items: m._items.append(own)
+    triples = both._measures(both.reduce_items(stats))
+    return [m._result({t: triples[t] for t in m.rouge_types}, m.state['n']) for m in metrics]
+
 
 # %% ../nbs/01a_rouge.ipynb #810c8ed8
+def _per_example(metric:ROUGE, stats:dict[str, np.ndarray]) -> list[ROUGEScore]:
+    "One `ROUGEScore` per row: a template's attributes (alike but `ci`), the row's values."
+    types, keys = tuple(stats), _rouge_keys(stats)
+    confidence = metric.confidence if metric.n_boot > 0 else None
+    template = ROUGEScore.__new__(ROUGEScore)
+    template._fill(dict.fromkeys(keys, 0.0), types, None, {t: metric.signature(t) for t in types},
+                   signature=metric.signature(), confidence=confidence, n=1,
+                   ci=None if confidence is None else (0.0, 0.0))
+    shared = vars(template)
+    table = np.column_stack([prf_arrays(rows)[:, [2, 0, 1]] for rows in stats.values()]).tolist()
+    columns = [3 * j + k for j in range(len(types)) for k in (0, 1, 2, 0, 0)]   # F1: low, high
+    expand = itemgetter(*columns)
+    out = []
+    for row in table:
+        score = ROUGEScore.__new__(ROUGEScore)
+        dict.update(score, zip(keys, expand(row)))
+        vars(score).update(shared)
+        if confidence is not None: score.ci = (row[0], row[0])
+        out.append(score)
+    return out
+
 def rouge_scores(hypotheses:str|Sequence[str], # candidates
-                 references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
+                 references:str|Sequence[str|Sequence[str]], # per candidate: one or a list
                  **kwargs, # options of `ROUGE`
-                ) -> list[dict[str, RougeScore]]:
-    "Per-example ROUGE: for each candidate, a `RougeScore` per measure (best-F1 reference)."
-    st = ROUGE(**kwargs).segment_stats(hypotheses, references)
-    cols = [list(map(RougeScore._make, prf_arrays(s).tolist())) for s in st.values()]
-    return [dict(zip(st, row)) for row in zip(*cols)]
+                ) -> list[ROUGEScore]:
+    "Per-example ROUGE: for each candidate, the `ROUGEScore` of that example alone."
+    metric = ROUGE(**kwargs)
+    return _per_example(metric, metric.segment_stats(hypotheses, references))
 
 def corpus_rouge(hypotheses:str|Sequence[str], # candidates
-                 references:str|Sequence[str|Sequence[str]], # per candidate: a reference or a list of references
+                 references:str|Sequence[str|Sequence[str]], # per candidate: one or a list
                  **kwargs, # options of `ROUGE`
-                ) -> dict[str, RougeAggregate]:
-    "Corpus ROUGE: mean per-example P/R/F1 with a seeded bootstrap interval, per measure."
-    m = ROUGE(**kwargs)
-    return m._aggregates(m.reduce_items(m.segment_stats(hypotheses, references)))
+                ) -> ROUGEScore:
+    "Corpus ROUGE: per measure, the mean P/R/F1 over the examples and the F1's seeded interval."
+    metric = ROUGE(**kwargs)
+    stats = metric.segment_stats(hypotheses, references)
+    return metric.score_state(metric.reduce_items(stats))
+
+
+# %% ../nbs/01a_rouge.ipynb #0ld5hapc
+def __getattr__(name:str):
+    "0.1's `RougeScore` and `RougeAggregate`, with a `DeprecationWarning`; no other name."
+    if name == 'RougeScore':
+        _deprecated("cah_metrics.rouge.RougeScore", "a (precision, recall, F1) is a plain tuple, "
+                    "and ROUGE's results are ROUGEScore (keys t, t_precision, t_recall)")
+        return _Triple
+    if name == 'RougeAggregate':
+        _deprecated("cah_metrics.rouge.RougeAggregate", "ROUGE's results are ROUGEScore "
+                    "(keys t, t_precision, t_recall, t_low, t_high)")
+        return _Measure
+    raise AttributeError(f"module 'cah_metrics.rouge' has no attribute {name!r}")
+
 
 # %% ../nbs/01a_rouge.ipynb #r1ared02
 def _count_rows(rows:np.ndarray, counts:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
@@ -780,17 +1067,17 @@ class RougeCountTable(StateReduction):
         return super().score(metric, {'n': n, **rows}, finals)
 
 # %% ../nbs/01a_rouge.ipynb #r1ared04
-def _rouge_from_table(m:ROUGE, table:dict) -> ROUGEScore:
+def _rouge_from_table(metric:ROUGE, table:dict) -> ROUGEScore:
     "ROUGE without its own interval (n_boot=0) from the count tables: exact means, no expansion."
-    n, aggs = table['n'], {}
-    for t in m.rouge_types:
-        u, c = table[t]
-        v = prf_arrays(u)
-        mean = RougeScore(0.0, 0.0, 0.0)
+    n, triples = table['n'], {}
+    for t in metric.rouge_types:
+        rows, counts = table[t]
+        mean = _Triple(0.0, 0.0, 0.0)
         if n:
-            counted = list(zip(v.tolist(), c.tolist()))
-            sums = [sum((Fraction(x[j]) * k for x, k in counted), Fraction(0)) for j in range(3)]
-            mean = RougeScore(*(float(s) / n for s in sums))
-        aggs[t] = RougeAggregate(mean, mean, mean, n, m.signature(t))
-    m.state = {'n': n, **{t: [] for t in m.rouge_types}}          # the rows stay in the table
-    return ROUGEScore(aggs, m.signature(), None)
+            counted = list(zip(prf_arrays(rows).tolist(), counts.tolist()))
+            sums = [sum((Fraction(v[j]) * c for v, c in counted), Fraction(0)) for j in range(3)]
+            mean = _Triple(*(float(s) / n for s in sums))
+        triples[t] = (mean, mean, mean)
+    metric.state = {'n': n, **{t: [] for t in metric.rouge_types}}      # the rows stay in the table
+    return metric._result(triples, n)
+
