@@ -14,13 +14,14 @@ from itertools import chain, repeat
 from typing import NamedTuple
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import (Metric, ReductionContext, Score, Signature, StateReduction, bucket_of,
                               mix64, register)
 from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan
-from .text import as_array, as_texts, check_float, check_int, check_str, check_tokens, get_tokenizer, ngram_counts, Tokenizer, Vocab
-from .bleu import BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights, check_smooth
+from .text import (as_array, as_texts, check_float, check_int, check_str, check_tokens,
+                              get_tokenizer, ngram_counts, Tokenizer, Vocab)
+from .bleu import (BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights,
+                              check_smooth)
 from .embeddings import DEFAULT_MODEL, get_encoder, shared_encoder
 
 # %% auto #0
@@ -31,38 +32,44 @@ __all__ = ['MAX_N', 'MIN_DISTINCT', 'BLOCK', 'Distinct', 'distinct_of_counts', '
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
 class Distinct(NamedTuple):
-    "Distinct-n of a set of texts: the corpus ratio, the mean per-text ratio, and the counts behind them."
+    "Distinct-n of a set of texts: the corpus ratio, the mean per-text ratio, and their counts."
     corpus: float
     per_text_mean: float
     distinct: int
     total: int
     n_texts: int
 
-MAX_N = 20    # the largest n-gram order of Distinct-n and Self-BLEU: a word n-gram is held as an n-tuple
+# the largest n-gram order of Distinct-n and Self-BLEU: a word n-gram is held as an n-tuple
+MAX_N = 20
 
 def _token_lists(texts, tokenizer:Tokenizer, metric:str, name:str='texts') -> list[list[str]]:
-    "The tokens of each validated text (a lone str is one text), by the tokenizer instance the metric uses."
+    "The tokens of each validated text (a lone str is one text), by the metric's tokenizer."
     return tokenizer.batch(as_texts(texts, name, metric))
 
 # %% ../nbs/05a_diversity.ipynb #0cb5c658
 def _distinct_reduce(counts:list[Counter], times:list[int]|None=None) -> dict:
-    "Per-text n-gram counts (each text `times[i]` times, default once) -> the Distinct-n state: all n-grams counted, their total, and the per-text ratios 'd/t'."
+    """Per-text n-gram counts (each text `times[i]` times, default once) -> the Distinct-n state:
+    all n-grams counted, their total, and the per-text ratios 'd/t'."""
     grams, ratios = Counter(), Counter()
-    for c, m in zip(counts, times or repeat(1)):
-        grams.update(c if m == 1 else {g: v * m for g, v in c.items()})
-        if c: ratios[f"{len(c)}/{sum(c.values())}"] += m
-    return {'n': sum(times) if times else len(counts), 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
+    for text_counts, repeats in zip(counts, times or repeat(1)):
+        if repeats == 1: grams.update(text_counts)
+        else: grams.update({gram: count * repeats for gram, count in text_counts.items()})
+        if text_counts: ratios[f"{len(text_counts)}/{sum(text_counts.values())}"] += repeats
+    n_texts = sum(times) if times else len(counts)
+    return {'n': n_texts, 'ngrams': grams, 'total': sum(grams.values()), 'ratios': ratios}
 
 def _distinct_counts(token_lists:list[list[str]], n:int) -> dict:
-    "`_distinct_reduce` of each text's n-gram counts, each distinct text's counted once (in order of first appearance) and weighted by its repeats."
+    """`_distinct_reduce` of each text's n-gram counts, each distinct text's counted once (in order
+    of first appearance) and weighted by its repeats."""
     reps = Counter(map(tuple, token_lists))
-    return _distinct_reduce([ngram_counts(t, n) for t in reps], list(reps.values()))
+    return _distinct_reduce([ngram_counts(tokens, n) for tokens in reps], list(reps.values()))
 
 def _mean_ratio(ratios:Counter) -> float:
     "The mean of the per-text ratios d / t (each the float d / t), exactly rounded; 0.0 for none."
-    m = sum(ratios.values())
-    s = sum((Fraction(int(d) / int(t)) * c for k, c in ratios.items() for d, t in [k.split('/')]), Fraction(0))
-    return float(s) / m if m else 0.0
+    n_texts = sum(ratios.values())
+    parts = (Fraction(int(d) / int(t)) * count for key, count in ratios.items()
+             for d, t in [key.split('/')])
+    return float(sum(parts, Fraction(0))) / n_texts if n_texts else 0.0
 
 def distinct_of_counts(n_texts:int, # how many texts
                        distinct:int, # distinct n-grams over all the texts
@@ -80,113 +87,111 @@ def _distinct(state:dict) -> Distinct:
 # %% ../nbs/05a_diversity.ipynb #54b981c4
 def distinct_n(texts:str|Sequence[str], # the texts; a lone str is one text
                n:int=1, # n-gram order, 1 to `MAX_N` (20)
-               tokenizer:str|Tokenizer='unicode', # a name (lowercased first; 'treebank' for nltk's, as the humor evaluator) or a Tokenizer
+               tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer
               ) -> Distinct:
-    "Distinct-n: corpus-level and mean per-text ratios of distinct to total n-grams (0.0 where there are none)."
-    n, tok = check_int(n, 'n', 'distinct_n', high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
+    "Distinct-n: corpus and mean per-text ratios of distinct to total n-grams (0.0 for none)."
+    n = check_int(n, 'n', 'distinct_n', high=MAX_N)
+    tok = get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
     return _distinct(_distinct_counts(_token_lists(texts, tok, 'distinct_n'), n))
 
 # %% ../nbs/05a_diversity.ipynb #30cf1342
 @register()
 class DistinctN(Metric):
     "Distinct-n over every text added, from mergeable n-gram counts."
-    name, summary = 'distinct_n', 'Distinct-n (Li et al. 2016): distinct / total n-grams, over the corpus and per text'
+    name = 'distinct_n'
+    summary = 'Distinct-n (Li et al. 2016): distinct / total n-grams, over the corpus and per text'
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
     keys = ('distinct', 'per_text_mean', 'distinct_ngrams', 'total_ngrams')
     signature_keys = ('n', 'tok', 'case', 'norm')
     def __init__(self, n:int=1, # n-gram order, 1 to `MAX_N` (20)
-                 tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer instance (used as it is)
+                 tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer
                  keep_items:bool=False, # also keep each text's n-gram counts
                 ):
-        self.n, self.tokenizer = check_int(n, 'n', self.name, high=MAX_N), get_tokenizer(tokenizer, lowercase=True, metric=self.name)
+        self.n = check_int(n, 'n', self.name, high=MAX_N)
+        self.tokenizer = get_tokenizer(tokenizer, lowercase=True, metric=self.name)
         super().__init__(keep_items)
+    def options(self) -> dict: return {'n': self.n, **self.tokenizer.signature_options()}
+    def empty_state(self) -> dict:
+        return {'n': 0, 'ngrams': Counter(), 'total': 0, 'ratios': Counter()}
+    def item_statistics(self, predictions, references=None) -> dict:
+        tokens = _token_lists(predictions, self.tokenizer, self.name, 'predictions')
+        return {'ngrams': [ngram_counts(text, self.n) for text in tokens]}
+    def reduce_items(self, stats:dict) -> dict: return _distinct_reduce(stats['ngrams'])
+    def score_state(self, state:dict) -> Score: return self.score_distinct(_distinct(state))
+    def score_distinct(self, counts:Distinct) -> Score:
+        "The Score of Distinct-n's values (`distinct_of_counts`): what `score_state` gives."
+        values = {'distinct': counts.corpus, 'per_text_mean': counts.per_text_mean,
+                  'distinct_ngrams': counts.distinct, 'total_ngrams': counts.total}
+        return Score(values, self.signature(), n=counts.n_texts)
     def resampling(self) -> Resampling:
         "The mean of the texts' own Distinct-n; the corpus ratio is not resampled."
         why = "the corpus ratio counts n-grams seen before: " + DIVERSITY_NOT_RESAMPLED
         return Resampling(('per_text_mean',), self._resampling_plan, why, main=False)
     def _resampling_plan(self, items:dict, key:str) -> Plan:
         counts = items['ngrams']
-        ratios = [len(c) / sum(c.values()) if c else 0.0 for c in counts]
-        return mean_plan(ratios, [1.0 if c else 0.0 for c in counts])
+        ratios = [len(grams) / sum(grams.values()) if grams else 0.0 for grams in counts]
+        return mean_plan(ratios, [1.0 if grams else 0.0 for grams in counts])
     def reduction(self) -> StateReduction:
         "Across workers, the n-gram sets merge in buckets (`DistinctBuckets`); the rest adds."
         return DistinctBuckets()
-    def score_distinct(self, d:Distinct) -> Score:
-        "The Score of Distinct-n's values (`distinct_of_counts`): what `score_state` gives."
-        values = {'distinct': d.corpus, 'per_text_mean': d.per_text_mean,
-                  'distinct_ngrams': d.distinct,
-                  'total_ngrams': d.total}
-        return Score(values, self.signature(), n=d.n_texts)
-
-# %% ../nbs/05a_diversity.ipynb #ca6791ac
-@patch
-def options(self:DistinctN) -> dict: return {'n': self.n, **self.tokenizer.signature_options()}
-
-@patch
-def empty_state(self:DistinctN) -> dict: return {'n': 0, 'ngrams': Counter(), 'total': 0, 'ratios': Counter()}
-
-@patch
-def item_statistics(self:DistinctN, predictions, references=None) -> dict:
-    return {'ngrams': [ngram_counts(t, self.n) for t in _token_lists(predictions, self.tokenizer, self.name, 'predictions')]}
-
-@patch
-def reduce_items(self:DistinctN, stats:dict) -> dict: return _distinct_reduce(stats['ngrams'])
-
-# %% ../nbs/05a_diversity.ipynb #24c702e4
-@patch
-def score_state(self:DistinctN, state:dict) -> Score: return self.score_distinct(_distinct(state))
 
 # %% ../nbs/05a_diversity.ipynb #cf52e906
 def _encode(texts:list[str], tok:Tokenizer, batch:int=1000) -> tuple[np.ndarray, np.ndarray]:
-    "The token ids of all texts, concatenated, and each text's length; tokenized `batch` texts at a time, so few token lists live at once."
+    """The token ids of all texts, concatenated, and each text's length; tokenized `batch` texts
+    at a time, so few token lists live at once."""
     vocab = Vocab()
-    parts = [vocab.encode(tok.batch(texts[i:i + batch])) for i in range(0, len(texts), batch)]
+    parts = [vocab.encode(tok.batch(texts[start:start + batch]))
+             for start in range(0, len(texts), batch)]
     if not parts: return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return np.concatenate([ids for ids, _ in parts]), np.concatenate([lens for _, lens in parts])
 
 def _order_entries(ids:np.ndarray, lens:np.ndarray, orders:int):
-    "For n = 1..orders: (n-gram class, text, count) of every distinct n-gram of every text, from integer ids (no tuples)."
+    """For n = 1..orders: (n-gram class, text, count) of every distinct n-gram of every text, from
+    integer ids (no tuples)."""
     N, T = len(lens), len(ids)
     row = np.repeat(np.arange(N), lens)                                   # the text of each token
-    left = lens[row] - (np.arange(T) - (np.cumsum(lens) - lens)[row])     # tokens from each position to its text's end
+    left = lens[row] - (np.arange(T) - (np.cumsum(lens) - lens)[row])     # tokens to its text's end
     pos, code, V = np.arange(T), np.zeros(T, np.int64), int(ids.max(initial=0)) + 1
     for n in range(1, orders + 1):
-        keep = left[pos] >= n                                             # positions that still start an n-gram in their text
+        keep = left[pos] >= n                     # positions still starting an n-gram in their text
         pos, code = pos[keep], code[keep]
-        code = np.unique(code * V + ids[pos + n - 1], return_inverse=True)[1].astype(np.int64)   # (n-1)-gram class, next token
-        key, c = np.unique(code * N + row[pos], return_counts=True)
-        yield key // N, key % N, c.astype(np.int64)
+        pairs = code * V + ids[pos + n - 1]           # the (n-1)-gram's class, then the next token
+        code = np.unique(pairs, return_inverse=True)[1].astype(np.int64)
+        key, counts = np.unique(code * N + row[pos], return_counts=True)
+        yield key // N, key % N, counts.astype(np.int64)
 
 # %% ../nbs/05a_diversity.ipynb #2883cee7
 def _others_max(g:np.ndarray, r:np.ndarray, c:np.ndarray, N:int) -> tuple[np.ndarray, np.ndarray]:
-    "Per text: the clipped n-gram matches against all other texts, and its number of n-grams; from (n-gram g, text r, count c)."
+    """Per text: the clipped n-gram matches against all other texts, and its number of n-grams;
+    from (n-gram g, text r, count c)."""
     if not len(g): return np.zeros(N, np.int64), np.zeros(N, np.int64)
-    o = np.lexsort((-c, g))                                   # by n-gram, largest count first
-    gs, cs = g[o], c[o]
+    order = np.lexsort((-c, g))                               # by n-gram, largest count first
+    gs, cs = g[order], c[order]
     start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
     size = np.diff(np.r_[start, len(gs)])
-    m1 = np.repeat(cs[start], size)                           # largest count of the n-gram
+    m1 = np.repeat(cs[start], size)                    # largest count of the n-gram
     second = np.where(size > 1, cs[np.minimum(start + 1, len(cs) - 1)], 0)
-    m2 = np.repeat(second, size)                              # second largest (0 if one text has it)
-    top_twice = m2 == m1                                      # the largest is reached by two texts or more
-    others = np.where((cs < m1) | top_twice, m1, m2)          # the largest count in any *other* text
-    matches = np.bincount(r[o], weights=np.minimum(cs, others), minlength=N).astype(np.int64)
+    m2 = np.repeat(second, size)                       # second largest (0 if one text has it)
+    top_twice = m2 == m1                               # the largest is reached by two texts or more
+    others = np.where((cs < m1) | top_twice, m1, m2)   # the largest count in any *other* text
+    matches = np.bincount(r[order], weights=np.minimum(cs, others), minlength=N).astype(np.int64)
     return matches, np.bincount(r, weights=c, minlength=N).astype(np.int64)
 
 # %% ../nbs/05a_diversity.ipynb #cc291c90
 def _closest_other_len(L:np.ndarray) -> np.ndarray:
     "For each length, the nearest length among the *other* entries (the shorter on a tie)."
-    u, cnt = np.unique(L, return_counts=True)
-    i = np.searchsorted(u, L)
-    dup = cnt[i] > 1                                          # another text has the same length
-    lo = np.where(i > 0, u[np.maximum(i - 1, 0)], np.iinfo(np.int64).max // 4)
-    hi = np.where(i + 1 < len(u), u[np.minimum(i + 1, len(u) - 1)], np.iinfo(np.int64).max // 4)
+    sizes, cnt = np.unique(L, return_counts=True)
+    at = np.searchsorted(sizes, L)
+    dup = cnt[at] > 1                                         # another text has the same length
+    far = np.iinfo(np.int64).max // 4
+    lo = np.where(at > 0, sizes[np.maximum(at - 1, 0)], far)
+    hi = np.where(at + 1 < len(sizes), sizes[np.minimum(at + 1, len(sizes) - 1)], far)
     near = np.where(np.abs(L - lo) <= np.abs(hi - L), lo, hi)
     return np.where(dup, L, near)
 
 # %% ../nbs/05a_diversity.ipynb #becb5fec
 class SelfBLEU(Score):
-    "Self-BLEU: the mean over texts of BLEU against all the others, with per-text scores, N and a signature."
+    "Self-BLEU: the mean of each text's BLEU against all the others, per-text scores, N, signature."
     def __init__(self, score:float, # the mean over texts
                  n_texts:int, # N, the number of texts
                  per_text:np.ndarray, # each text's BLEU against all the others
@@ -194,23 +199,29 @@ class SelfBLEU(Score):
                 ):
         super().__init__({'self_bleu': score, 'n_texts': n_texts}, signature, n=n_texts)
         self.score, self.n_texts, self.per_text = score, n_texts, per_text
-    def __repr__(self): return f"SelfBLEU = {self.score:.4f} (N = {self.n_texts}) | {self.signature}"
+    def __repr__(self):
+        return f"SelfBLEU = {self.score:.4f} (N = {self.n_texts}) | {self.signature}"
 
 # %% ../nbs/05a_diversity.ipynb #960f6259
 def _self_bleu(ids:np.ndarray, L:np.ndarray, max_n:int, smooth:str) -> tuple[float, np.ndarray]:
-    "Self-BLEU of texts given as token ids and lengths, and each text's BLEU against all the others (0.0 for fewer than two texts)."
+    """Self-BLEU of texts given as token ids and lengths, and each text's BLEU against all the
+    others (0.0 for fewer than two texts)."""
     N, orders, w = len(L), max_n + (smooth in ('method5', 'method7')), bleu_weights(max_n, None)
     if N < 2: return 0.0, np.zeros(N)
     R = _closest_other_len(L)
-    mt = [_others_max(g, r, c, N) for g, r, c in _order_entries(ids, L, orders)]
-    M, T = np.column_stack([m for m, _ in mt]).tolist(), np.column_stack([t for _, t in mt]).tolist()
+    per_order = [_others_max(g, r, c, N) for g, r, c in _order_entries(ids, L, orders)]
+    M = np.column_stack([matches for matches, _ in per_order]).tolist()
+    T = np.column_stack([totals for _, totals in per_order]).tolist()
     value, per, seen = SMOOTHING[smooth], np.empty(N), {}
     for i in range(N):
         key = (int(L[i]), int(R[i]), tuple(M[i]), tuple(T[i]))
-        if (b := seen.get(key)) is None:                     # texts with the same statistics (repeats) have the same BLEU
+        bleu = seen.get(key)                # texts with the same statistics (repeats): same BLEU
+        if bleu is None:
             _, lm = smoothed_log_mean(BLEUStats(*key), w, smooth, value, False)
-            b = seen[key] = 0.0 if lm == -math.inf else min(1.0, brevity_penalty(key[0], key[1]) * math.exp(lm))   # as BLEU: at most 1
-        per[i] = b
+            if lm == -math.inf: bleu = 0.0
+            else: bleu = min(1.0, brevity_penalty(key[0], key[1]) * math.exp(lm))   # at most 1
+            seen[key] = bleu
+        per[i] = bleu
     return math.fsum(per) / N, per
 
 # %% ../nbs/05a_diversity.ipynb #1b79e392
@@ -222,8 +233,8 @@ def _self_bleu_options(max_n, smooth, tok:Tokenizer, metric:str='self_bleu') -> 
 
 def self_bleu(texts:Sequence[str], # the texts (fewer than two: 0.0; a lone str is one text)
               max_n:int=4, # BLEU-n, uniform weights; 1 to `MAX_N` (20)
-              smooth:str='method0', # 'method0' (nltk's default, no smoothing), 'method1' (Texygen) or any BLEU smoothing
-              tokenizer:str|Tokenizer='treebank', # a name (lowercased first; 'treebank': nltk's, as the humor evaluator) or a Tokenizer
+              smooth:str='method0', # 'method0' (nltk's default), 'method1' (Texygen), any BLEU's
+              tokenizer:str|Tokenizer='treebank', # a name (lowercased first) or a Tokenizer
              ) -> SelfBLEU:
     "Self-BLEU, exact and near-linear in the number of texts; 0.0 for fewer than two texts."
     tok = get_tokenizer(tokenizer, lowercase=True, metric='self_bleu')
@@ -236,52 +247,46 @@ def self_bleu(texts:Sequence[str], # the texts (fewer than two: 0.0; a lone str 
 @register()
 class SelfBLEUMetric(Metric):
     "Self-BLEU of every text added: the tokens are kept, the near-linear algorithm runs on compute."
-    name, summary = 'self_bleu', 'Self-BLEU (Zhu et al. 2018): mean BLEU of each text against all the others; lower is more diverse'
+    name = 'self_bleu'
+    summary = ('Self-BLEU (Zhu et al. 2018): mean BLEU of each text against all the others; '
+               'lower is more diverse')
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), False
     keys, signature_keys = ('self_bleu', 'n_texts'), ('n', 'smooth', 'tok', 'case', 'norm', 'N')
     def __init__(self, max_n:int=4, # BLEU-n, uniform weights; 1 to `MAX_N` (20)
-                 smooth:str='method0', # 'method0' (nltk's default, no smoothing), 'method1' (Texygen) or any BLEU smoothing
-                 tokenizer:str|Tokenizer='treebank', # a name (lowercased first) or a Tokenizer instance (used as it is)
+                 smooth:str='method0', # 'method0' (nltk's default), 'method1' (Texygen), any BLEU's
+                 tokenizer:str|Tokenizer='treebank', # a name (lowercased first) or a Tokenizer
                  keep_items:bool=False, # also keep each batch's tokens as per-item statistics
                 ):
         self.tokenizer = get_tokenizer(tokenizer, lowercase=True, metric=self.name)
-        self.max_n, self.smooth, self._opts = max_n, smooth, _self_bleu_options(max_n, smooth, self.tokenizer, self.name)
+        self._opts = _self_bleu_options(max_n, smooth, self.tokenizer, self.name)
+        self.max_n, self.smooth = max_n, smooth
         super().__init__(keep_items)
+    def options(self) -> dict: return dict(self._opts)
+    def signature(self) -> Signature:
+        "The signature of the scores this metric computes: the options and N, the texts so far."
+        return Signature(self.name, {**self.options(), 'N': self.state['n']})
+    def empty_state(self) -> dict: return {'n': 0, 'tokens': []}
+    def item_statistics(self, predictions, references=None) -> dict:
+        return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
+    def score_state(self, state:dict) -> SelfBLEU:
+        score, per = _self_bleu(*Vocab().encode(state['tokens']), self.max_n, self.smooth)
+        signature = Signature(self.name, {**self.options(), 'N': state['n']})
+        return SelfBLEU(score, state['n'], per, signature)
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
-        return Resampling((), None, "it compares each text with the others: " + DIVERSITY_NOT_RESAMPLED)
+        why = "it compares each text with the others: " + DIVERSITY_NOT_RESAMPLED
+        return Resampling((), None, why)
     def reduction(self) -> StateReduction:
         "Across workers, n-gram tables in buckets and deficits in holder groups (`SelfBleuTables`)."
         return SelfBleuTables()
 
-# %% ../nbs/05a_diversity.ipynb #a7d513f9
-@patch
-def options(self:SelfBLEUMetric) -> dict: return dict(self._opts)
-
-@patch
-def signature(self:SelfBLEUMetric) -> Signature:
-    "The signature of the scores this metric computes: the options and N, the number of texts so far."
-    return Signature(self.name, {**self.options(), 'N': self.state['n']})
-
-# %% ../nbs/05a_diversity.ipynb #10ad0988
-@patch
-def empty_state(self:SelfBLEUMetric) -> dict: return {'n': 0, 'tokens': []}
-
-@patch
-def item_statistics(self:SelfBLEUMetric, predictions, references=None) -> dict:
-    return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
-
-@patch
-def score_state(self:SelfBLEUMetric, state:dict) -> SelfBLEU:
-    score, per = _self_bleu(*Vocab().encode(state['tokens']), self.max_n, self.smooth)
-    return SelfBLEU(score, state['n'], per, Signature(self.name, {**self.options(), 'N': state['n']}))
-
 # %% ../nbs/05a_diversity.ipynb #143639de
 def lexicalrichness_tokenize(text:str, # the text
                             ) -> list[str]:
-    "lexicalrichness's default tokens: lowercase, drop digits and dashes, ASCII punctuation to spaces, split."
-    text = re.sub(r"[0-9]+", "", check_str(text, 'text', 'lexicalrichness_tokenize').lower()).replace("–", "").replace("—", "").replace("-", "")
-    return text.translate(str.maketrans({p: " " for p in string.punctuation})).split()
+    "lexicalrichness's tokens: lowercase, drop digits and dashes, punctuation to spaces, split."
+    text = re.sub(r"[0-9]+", "", check_str(text, 'text', 'lexicalrichness_tokenize').lower())
+    text = text.replace("–", "").replace("—", "").replace("-", "")
+    return text.translate(str.maketrans({mark: " " for mark in string.punctuation})).split()
 
 class Richness(NamedTuple):
     "Vocabulary richness of one text."
@@ -303,116 +308,123 @@ class LexicalRichnessTokenizer(Tokenizer):
     def tokenize(self, text:str) -> list[str]: return lexicalrichness_tokenize(text)
 
 def _richness_tokenizer(tokenizer:str|Tokenizer, metric:str='vocabulary_richness') -> Tokenizer:
-    if isinstance(tokenizer, str) and tokenizer == 'lexicalrichness': return LexicalRichnessTokenizer()
+    if isinstance(tokenizer, str) and tokenizer == 'lexicalrichness':
+        return LexicalRichnessTokenizer()
     return get_tokenizer(tokenizer, lowercase=True, metric=metric)
 
 def _richness_options(window, threshold, draws, metric:str) -> tuple[int, float, int]:
     "The checked MATTR window, MTLD threshold and HD-D sample size."
-    return (check_int(window, 'window', metric), check_float(threshold, 'threshold', metric, 0, 1, open_low=True, open_high=True),
-            check_int(draws, 'draws', metric))
+    window = check_int(window, 'window', metric)
+    threshold = check_float(threshold, 'threshold', metric, 0, 1, open_low=True, open_high=True)
+    return window, threshold, check_int(draws, 'draws', metric)
 
 # %% ../nbs/05a_diversity.ipynb #dd56bd70
-def _mattr(w:list, window:int) -> float:
-    if len(w) <= window: return len(set(w)) / len(w)
-    counts, distinct, total = Counter(w[:window]), len(set(w[:window])), 0
+def _mattr(words:list, window:int) -> float:
+    if len(words) <= window: return len(set(words)) / len(words)
+    counts, distinct, total = Counter(words[:window]), len(set(words[:window])), 0
     total = distinct
-    for out, new in zip(w, w[window:]):            # slide by one word: update the counts, not recount
-        counts[out] -= 1; distinct -= counts[out] == 0
-        distinct += counts[new] == 0; counts[new] += 1
+    for out, new in zip(words, words[window:]):     # slide by one word: update counts, not recount
+        counts[out] -= 1
+        distinct -= counts[out] == 0
+        distinct += counts[new] == 0
+        counts[new] += 1
         total += distinct
-    return total / (len(w) - window + 1) / window
+    return total / (len(words) - window + 1) / window
 
-def _mtld_pass(w:list, threshold:float, terms:int) -> float:
+def _mtld_pass(words:list, threshold:float, terms:int) -> float:
     seen, count, factors, ttr = set(), 0, 0.0, 1.0
-    for x in w:
-        count += 1; seen.add(x); ttr = len(seen) / count
+    for word in words:
+        count += 1
+        seen.add(word)
+        ttr = len(seen) / count
         if ttr <= threshold: seen, count, factors = set(), 0, factors + 1
     if count > 0: factors += (1 - ttr) / (1 - threshold)
-    if factors == 0:                               # never fell below the threshold (as lexicalrichness)
-        ttr = terms / len(w); factors = 1 if ttr == 1 else (1 - ttr) / (1 - threshold)
-    return len(w) / factors
+    if factors == 0:                        # never fell below the threshold (as lexicalrichness)
+        ttr = terms / len(words)
+        factors = 1 if ttr == 1 else (1 - ttr) / (1 - threshold)
+    return len(words) / factors
 
-def _hdd(w:list, draws:int) -> float:
-    N, n = len(w), min(draws, len(w))
-    return math.fsum((1 - math.comb(N - f, n) / math.comb(N, n)) / n for f in Counter(w).values())
+def _hdd(words:list, draws:int) -> float:
+    N, n = len(words), min(draws, len(words))
+    frequencies = Counter(words).values()
+    return math.fsum((1 - math.comb(N - f, n) / math.comb(N, n)) / n for f in frequencies)
 
 # %% ../nbs/05a_diversity.ipynb #eef80391
-def _richness(w:list[str], window:int, threshold:float, draws:int) -> Richness:
-    "Every richness measure of the words `w` (which are not changed)."
-    if not w: return Richness(0, 0, *[0.0] * 7)
-    t, n = len(set(w)), len(w)
+def _richness(words:list[str], window:int, threshold:float, draws:int) -> Richness:
+    "Every richness measure of `words` (which are not changed)."
+    if not words: return Richness(0, 0, *[0.0] * 7)
+    t, n = len(set(words)), len(words)
     ttr, rttr, cttr = t / n, t / math.sqrt(n), t / math.sqrt(2 * n)
     score = min(1.0, (ttr + min(rttr / 10, 1) + min(cttr / 10, 1)) / 3)
-    mtld = (_mtld_pass(w, threshold, t) + _mtld_pass(w[::-1], threshold, t)) / 2
-    return Richness(n, t, ttr, rttr, cttr, score, _mattr(w, window), mtld, _hdd(w, draws))
+    mtld = (_mtld_pass(words, threshold, t) + _mtld_pass(words[::-1], threshold, t)) / 2
+    return Richness(n, t, ttr, rttr, cttr, score, _mattr(words, window), mtld, _hdd(words, draws))
 
 # %% ../nbs/05a_diversity.ipynb #7b9f8c18
 def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens (a list of str)
-                        tokenizer:str|Tokenizer='unicode', # 'lexicalrichness' for that package's tokens, or a text-core tokenizer
+                        tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name, a Tokenizer
                         window:int=100, # MATTR window (words), an int >= 1
                         threshold:float=0.72, # MTLD threshold, in (0, 1)
                         draws:int=42, # HD-D sample size, an int >= 1
                        ) -> Richness:
-    "TTR, root and corrected TTR, the humor evaluator's combined score, MATTR, MTLD and HD-D of one text."
+    "TTR, root and corrected TTR, the humor evaluator's score, MATTR, MTLD and HD-D of a text."
     window, threshold, draws = _richness_options(window, threshold, draws, 'vocabulary_richness')
-    if isinstance(text, str): w = _richness_tokenizer(tokenizer)(text)
-    else: w = check_tokens(text, 'text', 'vocabulary_richness')
-    return _richness(w, window, threshold, draws)
+    if isinstance(text, str): words = _richness_tokenizer(tokenizer)(text)
+    else: words = check_tokens(text, 'text', 'vocabulary_richness')
+    return _richness(words, window, threshold, draws)
 
 # %% ../nbs/05a_diversity.ipynb #b1d424ce
 @register()
 class VocabularyRichness(Metric):
     "Vocabulary richness of the tokens of all texts added, in order."
-    name, summary = 'vocabulary_richness', "TTR, RTTR, CTTR, the humor evaluator's combined score, MATTR, MTLD and HD-D of all texts' tokens together"
+    name = 'vocabulary_richness'
+    summary = ("TTR, RTTR, CTTR, the humor evaluator's combined score, MATTR, MTLD and HD-D of all "
+               "texts' tokens together")
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
     keys, signature_keys = Richness._fields, ('tok', 'case', 'norm', 'window', 'threshold', 'draws')
-    def __init__(self, tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name (lowercased first) or a Tokenizer (used as it is)
+    def __init__(self, tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name or a Tokenizer
                  window:int=100, # MATTR window (words), an int >= 1
                  threshold:float=0.72, # MTLD threshold, in (0, 1)
                  draws:int=42, # HD-D sample size, an int >= 1
                  keep_items:bool=False, # also keep each batch's tokens as per-item statistics
                 ):
         self.tokenizer = _richness_tokenizer(tokenizer, self.name)
-        self.window, self.threshold, self.draws = _richness_options(window, threshold, draws, self.name)
+        options = _richness_options(window, threshold, draws, self.name)
+        self.window, self.threshold, self.draws = options
         super().__init__(keep_items)
+    def options(self) -> dict:
+        measures = {'window': self.window, 'threshold': self.threshold, 'draws': self.draws}
+        return {**self.tokenizer.signature_options(), **measures}
+    def empty_state(self) -> dict: return {'n': 0, 'tokens': []}
+    def item_statistics(self, predictions, references=None) -> dict:
+        return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
+    def score_state(self, state:dict) -> Score:
+        words = list(chain.from_iterable(state['tokens']))
+        richness = _richness(words, self.window, self.threshold, self.draws)
+        return Score(richness._asdict(), self.signature(), main='score', n=state['n'])
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
-        return Resampling((), None, "it is computed on the texts' words together: " + DIVERSITY_NOT_RESAMPLED)
-
-# %% ../nbs/05a_diversity.ipynb #fcf3dfd4
-@patch
-def options(self:VocabularyRichness) -> dict:
-    return {**self.tokenizer.signature_options(), 'window': self.window, 'threshold': self.threshold, 'draws': self.draws}
-
-@patch
-def empty_state(self:VocabularyRichness) -> dict: return {'n': 0, 'tokens': []}
-
-@patch
-def item_statistics(self:VocabularyRichness, predictions, references=None) -> dict:
-    return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
-
-@patch
-def score_state(self:VocabularyRichness, state:dict) -> Score:
-    r = _richness(list(chain.from_iterable(state['tokens'])), self.window, self.threshold, self.draws)
-    return Score(r._asdict(), self.signature(), main='score', n=state['n'])
+        why = "it is computed on the texts' words together: " + DIVERSITY_NOT_RESAMPLED
+        return Resampling((), None, why)
 
 # %% ../nbs/05a_diversity.ipynb #98a4c9d8
 def _check_q(q, metric:str) -> float:
     "A Vendi order: a finite number >= 0, or math.inf."
-    if not isinstance(q, bool) and isinstance(q, (int, float, np.integer, np.floating)) and q == math.inf: return math.inf
+    number = isinstance(q, (int, float, np.integer, np.floating)) and not isinstance(q, bool)
+    if number and q == math.inf: return math.inf
     return check_float(q, 'q', metric, low=0)
 
 def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside), finite numbers
-                q:float=1.0, # order of the Rényi entropy, >= 0 (q = 1: Shannon; q = math.inf: 1 / largest eigenvalue)
+                q:float=1.0, # Rényi order, >= 0 (1: Shannon; math.inf: 1 / largest eigenvalue)
                ) -> float:
-    "The Vendi score of a set of vectors under the cosine kernel, from the d x d covariance (or the N x N kernel when d is larger); 0.0 for none."
+    """The Vendi score of a set of vectors under the cosine kernel, from the d x d covariance (or
+    the N x N kernel when d is larger); 0.0 for none."""
     q, E = _check_q(q, 'vendi_score'), unit_vectors(E, 'vendi_score')
     N, d = E.shape
     if N == 0: return 0.0
-    C = E @ E.T if d > max(N, 4096) else E.T @ E          # the same nonzero eigenvalues; the smaller matrix when d is large
+    C = E @ E.T if d > max(N, 4096) else E.T @ E   # the same nonzero eigenvalues: the smaller one
     lam = np.linalg.eigvalsh(C.astype(np.float64) / N)
     lam = lam[lam > 1e-12]
-    if not len(lam): return 1.0                            # only zero vectors: no direction, one effective item (as q = 1 gives)
+    if not len(lam): return 1.0     # only zero vectors: one effective item (as q = 1 gives)
     lam = lam / lam.sum()
     if q == 1: return float(np.exp(-np.sum(lam * np.log(lam))))
     if math.isinf(q): return float(1 / lam.max())
@@ -420,15 +432,22 @@ def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside), finite nu
 
 def unit_vectors(E, metric:str='semantic_diversity') -> np.ndarray:
     "The rows of `E` (a finite 2-D array of numbers) scaled to unit length; zero rows stay zero."
-    A = as_array(E, 'E', metric, finite=True)
-    if A.ndim != 2: raise ValueError(f"{metric}: E must be a 2-D array of embeddings (texts x dimensions), got shape {A.shape}")
-    E = A.astype(np.float64) if A.dtype != np.float32 else A
-    n = np.linalg.norm(E, axis=1, keepdims=True)
-    return np.divide(E, n, out=np.zeros_like(E), where=n > 0)
+    E = _check_embeddings(E, metric)
+    if E.dtype != np.float32: E = E.astype(np.float64)
+    norms = np.linalg.norm(E, axis=1, keepdims=True)
+    return np.divide(E, norms, out=np.zeros_like(E), where=norms > 0)
+
+def _check_embeddings(E, metric:str) -> np.ndarray:
+    "`E` as a finite 2-D array of numbers (texts x dimensions)."
+    E = as_array(E, 'E', metric, finite=True)
+    if E.ndim != 2:
+        raise ValueError(f"{metric}: E must be a 2-D array of embeddings (texts x dimensions), "
+                         f"got shape {E.shape}")
+    return E
 
 # %% ../nbs/05a_diversity.ipynb #04483864
 class SemanticDiversity(NamedTuple):
-    "Semantic diversity of a set of texts: the humor evaluator's fields, the exact mean similarity and the Vendi score."
+    "Semantic diversity of texts: the humor evaluator's fields, the exact mean similarity, Vendi."
     n: int
     mean_similarity: float
     overall_diversity: float
@@ -442,9 +461,9 @@ class SemanticDiversity(NamedTuple):
     labels: np.ndarray
 
 def pair_sum(E:np.ndarray) -> float:
-    "Sum of e_i . e_j over ordered pairs i != j, from the sum of the vectors (accumulated in float64)."
-    s = E.sum(axis=0, dtype=np.float64)
-    return float(s @ s - np.einsum('ij,ij->', E, E, dtype=np.float64))
+    "Sum of e_i . e_j over ordered pairs i != j, from the sum of the vectors (in float64)."
+    total = E.sum(axis=0, dtype=np.float64)
+    return float(total @ total - np.einsum('ij,ij->', E, E, dtype=np.float64))
 
 def mean_pair_similarity(E:np.ndarray) -> float:
     "Mean cosine over pairs i != j of unit vectors (no N x N matrix); 1.0 for one vector."
@@ -452,211 +471,253 @@ def mean_pair_similarity(E:np.ndarray) -> float:
     return 1.0 if n < 2 else pair_sum(E) / (n * (n - 1))
 
 # %% ../nbs/05a_diversity.ipynb #a478ff70
-MIN_DISTINCT = 10   # fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
+# fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
+MIN_DISTINCT = 10
 
 def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.ndarray]]:
-    "KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two clusters or more."
+    """KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two
+    clusters or more."""
     from concurrent.futures import ThreadPoolExecutor
     from threadpoolctl import threadpool_limits
     ks = list(range(2, min(5, len(X) // 2) + 1))
-    rep = _repeats(X, *rows) if rows is not None and MIN_DISTINCT <= len(rows[0]) <= len(X) // 2 else None
+    weighted = rows is not None and MIN_DISTINCT <= len(rows[0]) <= len(X) // 2
+    repeats = _repeats(X, *rows) if weighted else None
     def fit(k):
         from sklearn.cluster import KMeans
-        with threadpool_limits(1):                  # OpenMP's thread count is each thread's own: set it in this one too
-            return _kmeans_repeated(rep, k, seed) if rep else KMeans(k, random_state=seed, n_init=10).fit_predict(X)
-    # k <= 5: each product and Lloyd step is too small to share between cores (threads would wait on each other), so each
-    # fit runs on one core and the fits run side by side, the largest k first; every fit is the same as alone
-    with threadpool_limits(1), ThreadPoolExecutor(max(1, min(len(ks), os.cpu_count() or 1))) as ex:
-        labels = dict(zip(ks[::-1], ex.map(fit, ks[::-1])))
+        with threadpool_limits(1):    # OpenMP's thread count is each thread's own: set it here too
+            if repeats: return _kmeans_repeated(repeats, k, seed)
+            return KMeans(k, random_state=seed, n_init=10).fit_predict(X)
+    # k <= 5: each product and Lloyd step is too small to share between cores (threads would wait on
+    # each other), so each fit runs on one core and the fits run side by side, the largest k first;
+    # every fit is the same as alone
+    workers = max(1, min(len(ks), os.cpu_count() or 1))
+    with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
+        labels = dict(zip(ks[::-1], pool.map(fit, ks[::-1])))
     return [(k, labels[k]) for k in ks if len(np.unique(labels[k])) > 1]
 
-BLOCK = 1024    # rows of X per block of the distance pass: one block of distances is BLOCK x BLOCK numbers (8 MiB in float64)
+# rows of X per block of the distance pass: a block of distances is BLOCK x BLOCK (8 MiB in float64)
+BLOCK = 1024
 
 def _distance_sums(X:np.ndarray, H:np.ndarray, block:int=BLOCK) -> np.ndarray:
-    "D @ H for the Euclidean distance matrix D of the rows of X (as scikit-learn computes it), by symmetric blocks: no N x N matrix."
+    """D @ H for the Euclidean distance matrix D of the rows of X (as scikit-learn computes it), by
+    symmetric blocks: no N x N matrix."""
     N, sq = len(X), np.einsum('ij,ij->i', X, X)
     T = np.zeros((N, H.shape[1]))
     for a in range(0, N, block):
         for b in range(a, N, block):
-            D = X[a:a + block] @ X[b:b + block].T; D *= -2; D += sq[a:a + block, None]; D += sq[None, b:b + block]
+            D = X[a:a + block] @ X[b:b + block].T
+            D *= -2
+            D += sq[a:a + block, None]
+            D += sq[None, b:b + block]
             np.maximum(D, 0, out=D)
             if a == b: np.fill_diagonal(D, 0)
             np.sqrt(D, out=D)
             T[a:a + block] += D @ H[b:b + block]
-            if a != b: T[b:b + block] += D.T @ H[a:a + block]      # the mirror block, D(b, a) = D(a, b)^T
+            if a != b: T[b:b + block] += D.T @ H[a:a + block]   # the mirror block: D(a, b)^T
     return T
 
 # %% ../nbs/05a_diversity.ipynb #e8e16a8d
 def _silhouette(T:np.ndarray, lab:np.ndarray) -> float:
-    "The mean silhouette (as scikit-learn's `silhouette_score`) from each text's summed distances to each cluster, T (N x k)."
-    n = np.bincount(lab, minlength=T.shape[1]); i = np.arange(len(lab))
+    """The mean silhouette (as scikit-learn's `silhouette_score`) from each text's summed distances
+    to each cluster, T (N x k)."""
+    n = np.bincount(lab, minlength=T.shape[1])
+    i = np.arange(len(lab))
     with np.errstate(divide='ignore', invalid='ignore'):
-        a = T[i, lab] / (n[lab] - 1)                     # mean distance to the rest of its own cluster (0 / 0 alone)
-        other = T / n; other[i, lab] = np.inf
-        b = other.min(axis=1)                            # mean distance to the nearest other cluster
+        a = T[i, lab] / (n[lab] - 1)       # mean distance to the rest of its cluster (0 / 0 alone)
+        other = T / n
+        other[i, lab] = np.inf
+        b = other.min(axis=1)              # mean distance to the nearest other cluster
         s = (b - a) / np.maximum(a, b)
     return float(np.mean(np.nan_to_num(s)))             # a text alone in its cluster scores 0
 
 def _distinct_rows(X:np.ndarray) -> tuple[np.ndarray, np.ndarray]|None:
-    "(the first row of each distinct vector, in order; each row's distinct vector): None when no vector repeats."
-    seen = {}                                         # a row's bytes -> its distinct vector (+ 0.0 makes -0.0 equal to 0.0)
-    which = np.fromiter((seen.setdefault(r.tobytes(), len(seen)) for r in X + 0.0), np.int64, len(X))
-    if len(seen) == len(X): return None               # hashing the rows: 25x faster than sorting them (np.unique, axis=0)
-    first = np.full(len(seen), len(X)); np.minimum.at(first, which, np.arange(len(X)))
+    """(the first row of each distinct vector, in order; each row's distinct vector): None when no
+    vector repeats."""
+    seen = {}                 # a row's bytes -> its distinct vector (+ 0.0 makes -0.0 equal to 0.0)
+    rows = (seen.setdefault(row.tobytes(), len(seen)) for row in X + 0.0)
+    which = np.fromiter(rows, np.int64, len(X))
+    if len(seen) == len(X): return None   # hashing the rows: 25x faster than np.unique(axis=0)
+    first = np.full(len(seen), len(X))
+    np.minimum.at(first, which, np.arange(len(X)))
     return first, which
 
 def _repeated_sums(X:np.ndarray, H:np.ndarray, keep:np.ndarray, which:np.ndarray) -> np.ndarray:
-    "D @ H from the distinct rows alone: a repeat of a vector lies at distance 0 from it, so its row of H joins the vector's."
-    G = np.zeros((len(keep), H.shape[1]), H.dtype); np.add.at(G, which, H)
+    """D @ H from the distinct rows alone: a repeat of a vector lies at distance 0 from it, so its
+    row of H joins the vector's."""
+    G = np.zeros((len(keep), H.shape[1]), H.dtype)
+    np.add.at(G, which, H)
     return _distance_sums(X[keep], G)[which]
 
 def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray|None, float]:
-    "The best clustering (k, silhouette, labels; the first best) and its semantic spread, from one blockwise distance pass."
+    """The best clustering (k, silhouette, labels; the first best) and its semantic spread, from one
+    blockwise distance pass."""
     N, d = X.shape
-    rows = _distinct_rows(X)                                      # repeated vectors: clustered and measured once each
-    fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1)) for k, lab in _kmeans_labels(X, seed, rows)]
+    rows = _distinct_rows(X)                  # repeated vectors: clustered and measured once each
+    fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1))
+            for k, lab in _kmeans_labels(X, seed, rows)]
     cols = [0] + list(np.cumsum([lab.max() + 1 for _, lab in fits]))
-    H = np.zeros((N, cols[-1] + 1), X.dtype); H[:, -1] = 1       # one-hot of every clustering, then a column of ones
-    for (_, lab), c in zip(fits, cols): H[np.arange(N), c + lab] = 1
+    H = np.zeros((N, cols[-1] + 1), X.dtype)  # one-hot of every clustering, then a column of ones
+    H[:, -1] = 1
+    for (_, lab), col in zip(fits, cols): H[np.arange(N), col + lab] = 1
     T = _distance_sums(X, H) if rows is None else _repeated_sums(X, H, *rows)
     best = (1, -1.0, None)
-    for (k, lab), c, c1 in zip(fits, cols, cols[1:]):
-        s = _silhouette(T[:, c:c1], lab)
-        if s > best[1]: best = (k, s, lab)
-    spread = min(1.0, T[:, -1].sum() / (N * (N - 1)) / math.sqrt(d) / 2)     # mean distance over pairs i != j
+    for (k, lab), col, end in zip(fits, cols, cols[1:]):
+        silhouette = _silhouette(T[:, col:end], lab)
+        if silhouette > best[1]: best = (k, silhouette, lab)
+    mean_distance = T[:, -1].sum() / (N * (N - 1))                   # over the pairs i != j
+    spread = min(1.0, mean_distance / math.sqrt(d) / 2)
     return (*best, float(spread))
 
 # %% ../nbs/05a_diversity.ipynb #a3d48a8d
-def _plusplus(R, k:int, rng:np.random.RandomState) -> list[int]:
-    "The distinct vectors (indices into R.X) that scikit-learn's k-means++ picks from all N rows, with its random draws."
-    from sklearn.metrics.pairwise import euclidean_distances as dist
-    N, trials, which = len(R.which), 2 + int(np.log(k)), R.which
-    ones = np.ones(N, R.X.dtype)                                     # the rows' sample weights, as KMeans makes them
+def _plusplus(repeats, k:int, rng:np.random.RandomState) -> list[int]:
+    """The distinct vectors (indices into `repeats.X`) that scikit-learn's k-means++ picks from all
+    N rows, with its random draws."""
+    from sklearn.metrics.pairwise import euclidean_distances
+    Xc, sq, which = repeats.Xc, repeats.sq, repeats.which
+    N, trials = len(which), 2 + int(np.log(k))
+    ones = np.ones(N, repeats.X.dtype)            # the rows' sample weights, as KMeans makes them
     picks = [int(which[rng.choice(N, p=ones / ones.sum())])]
-    near = dist(R.Xc[picks], R.Xc, Y_norm_squared=R.sq, squared=True)[0]   # each vector's squared distance to its nearest pick
+    near = euclidean_distances(Xc[picks], Xc, Y_norm_squared=sq, squared=True)[0]   # nearest pick
     pot = near[which][None] @ ones
     for _ in range(1, k):
         ids = np.searchsorted(np.cumsum(ones * near[which][None]), rng.uniform(size=trials) * pot)
         np.clip(ids, None, N - 1, out=ids)
-        D = np.minimum(near, dist(R.Xc[which[ids]], R.Xc, Y_norm_squared=R.sq, squared=True))
-        pots = np.ascontiguousarray(D[:, which]) @ ones.reshape(-1, 1)     # (trials, N) in C order: scikit-learn's sums, bit for bit
-        b = int(np.argmin(pots)); pot, near = pots[b], D[b]
-        picks.append(int(which[ids[b]]))
+        to_trials = euclidean_distances(Xc[which[ids]], Xc, Y_norm_squared=sq, squared=True)
+        D = np.minimum(near, to_trials)
+        # (trials, N) in C order: scikit-learn's sums, bit for bit
+        pots = np.ascontiguousarray(D[:, which]) @ ones.reshape(-1, 1)
+        best = int(np.argmin(pots))
+        pot, near = pots[best], D[best]
+        picks.append(int(which[ids[best]]))
     return picks
 
 # %% ../nbs/05a_diversity.ipynb #debcd0eb
 class _Repeats(NamedTuple):
     "Repeated rows as KMeans on all of them would see them, kept once per distinct vector."
-    X: np.ndarray; Xc: np.ndarray; sq: np.ndarray; which: np.ndarray; w: np.ndarray; tol: float
+    X: np.ndarray
+    Xc: np.ndarray
+    sq: np.ndarray
+    which: np.ndarray
+    weights: np.ndarray
+    tol: float
 
 def _repeats(X:np.ndarray, keep:np.ndarray, which:np.ndarray) -> _Repeats:
-    "The distinct rows X[keep], centred as KMeans centres X, their squared norms and counts, and `tol` for their weighted fit."
-    Xd = X[keep]; Xc = Xd - X.mean(axis=0)
-    tol = 1e-4 * float(np.mean(np.var(X, axis=0)) / np.mean(np.var(Xd, axis=0)))     # KMeans' tolerance of all rows
-    return _Repeats(Xd, Xc, np.einsum('ij,ij->i', Xc, Xc), which, np.bincount(which).astype(X.dtype), tol)
+    """The distinct rows X[keep], centred as KMeans centres X, their squared norms and counts, and
+    `tol` for their weighted fit."""
+    Xd = X[keep]
+    Xc = Xd - X.mean(axis=0)
+    tol = 1e-4 * float(np.mean(np.var(X, axis=0)) / np.mean(np.var(Xd, axis=0)))   # as on all rows
+    counts = np.bincount(which).astype(X.dtype)
+    return _Repeats(Xd, Xc, np.einsum('ij,ij->i', Xc, Xc), which, counts, tol)
 
-def _same_clustering(a:np.ndarray, b:np.ndarray, k:int) -> bool:
-    "scikit-learn's check in KMeans' n_init loop: every label of `a` goes to one label of `b`."
-    pairs = np.unique(a.astype(np.int64) * k + b)
+def _same_clustering(labels:np.ndarray, others:np.ndarray, k:int) -> bool:
+    "scikit-learn's check in KMeans' n_init loop: every one of `labels` goes to one of `others`."
+    pairs = np.unique(labels.astype(np.int64) * k + others)
     return len(np.unique(pairs // k)) == len(pairs)
 
-def _kmeans_repeated(R:_Repeats, k:int, seed:int, n_init:int=10) -> np.ndarray:
-    "The labels of `KMeans(k, random_state=seed, n_init=n_init).fit_predict` on all rows, from their distinct vectors."
+def _kmeans_repeated(repeats:_Repeats, k:int, seed:int, n_init:int=10) -> np.ndarray:
+    """The labels of `KMeans(k, random_state=seed, n_init=n_init).fit_predict` on all rows, from
+    their distinct vectors."""
     from sklearn.cluster import KMeans
-    rng, best = np.random.RandomState(seed), None
+    X, rng, best = repeats.X, np.random.RandomState(seed), None
     for _ in range(n_init):
-        km = KMeans(k, init=R.X[_plusplus(R, k, rng)], n_init=1, tol=R.tol).fit(R.X, sample_weight=R.w)
-        if best is None or (km.inertia_ < best[0] and not _same_clustering(km.labels_, best[1], k)): best = (km.inertia_, km.labels_)
-    return best[1][R.which]
+        init = X[_plusplus(repeats, k, rng)]
+        km = KMeans(k, init=init, n_init=1, tol=repeats.tol).fit(X, sample_weight=repeats.weights)
+        if best is None: best = (km.inertia_, km.labels_)
+        elif km.inertia_ < best[0] and not _same_clustering(km.labels_, best[1], k):
+            best = (km.inertia_, km.labels_)
+    return best[1][repeats.which]
 
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
 def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite numbers
                        q:float=1.0, # Vendi order, >= 0 or math.inf
-                       seed:int=42, # KMeans's random_state (the humor evaluator's 42), an int in [0, 2**32 - 1]
+                       seed:int=42, # KMeans' random_state (the humor evaluator's), in [0, 2**32)
                       ) -> SemanticDiversity:
-    "The humor evaluator's semantic diversity measures, the exact mean similarity and Vendi, without an N x N similarity matrix."
-    q, seed = _check_q(q, 'semantic_diversity'), check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
-    E = as_array(E, 'E', 'semantic_diversity', finite=True)
-    if E.ndim != 2: raise ValueError(f"semantic_diversity: E must be a 2-D array of embeddings (texts x dimensions), got shape {E.shape}")
-    X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)    # float32 for very large inputs: half the memory
-    U = unit_vectors(X).astype(X.dtype); N = len(U)
-    if N < 2: return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, 0.0, 0.0, 0.0, 0.0, 0.0, float(N), np.zeros(N, np.int64))
+    """The humor evaluator's semantic diversity measures, the exact mean similarity and Vendi,
+    without an N x N similarity matrix."""
+    q = _check_q(q, 'semantic_diversity')
+    seed = check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
+    E = _check_embeddings(E, 'semantic_diversity')
+    X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)   # float32 when very large
+    U = unit_vectors(X).astype(X.dtype)
+    N = len(U)
+    if N < 2:
+        zeros = (0.0,) * 5                      # silhouette, intra, inter, coherence, spread
+        labels = np.zeros(N, np.int64)
+        return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, *zeros, float(N), labels)
     total = pair_sum(U)
-    overall = max(0.0, min(1.0, 1 - total / N ** 2))           # the humor evaluator's mean over all N^2 entries, diagonal zeroed
+    overall = max(0.0, min(1.0, 1 - total / N ** 2))   # the evaluator's: N^2 entries, diagonal 0
     k, sil, lab, spread = _clusters_and_spread(X, seed)
     intra = inter = coher = 0.0
     if lab is not None:
         within = [(pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
-        w_sum, w_n = sum(s for s, m in within if m > 1), sum(m * (m - 1) for _, m in within)
+        w_sum = sum(pairs for pairs, size in within if size > 1)
+        w_n = sum(size * (size - 1) for _, size in within)
         intra = 1 - w_sum / w_n if w_n else 0.0
         b_n = N * (N - 1) - w_n
         inter = 1 - (total - w_sum) / b_n if b_n else 0.0
         coher = max(0.0, sil)
     else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
-    return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter), coher, spread, vendi_score(U, q), lab)
+    vendi = vendi_score(U, q)
+    return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter),
+                             coher, spread, vendi, lab)
 
 # %% ../nbs/05a_diversity.ipynb #68a38739
 @register()
 class SemanticDiversityMetric(Metric):
     "Semantic diversity of every text added: the texts are kept and embedded together on compute."
     name = 'semantic_diversity'
-    summary = "semantic diversity of sentence embeddings: the humor evaluator's overall and cluster measures, the mean similarity and the Vendi score"
+    summary = ("semantic diversity of sentence embeddings: the humor evaluator's overall and "
+               "cluster measures, the mean similarity and the Vendi score")
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
-    keys = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity', 'inter_cluster_diversity', 'semantic_spread',
-            'cluster_coherence', 'vendi', 'k', 'silhouette')
+    keys = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity',
+            'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence', 'vendi', 'k',
+            'silhouette')
     signature_keys = ('emb', 'q', 'seed')
     loads_model = True              # a sentence model (unless tfidf), loaded on every worker
     device_option = None            # no option: on a cluster, its reduction embeds on the GPU
-    def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local sentence-transformers model folder or cached name
-                 backend:str='sentence-transformers', # or 'tfidf': TF-IDF vectors fitted to all the texts added
+    def __init__(self, model:str=DEFAULT_MODEL, # the bundled MiniLM, a local or cached model
+                 backend:str='sentence-transformers', # or 'tfidf': fitted to all the texts added
                  q:float=1.0, # Vendi order (>= 0; math.inf allowed)
-                 seed:int=42, # the random_state (KMeans, and the samples of large inputs), in [0, 2**32 - 1]
+                 seed:int=42, # the random_state (KMeans, samples of large inputs), in [0, 2**32)
                  keep_items:bool=False, # also keep the texts of each batch as per-item statistics
                 ):
         if not isinstance(backend, str) or backend not in ('sentence-transformers', 'tfidf'):
-            raise ValueError(f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', got {backend!r:.60}" if isinstance(backend, str)
-                             else f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', got {type(backend).__name__}")
+            got = f"{backend!r:.60}" if isinstance(backend, str) else type(backend).__name__
+            raise ValueError(f"{self.name}: backend must be 'sentence-transformers' or 'tfidf', "
+                             f"got {got}")
         self.model, self.backend = model, backend
-        self.q, self.seed = _check_q(q, self.name), check_int(seed, 'seed', self.name, low=0, high=2**32 - 1)
+        self.q = _check_q(q, self.name)
+        self.seed = check_int(seed, 'seed', self.name, low=0, high=2**32 - 1)
         super().__init__(keep_items)
-    def resampling(self) -> Resampling:
-        "None: a resample repeats texts."
-        return Resampling((), None, "it is a spread of the texts' embeddings: " + DIVERSITY_NOT_RESAMPLED)
-    def reduction(self) -> StateReduction:
-        "Across workers, each partition embeds its texts and sends the vectors (`SemanticVectors`)."
-        return SemanticVectors()
+    def options(self) -> dict:
+        embedding = 'tfidf' if self.backend == 'tfidf' else self.model
+        return {'emb': embedding, 'q': self.q, 'seed': self.seed}
+    def empty_state(self) -> dict: return {'n': 0, 'texts': []}
+    def item_statistics(self, predictions, references=None) -> dict:
+        return {'texts': as_texts(predictions, 'predictions', self.name)}
+    def embed(self, texts:list[str], # the texts to embed (a lone str is one text)
+             ) -> np.ndarray:
+        "The unit vectors of `texts` (an (N, d) array), in one call of this metric's encoder."
+        texts = as_texts(texts, 'texts', self.name)
+        if not texts: return np.zeros((0, 1), np.float32)
+        try: return get_encoder(self.model, self.backend).encode(texts, progress=False)
+        except TypeError as error: raise TypeError(f"{self.name}: {error}") from None  # names it
+        except ValueError as error: raise ValueError(f"{self.name}: {error}") from None
+    def score_state(self, state:dict) -> Score:
+        return self.score_vectors(self.embed(state['texts']))
     def score_vectors(self, E:np.ndarray, # the texts' unit vectors, (N, d), in order
                      ) -> Score:
         "The Score of the texts' vectors: what `score_state` gives of the texts it embeds."
-        sd = semantic_diversity(E, self.q, self.seed)
-        return Score({k: getattr(sd, k) for k in self.keys}, self.signature(), n=sd.n)
-
-# %% ../nbs/05a_diversity.ipynb #fbf14254
-@patch
-def options(self:SemanticDiversityMetric) -> dict:
-    return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model, 'q': self.q, 'seed': self.seed}
-
-@patch
-def empty_state(self:SemanticDiversityMetric) -> dict: return {'n': 0, 'texts': []}
-
-@patch
-def item_statistics(self:SemanticDiversityMetric, predictions, references=None) -> dict:
-    return {'texts': as_texts(predictions, 'predictions', self.name)}
-
-# %% ../nbs/05a_diversity.ipynb #d95e3e08
-@patch
-def embed(self:SemanticDiversityMetric, texts:list[str], # the texts to embed (a lone str is one text)
-         ) -> np.ndarray:
-    "The unit vectors of `texts` (an (N, d) array), embedded in one call by this metric's encoder."
-    texts = as_texts(texts, 'texts', self.name)
-    if not texts: return np.zeros((0, 1), np.float32)
-    try: return get_encoder(self.model, self.backend).encode(texts, progress=False)
-    except TypeError as e: raise TypeError(f"{self.name}: {e}") from None       # the encoder's message names the text
-    except ValueError as e: raise ValueError(f"{self.name}: {e}") from None
-
-@patch
-def score_state(self:SemanticDiversityMetric, state:dict) -> Score:
-    return self.score_vectors(self.embed(state['texts']))
+        scores = semantic_diversity(E, self.q, self.seed)
+        return Score({key: getattr(scores, key) for key in self.keys}, self.signature(), n=scores.n)
+    def resampling(self) -> Resampling:
+        "None: a resample repeats texts."
+        why = "it is a spread of the texts' embeddings: " + DIVERSITY_NOT_RESAMPLED
+        return Resampling((), None, why)
+    def reduction(self) -> StateReduction:
+        "Across workers, each partition embeds its texts and sends the vectors (`SemanticVectors`)."
+        return SemanticVectors()
 
 # %% ../nbs/05a_diversity.ipynb #d5ared04
 class DistinctBuckets(StateReduction):
@@ -667,19 +728,20 @@ class DistinctBuckets(StateReduction):
         state = super().local(metric, predictions, inputs, context)
         pieces = [set() for _ in range(context.buckets)]
         for gram in state['ngrams']: pieces[bucket_of(gram, context.buckets)].add(gram)
-        return {k: state[k] for k in ('n', 'total', 'ratios')}, pieces
+        return {key: state[key] for key in ('n', 'total', 'ratios')}, pieces
     def bucket_merge(self, payloads:list) -> set: return set().union(*payloads)
     def bucket_final(self, payload:set, context:ReductionContext) -> int: return len(payload)
     def score(self, metric, payload, finals):
-        distinct = sum(f or 0 for f in finals)                 # the buckets hold disjoint n-grams
-        d = distinct_of_counts(payload['n'], distinct, payload['total'], payload['ratios'])
-        return metric.score_distinct(d)
+        distinct = sum(final or 0 for final in finals)       # the buckets hold disjoint n-grams
+        counts = distinct_of_counts(payload['n'], distinct, payload['total'], payload['ratios'])
+        return metric.score_distinct(counts)
 
 # %% ../nbs/05a_diversity.ipynb #d5ared07
 def _token_hashes(tokens:list[str]) -> np.ndarray:
     "Two 64-bit BLAKE2b hashes of each token, (V, 2) uint64: the same in every process."
     if not tokens: return np.zeros((0, 2), np.uint64)
-    digest = lambda t: hashlib.blake2b(t.encode('utf-8', 'surrogatepass'), digest_size=16).digest()
+    def digest(token:str) -> bytes:
+        return hashlib.blake2b(token.encode('utf-8', 'surrogatepass'), digest_size=16).digest()
     return np.frombuffer(b''.join(map(digest, tokens)), '<u8').reshape(-1, 2).astype(np.uint64)
 
 _LANES = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))   # odd multipliers
@@ -693,39 +755,42 @@ def _ngram_keys(ids:np.ndarray, lens:np.ndarray, th:np.ndarray, orders:int):
     pos, lanes = np.arange(T), [np.zeros(T, np.uint64), np.zeros(T, np.uint64)]
     for n in range(1, orders + 1):
         keep = left[pos] >= n
-        pos, lanes = pos[keep], [x[keep] for x in lanes]
+        pos, lanes = pos[keep], [lane[keep] for lane in lanes]
         with np.errstate(over='ignore'):
             lanes = [mix64(lanes[j] * _LANES[j] + th[ids[pos + n - 1], j]) for j in (0, 1)]
         yield row[pos], lanes[0], lanes[1]
 
 # %% ../nbs/05a_diversity.ipynb #d5ared09
-def _top_two(k1, k2, m1, m2, h, hl) -> tuple:
+def _top_two(k1, k2, m1, m2, holders, holder_lens) -> tuple:
     """Merge table rows by key (k1, k2): the largest count, the second largest (over all texts),
     the holder and its length if the largest is reached once (else -1 and 0)."""
-    if not len(k1): return k1, k2, m1, m2, h, hl
-    o = np.lexsort((-m1, k2, k1))
-    k1, k2, m1, m2, h, hl = (a[o] for a in (k1, k2, m1, m2, h, hl))
+    if not len(k1): return k1, k2, m1, m2, holders, holder_lens
+    order = np.lexsort((-m1, k2, k1))
+    columns = (k1, k2, m1, m2, holders, holder_lens)
+    k1, k2, m1, m2, holders, holder_lens = (column[order] for column in columns)
     start = np.flatnonzero(np.r_[True, (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])])
     size = np.diff(np.r_[start, len(k1)])
     M1 = m1[start]
     second = np.where(size > 1, m1[np.minimum(start + 1, len(m1) - 1)], 0)
     M2 = np.maximum(second, np.maximum.reduceat(m2, start))
     alone = M1 > M2
-    holder, length = np.where(alone, h[start], -1), np.where(alone, hl[start], 0)
+    holder, length = np.where(alone, holders[start], -1), np.where(alone, holder_lens[start], 0)
     return k1[start], k2[start], M1, M2, holder, length
 
 def _ngram_tables(ids:np.ndarray, lens:np.ndarray, th:np.ndarray, orders:int, gid:np.ndarray):
     "A partition's table of each order: its texts' n-grams counted per text, merged by `_top_two`."
     out = []
-    for r, k1, k2 in _ngram_keys(ids, lens, th, orders):
-        o = np.lexsort((r, k2, k1))
-        r, k1, k2 = r[o], k1[o], k2[o]
-        s = np.zeros(0, np.int64)
-        if len(r):
-            new = (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1]) | (r[1:] != r[:-1])
-            s = np.flatnonzero(np.r_[True, new])
-        c = np.diff(np.r_[s, len(r)]).astype(np.int64)
-        out.append(_top_two(k1[s], k2[s], c, np.zeros(len(s), np.int64), gid[r[s]], lens[r[s]]))
+    for text, k1, k2 in _ngram_keys(ids, lens, th, orders):
+        order = np.lexsort((text, k2, k1))
+        text, k1, k2 = text[order], k1[order], k2[order]
+        starts = np.zeros(0, np.int64)
+        if len(text):
+            new = (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1]) | (text[1:] != text[:-1])
+            starts = np.flatnonzero(np.r_[True, new])
+        counts = np.diff(np.r_[starts, len(text)]).astype(np.int64)
+        first = text[starts]
+        zeros = np.zeros(len(starts), np.int64)
+        out.append(_top_two(k1[starts], k2[starts], counts, zeros, gid[first], lens[first]))
     return out
 
 # %% ../nbs/05a_diversity.ipynb #d5ared13
@@ -736,15 +801,17 @@ def _exact(x:float) -> int:
     num, den = float(x).as_integer_ratio()
     return num * (_SCALE // den)
 
-def _holders(g, o, d, hl, orders:int) -> tuple:
+def _holders(holder, order, deficit, length, orders:int) -> tuple:
     "Deficit rows (holder, order, deficit, length) summed per holder: (holders, deficits, lengths)."
-    u, inv = np.unique(g, return_inverse=True)
-    D, L = np.zeros((len(u), orders), np.int64), np.zeros(len(u), np.int64)
-    np.add.at(D, (inv, o), d)
-    L[inv] = hl
-    return u, D, L
+    holders, inv = np.unique(holder, return_inverse=True)
+    D, L = np.zeros((len(holders), orders), np.int64), np.zeros(len(holders), np.int64)
+    np.add.at(D, (inv, order), deficit)
+    L[inv] = length
+    return holders, D, L
 
-def _orders(m) -> int: return m.max_n + (m.smooth in ('method5', 'method7'))   # as in one pass
+def _orders(metric) -> int:
+    "The n-gram orders Self-BLEU counts, as in one pass (method5 and method7 look one further)."
+    return metric.max_n + (metric.smooth in ('method5', 'method7'))
 
 # %% ../nbs/05a_diversity.ipynb #d5ared14
 def _text_bleu(L:int, R:int, M:list, T:list, w, smooth:str, value) -> float:
@@ -754,50 +821,55 @@ def _text_bleu(L:int, R:int, M:list, T:list, w, smooth:str, value) -> float:
 
 def _nearest_other(lens:Counter) -> dict:
     "length -> the nearest length among the other texts (the shorter on a tie), from their table."
-    u = sorted(lens)
-    copies = np.minimum([lens[x] for x in u], 2)                    # two say as much as more
-    arr = np.repeat(np.array(u, np.int64), copies)
+    sizes = sorted(lens)
+    copies = np.minimum([lens[size] for size in sizes], 2)             # two say as much as more
+    arr = np.repeat(np.array(sizes, np.int64), copies)
     return dict(zip(arr.tolist(), _closest_other_len(arr).tolist()))
 
 # %% ../nbs/05a_diversity.ipynb #d5ared17
 def _by_bucket(tables:list, buckets:int) -> list:
     "A partition's tables (one per order) cut into buckets by their first key lane."
     K = np.uint64(buckets)
-    return [[tuple(a[t[0] % K == k] for a in t) for t in tables] for k in range(buckets)]
+    return [[tuple(column[table[0] % K == k] for column in table) for table in tables]
+            for k in range(buckets)]
 
 def _holder_groups(tables:list, groups:int) -> list:
     "A merged bucket's deficits, summed per holder, cut into groups by the holder's id."
     rows = []
-    for n, t in enumerate(tables):
-        held = t[4] >= 0
-        rows.append((t[4][held], np.full(int(held.sum()), n), (t[2] - t[3])[held], t[5][held]))
-    u, D, L = _holders(*(np.concatenate(c) for c in zip(*rows)), len(tables))
-    return [(u[u % groups == j], D[u % groups == j], L[u % groups == j]) for j in range(groups)]
+    for n, (_, _, m1, m2, holder, length) in enumerate(tables):
+        held = holder >= 0
+        rows.append((holder[held], np.full(int(held.sum()), n), (m1 - m2)[held], length[held]))
+    holders, D, L = _holders(*(np.concatenate(column) for column in zip(*rows)), len(tables))
+    group = holders % groups
+    return [(holders[group == j], D[group == j], L[group == j]) for j in range(groups)]
 
-def _group_bleu(payload:tuple, merged:dict, m) -> tuple[int, Counter]:
+def _group_bleu(payload:tuple, merged:dict, metric) -> tuple[int, Counter]:
     "A holder group's texts scored: the exact sum of their BLEU, and how many texts of each length."
-    u, D, L = payload
-    if merged['N'] < 2 or not len(u): return 0, Counter()
-    near, w, total = _nearest_other(merged['lens']), bleu_weights(m.max_n, None), 0
+    holders, D, L = payload
+    if merged['N'] < 2 or not len(holders): return 0, Counter()
+    near, w, total = _nearest_other(merged['lens']), bleu_weights(metric.max_n, None), 0
+    smooth = metric.smooth
     for length, deficits in zip(L.tolist(), D.tolist()):
         T = [max(length - k, 0) for k in range(len(deficits))]
-        M = [t - x for t, x in zip(T, deficits)]
-        total += _exact(_text_bleu(length, near[length], M, T, w, m.smooth, SMOOTHING[m.smooth]))
+        M = [total_n - deficit for total_n, deficit in zip(T, deficits)]
+        total += _exact(_text_bleu(length, near[length], M, T, w, smooth, SMOOTHING[smooth]))
     return total, Counter(L.tolist())
 
 # %% ../nbs/05a_diversity.ipynb #d5ared18
-def _self_bleu_of_groups(m, merged:dict, finals:list) -> SelfBLEU:
+def _self_bleu_of_groups(metric, merged:dict, finals:list) -> SelfBLEU:
     "The driver's Self-BLEU: the groups' exact sums, and the texts no group scored by their length."
     N, lens = merged['N'], merged['lens']
-    sig = Signature(m.name, {**m.options(), 'N': N})
+    sig = Signature(metric.name, {**metric.options(), 'N': N})
     if N < 2: return SelfBLEU(0.0, N, np.zeros(0), sig)
-    done = [f for f in finals if f]
-    total, held = sum(f[0] for f in done), sum((f[1] for f in done), Counter())
-    near, w, orders = _nearest_other(lens), bleu_weights(m.max_n, None), _orders(m)
+    done = [final for final in finals if final]
+    total = sum(group_sum for group_sum, _ in done)
+    held = sum((lengths for _, lengths in done), Counter())
+    near, w, orders = _nearest_other(lens), bleu_weights(metric.max_n, None), _orders(metric)
+    smooth = metric.smooth
     for length, count in lens.items():
         if count > held[length]:
             T = [max(length - k, 0) for k in range(orders)]
-            bleu = _text_bleu(length, near[length], T, T, w, m.smooth, SMOOTHING[m.smooth])
+            bleu = _text_bleu(length, near[length], T, T, w, smooth, SMOOTHING[smooth])
             total += (count - held[length]) * _exact(bleu)
     return SelfBLEU(float(Fraction(total, _SCALE)) / N, N, np.zeros(0), sig)   # per text: not here
 
@@ -813,13 +885,14 @@ class SelfBleuTables(StateReduction):
         tables = _ngram_tables(ids, L, _token_hashes(list(vocab)), _orders(metric), holders)
         return {'N': len(L), 'lens': Counter(L.tolist())}, _by_bucket(tables, context.buckets)
     def bucket_merge(self, payloads:list) -> list:
-        return [_top_two(*(np.concatenate(c) for c in zip(*ts))) for ts in zip(*payloads)]
+        return [_top_two(*(np.concatenate(column) for column in zip(*tables)))
+                for tables in zip(*payloads)]
     def bucket_final(self, tables:list, context:ReductionContext) -> list:
         return _holder_groups(tables, context.buckets)
     def group_merge(self, payloads:list) -> tuple:
-        u, D, L = (np.concatenate(c) for c in zip(*payloads))
+        holders, D, L = (np.concatenate(column) for column in zip(*payloads))
         orders = D.shape[1]
-        holder, order = np.repeat(u, orders), np.tile(np.arange(orders), len(u))
+        holder, order = np.repeat(holders, orders), np.tile(np.arange(orders), len(holders))
         return _holders(holder, order, D.ravel(), np.repeat(L, orders), orders)
     def group_final(self, payload, merged, metric) -> tuple[int, Counter]:
         return _group_bleu(payload, merged, metric)
