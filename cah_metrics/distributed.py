@@ -64,8 +64,8 @@ def _record(record, label:str, line:int, strict:bool) -> tuple:
     if not isinstance(record, Mapping):
         raise InputError(label, line, "expected an object with a prediction field, "
                          f"got {_shown(record)}")
-    pred_key = next((f for f in PRED_FIELDS if f in record), None)
-    ref_key = next((f for f in _REF_KEYS if f in record), None)
+    pred_key = next((field for field in PRED_FIELDS if field in record), None)
+    ref_key = next((field for field in _REF_KEYS if field in record), None)
     if pred_key is None:
         raise InputError(label, line, f"object has none of the fields {', '.join(PRED_FIELDS)}")
     pred, refs = record[pred_key], _ABSENT if ref_key is None else record[ref_key]
@@ -79,7 +79,6 @@ def _record(record, label:str, line:int, strict:bool) -> tuple:
     item_id = record_id(record, label, line) if 'id' in record else _ABSENT
     return pred, refs, _ABSENT if source is None else source, item_id, system
 
-
 # %% ../nbs/86_distributed.ipynb #f756a958
 def _column(vals:list, label:str, what:str) -> list|None:
     """The column, or None when no item has the field; some items only is an `InputError` at the
@@ -91,7 +90,6 @@ def _column(vals:list, label:str, what:str) -> list|None:
         raise InputError(label, first_without, f"no {what}, but item {first_with} has one: "
                          "give every item one, or none")
     return vals
-
 
 # %% ../nbs/86_distributed.ipynb #e74be3ab
 def part_from_records(records, # an iterable of records (dicts; from a file, bare strings too)
@@ -123,7 +121,6 @@ def part_from_records(records, # an iterable of records (dicts; from a file, bar
             first[key] = line
     return part
 
-
 # %% ../nbs/86_distributed.ipynb #67a8ac64
 SHARD_FORMATS = {'.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl',
                  '.parquet': 'parquet', '.pq': 'parquet'}
@@ -142,7 +139,6 @@ def _read_parquet(path:Path) -> list[dict]:
         reason = ' '.join(str(e).split())[:200]
         raise InputError(path, None, f"not a readable Parquet file ({reason})") from None
 
-
 # %% ../nbs/86_distributed.ipynb #25c1a460
 def read_shard(path:str|Path, # a JSON Lines or Parquet shard
                index:int=0, # its number in the run
@@ -159,13 +155,11 @@ def read_shard(path:str|Path, # a JSON Lines or Parquet shard
     else: records = _read_parquet(path)
     return part_from_records(records, str(path), index, strict=True)
 
-
 # %% ../nbs/86_distributed.ipynb #600efe8f
 def _is_dir(path:Path) -> bool:
     "Whether `path` is a folder; a name too long, a loop of links: not one (reading it will say)."
     try: return path.is_dir()
     except OSError: return False
-
 
 # %% ../nbs/86_distributed.ipynb #532f7e3e
 def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or a list of paths
@@ -174,18 +168,19 @@ def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or
     caller = 'evaluate'
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(as_path(source, caller, 'source'))
-        if any(c in text for c in '*?['):
-            paths = [Path(p) for p in sorted(glob.glob(text))]
+        if any(char in text for char in '*?['):
+            paths = [Path(match) for match in sorted(glob.glob(text))]
             if not paths: raise ValueError(f"{caller}: no shard matches source {text!r}")
         elif _is_dir(Path(text)):
-            paths = sorted(p for p in Path(text).iterdir()
-                           if p.suffix.lower() in SHARD_FORMATS and not p.name.startswith('.'))
+            paths = sorted(path for path in Path(text).iterdir()
+                           if path.suffix.lower() in SHARD_FORMATS
+                           and not path.name.startswith('.'))
             if not paths:
                 raise ValueError(f"{caller}: source {text} holds no shard "
                                  f"({', '.join(SHARD_FORMATS)} files)")
         else: paths = [as_path(text, caller, 'source')]
     elif isinstance(source, Sequence) and source and not isinstance(source, (bytes, bytearray)):
-        paths = [as_path(p, caller, f'source[{i}]') for i, p in enumerate(source)]
+        paths = [as_path(path, caller, f'source[{i}]') for i, path in enumerate(source)]
     else:
         raise TypeError(f"{caller}: source must be shard paths, a folder, a glob pattern, "
                         f"a dask bag or dataframe, or a mapping of columns, got {brief(source)}")
@@ -200,7 +195,6 @@ def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or
                              "each shard is read once")
     return paths
 
-
 # %% ../nbs/86_distributed.ipynb #334edcfd
 class ShardError(InputError):
     """An `InputError` raised while a worker read or scored a partition; it pickles, so it reaches
@@ -210,14 +204,14 @@ class ShardError(InputError):
         self.msg = msg
     def __reduce__(self): return (ShardError, (self.path, self.line, self.msg))
 
-def _shard_error(e:Exception, label:str) -> ShardError:
-    """`e` as a `ShardError`: an `InputError` keeps its file and line; a metric's own error is
+def _shard_error(error:Exception, label:str) -> ShardError:
+    """`error` as a `ShardError`: an `InputError` keeps its file and line; a metric's own error is
     located at the partition."""
-    if isinstance(e, InputError):
-        head, msg = f"{e.path}:{e.line}: " if e.line else f"{e.path}: ", str(e)
-        return ShardError(e.path, e.line, msg[len(head):] if msg.startswith(head) else msg)
-    return ShardError(label, None, str(e))
-
+    if isinstance(error, InputError):
+        head = f"{error.path}:{error.line}: " if error.line else f"{error.path}: "
+        msg = str(error)
+        return ShardError(error.path, error.line, msg[len(head):] if msg.startswith(head) else msg)
+    return ShardError(label, None, str(error))
 
 # %% ../nbs/86_distributed.ipynb #56b69822
 class _Spec(NamedTuple):
@@ -270,7 +264,6 @@ def _spec_key(metric) -> str:
     digest = hashlib.sha256(cloudpickle.dumps(copy.copy(metric).reset())).hexdigest()
     return f"{type(metric).__qualname__}:{digest[:24]}"
 
-
 # %% ../nbs/86_distributed.ipynb #d0060fd5
 def _metric_spec(item, i:int, options, use_gpu:bool, caller:str) -> _Spec:
     "The spec of `metrics[i]`, a `Metric` or a registry name (with its `options`)."
@@ -306,7 +299,6 @@ def _specs(metrics, options, use_gpu:bool, caller:str) -> list[tuple[_Spec, Metr
                              "predictions/references dataset does not have")
     return out
 
-
 # %% ../nbs/86_distributed.ipynb #5ed3f90a
 _U64 = np.uint64
 
@@ -335,7 +327,6 @@ def item_keys(ids:Sequence|None=None, # each item's id (a str or an int), or Non
     digests = b''.join(hashlib.blake2b(_id_tag(item_id), digest_size=8).digest() for item_id in ids)
     return np.frombuffer(digests, '<u8').astype(_U64)
 
-
 # %% ../nbs/86_distributed.ipynb #cebf9aae
 def _keys(keys, caller:str) -> np.ndarray:
     "Item keys as a 1-D uint64 array, else a TypeError/ValueError naming `keys`."
@@ -346,7 +337,6 @@ def _keys(keys, caller:str) -> np.ndarray:
     if arr.size and arr.dtype.kind == 'i' and arr.min() < 0:
         raise ValueError(f"{caller}: keys must be >= 0 (64-bit item keys, see item_keys)")
     return arr.astype(_U64)
-
 
 # %% ../nbs/86_distributed.ipynb #6201fcd9
 _MASK64 = (1 << 64) - 1
@@ -434,7 +424,6 @@ def _metric_inputs(metric:Metric, part:Part, idx:list[int], label:str) -> tuple|
         kw['sources'] = take(part.sources)
     return take(part.predictions), kw
 
-
 # %% ../nbs/86_distributed.ipynb #6d6d390c
 def _as_part(src, index:int) -> Part:
     """A partition from what the graph holds for it: a shard's path, a bag's records, a dataframe,
@@ -456,7 +445,6 @@ def _by_system(part:Part) -> dict:
     for i, system in enumerate(part.systems): out.setdefault(system, []).append(i)
     return out
 
-
 # %% ../nbs/86_distributed.ipynb #dfbb606b
 def _run_partition(src, index:int, run:_Run) -> dict:
     """Run every metric of `run` on one partition:
@@ -464,7 +452,6 @@ def _run_partition(src, index:int, run:_Run) -> dict:
     try: return _partition_results(_as_part(src, index), run)
     except (InputError, TypeError, ValueError) as e:
         raise _shard_error(e, _label(src, index)) from None
-
 
 # %% ../nbs/86_distributed.ipynb #4bb23d22
 def _system_partials(part:Part, idx:list[int], keys, run:_Run, buckets:dict, system) -> dict:
@@ -500,7 +487,6 @@ def _partition_results(part:Part, run:_Run) -> dict:
         out['main'][system] = _system_partials(part, idx, keys, run, out['buckets'], system)
     return out
 
-
 # %% ../nbs/86_distributed.ipynb #1575098b
 def _merge_partial(red, a, b, label:str):
     "Two partitions' partials of one metric merged; sources on only some partitions is an error."
@@ -528,7 +514,6 @@ def _merge_mains(run:_Run, *mains:dict) -> dict:
 
 def _main(out:dict) -> dict: return out['main']
 
-
 # %% ../nbs/86_distributed.ipynb #c632b55a
 def _total(*ns:int) -> int: return sum(ns)
 def _n(out:dict) -> int: return out['n']
@@ -542,7 +527,6 @@ def _tree(items:list, fn, *args, split_every:int=8):
         items = [delayed(fn)(*args, *items[i:i + split_every])
                  for i in range(0, len(items), split_every)]
     return items[0]
-
 
 # %% ../nbs/86_distributed.ipynb #712cbc30
 def _bucket_piece(out:dict, label:str, k:int) -> dict: return out['buckets'][label][k]
@@ -568,7 +552,6 @@ def _group_final(run:_Run, label:str, root:dict, main:dict) -> dict:
     red, metric = run.reductions[i], worker_metric(run.specs[i])
     return {system: red.group_final(v, main[system]['metrics'][label], metric)
             for system, v in root.items()}
-
 
 # %% ../nbs/86_distributed.ipynb #a9194cad
 def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
@@ -597,7 +580,6 @@ def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
            for k in range(run.buckets)]
     return main, finals, [delayed(_duplicates)(root) for root in ids]
 
-
 # %% ../nbs/86_distributed.ipynb #d92988cc
 def _connect(client, caller:str) -> tuple:
     """(the client to run on, or None; the client this call opened and must close): a
@@ -617,12 +599,11 @@ def _connect(client, caller:str) -> tuple:
         from distributed import Client
         opened = Client(client, timeout=30)
         return opened, opened
-    if not all(callable(getattr(client, a, None))
-               for a in ('compute', 'register_plugin', 'wait_for_workers')):
+    if not all(callable(getattr(client, method, None))
+               for method in ('compute', 'register_plugin', 'wait_for_workers')):
         raise TypeError(f"{caller}: client must be None, a distributed.Client or a scheduler's "
                         f"address (str), got {brief(client)}")
     return client, None
-
 
 # %% ../nbs/86_distributed.ipynb #77c8b7c1
 def _ignore_sigint():
@@ -640,7 +621,6 @@ def _compute(objs:list, client, workers:int|None) -> list:
     pool = ctx.Pool(workers, initializer=_ignore_sigint)
     try: return list(dask.compute(*objs, scheduler='processes', pool=pool))
     finally: pool.terminate()                 # done, failed or interrupted: no worker outlives it
-
 
 
 # %% ../nbs/86_distributed.ipynb #189a9a01
@@ -684,7 +664,6 @@ def _column_parts(cols:Mapping, partitions, caller:str) -> list[Part]:
     return [part_from_records([record(i) for i in range(end - size, end)], f"partition {j}", j)
             for j, (size, end) in enumerate(zip(sizes, ends))]
 
-
 # %% ../nbs/86_distributed.ipynb #3ebd46eb
 def _sources(source, partitions, caller:str) -> tuple[list, list[Path]]:
     """What each partition task gets (a `Part`, a delayed bag or dataframe partition, or a shard's
@@ -696,8 +675,7 @@ def _sources(source, partitions, caller:str) -> tuple[list, list[Path]]:
     if hasattr(source, 'to_delayed') and hasattr(source, 'npartitions'):
         return list(source.to_delayed()), []
     paths = shard_paths(source)
-    return [str(p) for p in paths], paths
-
+    return [str(path) for path in paths], paths
 
 # %% ../nbs/86_distributed.ipynb #e9ec208d
 def _score_entry(report:dict, sigs:dict, details:dict, label:str, score:Score):
@@ -726,7 +704,6 @@ def _system_scores(entry:dict|None, system, pairs:list, run:_Run, finals:dict) -
         out[spec.label] = (metric, score)
     return out, notes
 
-
 # %% ../nbs/86_distributed.ipynb #343b95b6
 def _system_report(scores:dict, notes:dict, n:int) -> dict:
     "One system's report from its {label: (metric, Score)} and notes."
@@ -746,7 +723,6 @@ def _check_run(n_resamples, confidence, seed, buckets, split_every, use_gpu, src
         raise TypeError(f"{caller}: use_gpu must be True or False, got {type(use_gpu).__name__}")
     split_every = check_int(split_every, 'split_every', caller, low=2)
     return n_resamples, confidence, seed, max(1, buckets), split_every
-
 
 # %% ../nbs/86_distributed.ipynb #28c18b7a
 def _id_at(srcs:list, index:int, line:int) -> tuple|None:
@@ -796,7 +772,8 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag or D
     if output is not None: check_outputs({'output': output}, {'source': paths}, caller)
     pairs = _specs(metrics, options, use_gpu, caller)
     boot, boot_notes = _boot_keys(pairs, intervals, baseline, caller)
-    specs, reductions = tuple(s for s, _ in pairs), tuple(m.reduction() for _, m in pairs)
+    specs = tuple(spec for spec, _ in pairs)
+    reductions = tuple(metric.reduction() for _, metric in pairs)
     run = _Run(specs, reductions, n_buckets, boot, n_resamples, seed)
     client, own = _connect(client, caller)
     try:
@@ -812,7 +789,6 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag or D
         with AtomicWriteSet(caller) as ws:
             ws.write_text(output, json.dumps(report, indent=2, ensure_ascii=False) + '\n')
     return report
-
 
 # %% ../nbs/86_distributed.ipynb #dce57d51
 def _system_entry(scores:dict, notes:dict, entry:dict|None, run:_Run, boot_notes:dict,
@@ -846,7 +822,6 @@ def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, basel
                          for k, (res, empty) in tests.items()}
     return out
 
-
 # %% ../nbs/86_distributed.ipynb #10c94a44
 def _boot_keys(pairs:list, intervals, baseline, caller:str) -> tuple[dict, dict]:
     """({label: key} to resample, {label: why not}) for the run's `intervals` (and `baseline`, which
@@ -877,7 +852,6 @@ def _boot_keys(pairs:list, intervals, baseline, caller:str) -> tuple[dict, dict]
         boot[spec.label] = key
     return boot, notes
 
-
 # %% ../nbs/86_distributed.ipynb #9a1710bc
 def _preload_plugin(run:_Run):
     "A `distributed.WorkerPlugin` that builds the run's metrics (loading models) on every worker."
@@ -896,7 +870,6 @@ def _preload_plugin(run:_Run):
 def _preload(client, run:_Run, pairs:list):
     "Register the preload plugin when a metric of the run loads a model (`loads_model`)."
     if any(metric.loads_model for _, metric in pairs): client.register_plugin(_preload_plugin(run))
-
 
 # %% ../nbs/86_distributed.ipynb #9029427f
 def _poisson_thresholds() -> np.ndarray:
@@ -918,7 +891,6 @@ def _poisson_thresholds() -> np.ndarray:
 _POISSON = _poisson_thresholds()
 _GOLDEN, _KEY_SALT = _U64(0x9E3779B97F4A7C15), _U64(0xA0761D6478BD642F)
 _BLOCK_CELLS = 1 << 20      # weights drawn a block of (resamples x items) at a time: 8 MiB
-
 
 # %% ../nbs/86_distributed.ipynb #6552b556
 def _stream(seed:int, b0:int, b1:int) -> np.ndarray:
@@ -943,7 +915,6 @@ def poisson_weights(keys:np.ndarray, # the items' 64-bit keys (`item_keys`)
     seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
     mixed_keys = mix64(_keys(keys, caller) ^ _KEY_SALT)
     return _draw(mixed_keys, _stream(seed, 0, n_resamples)).astype(np.int64)
-
 
 # %% ../nbs/86_distributed.ipynb #94637e5f
 def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array, one row per item
@@ -972,7 +943,6 @@ def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array,
             out[b0:b0 + block] = weights.astype(np.float64) @ matrix
     return out if stats.ndim == 2 else out[:, 0]
 
-
 # %% ../nbs/86_distributed.ipynb #96b03b33
 @dataclass(frozen=True, repr=False)
 class PoissonBootstrapResult(BootstrapResult):
@@ -996,7 +966,6 @@ def _nonempty(drawn:np.ndarray, n:int, label:str, caller:str) -> np.ndarray:
                          f"drew no item (n = {n}: "
                          f"a resample is empty with probability e**-{n}); raise n_resamples")
     return keep
-
 
 
 # %% ../nbs/86_distributed.ipynb #eaae7522
@@ -1032,7 +1001,6 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
     return PoissonBootstrapResult(metric.name, key, est, float(boot.mean()), lo, hi,
                                   0.5 * (hi - lo), conf, 'percentile', n, n_resamples, seed, sig,
                                   int((~keep).sum()))
-
 
 # %% ../nbs/86_distributed.ipynb #7df55886
 def _boot_rows(metric:Metric, key:str) -> dict:
@@ -1074,7 +1042,6 @@ def _interval(metric:Metric, score:Score, label:str, boot:dict, n:int, run:_Run,
     return PoissonBootstrapResult(metric.name, key, est, float(vals.mean()), lo, hi,
                                   0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed,
                                   sig, int((~keep).sum()))
-
 
 # %% ../nbs/86_distributed.ipynb #96feb03d
 def _check_paired(main:dict, baseline:str, caller:str) -> list:
@@ -1122,12 +1089,10 @@ def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:floa
                        n_resamples, n_resamples, conf, 'percentile', run.seed, None, sig)
     return res, int((~keep).sum())
 
-
 # %% ../nbs/86_distributed.ipynb #f8db3810
 def _embed_partition(texts:list, model:str, backend:str, batch_size:int, gpu:bool) -> np.ndarray:
     "One partition's vectors, from this process's shared encoder (loaded once)."
     return shared_encoder(model, backend, gpu).encode(texts, batch_size=batch_size, progress=False)
-
 
 # %% ../nbs/86_distributed.ipynb #5ac544f4
 def embed(texts:Sequence[str], # the texts (a list of str, or a dask Bag of str)
@@ -1170,4 +1135,3 @@ def embed(texts:Sequence[str], # the texts (a list of str, or a dask Bag of str)
         if own is not None: own.close()
     out = [vectors for vectors in out if len(vectors)]
     return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
-
