@@ -19,7 +19,9 @@ import numpy as np
 from .core import Metric, ReductionContext, Score, load, metric_class, mix64
 from .embeddings import shared_encoder
 from .evaluate import DEFAULT_METRICS, report_key, metric_options
-from .io import AtomicWriteSet, InputError, PRED_FIELDS, as_path, record_id, json_lines, os_error_reason, show_json, record_source, record_strings, check_outputs, read_lines
+from .io import (AtomicWriteSet, InputError, PRED_FIELDS, as_path, check_outputs,
+                            json_lines, os_error_reason, read_lines, record_id, record_source,
+                            record_strings, show_json)
 from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult,
                                       at_least, check_resample_key, fresh_metric,
                                       percentile_interval, resampled_results, resampling_signature,
@@ -46,33 +48,47 @@ class Part(NamedTuple):
 
 # %% ../nbs/86_distributed.ipynb #b2c85237
 _ABSENT = object()                       # a field the record does not have
-_REF_KEYS = ('references', 'reference')  # where a record holds its references (`summary` and `text` are predictions here)
+_REF_KEYS = ('references', 'reference')  # where a record holds its references
+                                         # (`summary` and `text` are predictions here)
 _FIELDS = ('references', 'source conversation', 'id', 'system')
 
-def _shown(v) -> str:
+def _shown(value) -> str:
     "A value, shortened for a message: as JSON where it is JSON, else its repr."
-    try: return show_json(v)
-    except TypeError: return brief(v)
+    try: return show_json(value)
+    except TypeError: return brief(value)
 
-def _record(v, label:str, i:int, strict:bool) -> tuple:
-    "(prediction, references, source, id, system) of item `i` (1-based) of partition `label`; `_ABSENT` where it has none."
-    if strict and isinstance(v, str): v = {'prediction': v}
-    if not isinstance(v, Mapping): raise InputError(label, i, f"expected an object with a prediction field, got {_shown(v)}")
-    key, rk = next((f for f in PRED_FIELDS if f in v), None), next((f for f in _REF_KEYS if f in v), None)
-    if key is None: raise InputError(label, i, f"object has none of the fields {', '.join(PRED_FIELDS)}")
-    pred, refs = v[key], _ABSENT if rk is None else v[rk]
-    if strict: pred, refs = record_strings(pred, label, i, 'predictions')[0], refs if rk is None else record_strings(refs, label, i, 'references')
-    system = v.get('system', _ABSENT)
-    if system is not _ABSENT and not isinstance(system, str): raise InputError(label, i, f"system must be a string, got {_shown(system)}")
-    src = record_source(v, label, i)
-    return pred, refs, _ABSENT if src is None else src, record_id(v, label, i) if 'id' in v else _ABSENT, system
+def _record(record, label:str, line:int, strict:bool) -> tuple:
+    """(prediction, references, source, id, system) of item `line` (1-based) of partition `label`;
+    `_ABSENT` where it has none."""
+    if strict and isinstance(record, str): record = {'prediction': record}
+    if not isinstance(record, Mapping):
+        raise InputError(label, line, "expected an object with a prediction field, "
+                         f"got {_shown(record)}")
+    pred_key = next((field for field in PRED_FIELDS if field in record), None)
+    ref_key = next((field for field in _REF_KEYS if field in record), None)
+    if pred_key is None:
+        raise InputError(label, line, f"object has none of the fields {', '.join(PRED_FIELDS)}")
+    pred, refs = record[pred_key], _ABSENT if ref_key is None else record[ref_key]
+    if strict:
+        pred = record_strings(pred, label, line, 'predictions')[0]
+        if ref_key is not None: refs = record_strings(refs, label, line, 'references')
+    system = record.get('system', _ABSENT)
+    if system is not _ABSENT and not isinstance(system, str):
+        raise InputError(label, line, f"system must be a string, got {_shown(system)}")
+    source = record_source(record, label, line)
+    item_id = record_id(record, label, line) if 'id' in record else _ABSENT
+    return pred, refs, _ABSENT if source is None else source, item_id, system
 
 # %% ../nbs/86_distributed.ipynb #f756a958
 def _column(vals:list, label:str, what:str) -> list|None:
-    "The column, or None when no item has the field; some items only is an `InputError` at the first item without."
+    """The column, or None when no item has the field; some items only is an `InputError` at the
+    first item without."""
     have = [v is not _ABSENT for v in vals]
     if not any(have): return None
-    if not all(have): raise InputError(label, have.index(False) + 1, f"no {what}, but item {have.index(True) + 1} has one: give every item one, or none")
+    if not all(have):
+        first_with, first_without = have.index(True) + 1, have.index(False) + 1
+        raise InputError(label, first_without, f"no {what}, but item {first_with} has one: "
+                         "give every item one, or none")
     return vals
 
 # %% ../nbs/86_distributed.ipynb #e74be3ab
@@ -82,91 +98,120 @@ def part_from_records(records, # an iterable of records (dicts; from a file, bar
                       strict:bool=False, # texts must be strings (as in files)
                      ) -> Part:
     "A `Part` of records: each field on every item or none; ids unique within each system."
-    F = 'part_from_records'
-    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable): raise TypeError(f"{F}: records must be an iterable of records (dicts), got {brief(records)}")
-    if not isinstance(label, str): raise TypeError(f"{F}: label must be a str (the partition's name), got {brief(label)}")
-    index = check_int(index, 'index', F, low=0, high=2**31 - 1)
-    if not isinstance(strict, bool): raise TypeError(f"{F}: strict must be True or False, got {brief(strict)}")
-    rows = [_record(v, label, i, strict) for i, v in enumerate(records, 1)]
-    p, r, s, k, y = (list(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
-    part = Part(label, index, p, *(_column(c, label, w) for c, w in zip((r, s, k, y), _FIELDS)))
+    caller = 'part_from_records'
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
+        raise TypeError(f"{caller}: records must be an iterable of records (dicts), "
+                        f"got {brief(records)}")
+    if not isinstance(label, str):
+        raise TypeError(f"{caller}: label must be a str (the partition's name), got {brief(label)}")
+    index = check_int(index, 'index', caller, low=0, high=2**31 - 1)
+    if not isinstance(strict, bool):
+        raise TypeError(f"{caller}: strict must be True or False, got {brief(strict)}")
+    rows = [_record(record, label, line, strict) for line, record in enumerate(records, 1)]
+    preds, *others = (list(col) for col in zip(*rows)) if rows else ([], [], [], [], [])
+    columns = (_column(col, label, what) for col, what in zip(others, _FIELDS))
+    part = Part(label, index, preds, *columns)
     if part.ids is not None:
         first = {}
-        for i, key in enumerate(zip(part.systems or [None] * len(part), part.ids), 1):
-            if key in first: raise InputError(label, i, f"duplicate id {key[1]!r:.60}" + (f" of system {key[0]!r}" if key[0] else '') + f" (first on item {first[key]})")
-            first[key] = i
+        for line, key in enumerate(zip(part.systems or [None] * len(part), part.ids), 1):
+            if key in first:
+                of_system = f" of system {key[0]!r}" if key[0] else ''
+                raise InputError(label, line, f"duplicate id {key[1]!r:.60}{of_system} "
+                                 f"(first on item {first[key]})")
+            first[key] = line
     return part
 
 # %% ../nbs/86_distributed.ipynb #67a8ac64
-SHARD_FORMATS = {'.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl', '.parquet': 'parquet', '.pq': 'parquet'}
+SHARD_FORMATS = {'.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl',
+                 '.parquet': 'parquet', '.pq': 'parquet'}
 
 def _read_parquet(path:Path) -> list[dict]:
     "The rows of a Parquet file as records; a file that is not Parquet is an `InputError`."
     import pyarrow as pa, pyarrow.parquet as pq
     try:
-        if not path.is_file(): raise InputError(path, None, "is a directory, not a file" if path.is_dir() else "no such file")
+        if not path.is_file():
+            what = "is a directory, not a file" if path.is_dir() else "no such file"
+            raise InputError(path, None, what)
         return pq.read_table(path).to_pylist()
     except OSError as e: raise InputError(path, None, os_error_reason(e)) from None
     except (pa.ArrowException, ValueError) as e:
         if isinstance(e, InputError): raise
-        raise InputError(path, None, f"not a readable Parquet file ({' '.join(str(e).split())[:200]})") from None
+        reason = ' '.join(str(e).split())[:200]
+        raise InputError(path, None, f"not a readable Parquet file ({reason})") from None
 
 # %% ../nbs/86_distributed.ipynb #25c1a460
 def read_shard(path:str|Path, # a JSON Lines or Parquet shard
                index:int=0, # its number in the run
               ) -> Part:
     "The items of one shard, checked: every error names the shard and the line (Parquet: the row)."
-    path, index = as_path(path, 'read_shard'), check_int(index, 'index', 'read_shard', low=0, high=2**31 - 1)
+    path = as_path(path, 'read_shard')
+    index = check_int(index, 'index', 'read_shard', low=0, high=2**31 - 1)
     fmt = SHARD_FORMATS.get(path.suffix.lower())
-    if fmt is None: raise InputError(path, None, f"unknown shard format; shards are JSON Lines ({', '.join(k for k, v in SHARD_FORMATS.items() if v == 'jsonl')}) or Parquet (.parquet, .pq)")
-    records = (v for _, v in json_lines(path, read_lines(path))) if fmt == 'jsonl' else _read_parquet(path)
+    if fmt is None:
+        jsonl = ', '.join(k for k, v in SHARD_FORMATS.items() if v == 'jsonl')
+        raise InputError(path, None, f"unknown shard format; shards are JSON Lines ({jsonl}) "
+                         "or Parquet (.parquet, .pq)")
+    if fmt == 'jsonl': records = (record for _, record in json_lines(path, read_lines(path)))
+    else: records = _read_parquet(path)
     return part_from_records(records, str(path), index, strict=True)
 
 # %% ../nbs/86_distributed.ipynb #600efe8f
-def _is_dir(p:Path) -> bool:
-    try: return p.is_dir()
-    except OSError: return False            # a name too long, a loop of links: not a folder (reading it will say what it is)
+def _is_dir(path:Path) -> bool:
+    "Whether `path` is a folder; a name too long, a loop of links: not one (reading it will say)."
+    try: return path.is_dir()
+    except OSError: return False
 
 # %% ../nbs/86_distributed.ipynb #532f7e3e
 def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or a list of paths
                ) -> list[Path]:
-    "The shards of `source`, in order: a folder's shard files and a pattern's matches sorted by name."
-    F = 'evaluate'
+    "The shards of `source`, in order: a folder's shard files and a pattern's matches, by name."
+    caller = 'evaluate'
     if isinstance(source, (str, os.PathLike)):
-        s = os.fspath(as_path(source, F, 'source'))
-        if any(c in s for c in '*?['):
-            paths = [Path(p) for p in sorted(glob.glob(s))]
-            if not paths: raise ValueError(f"{F}: no shard matches source {s!r}")
-        elif _is_dir(Path(s)):
-            paths = sorted(p for p in Path(s).iterdir() if p.suffix.lower() in SHARD_FORMATS and not p.name.startswith('.'))
-            if not paths: raise ValueError(f"{F}: source {s} holds no shard ({', '.join(SHARD_FORMATS)} files)")
-        else: paths = [as_path(s, F, 'source')]
+        text = os.fspath(as_path(source, caller, 'source'))
+        if any(char in text for char in '*?['):
+            paths = [Path(match) for match in sorted(glob.glob(text))]
+            if not paths: raise ValueError(f"{caller}: no shard matches source {text!r}")
+        elif _is_dir(Path(text)):
+            paths = sorted(path for path in Path(text).iterdir()
+                           if path.suffix.lower() in SHARD_FORMATS
+                           and not path.name.startswith('.'))
+            if not paths:
+                raise ValueError(f"{caller}: source {text} holds no shard "
+                                 f"({', '.join(SHARD_FORMATS)} files)")
+        else: paths = [as_path(text, caller, 'source')]
     elif isinstance(source, Sequence) and source and not isinstance(source, (bytes, bytearray)):
-        paths = [as_path(p, F, f'source[{i}]') for i, p in enumerate(source)]
-    else: raise TypeError(f"{F}: source must be shard paths, a folder, a glob pattern, a dask bag or dataframe, or a mapping of columns, got {brief(source)}")
+        paths = [as_path(path, caller, f'source[{i}]') for i, path in enumerate(source)]
+    else:
+        raise TypeError(f"{caller}: source must be shard paths, a folder, a glob pattern, "
+                        f"a dask bag or dataframe, or a mapping of columns, got {brief(source)}")
     first = {}
-    for i, p in enumerate(paths):
-        if p.suffix.lower() not in SHARD_FORMATS:
-            raise ValueError(f"{F}: source {p}: unknown shard format; shards are JSON Lines (.jsonl, .ndjson, .json) or Parquet (.parquet, .pq)")
-        j = first.setdefault(os.path.realpath(p), i)
+    for i, path in enumerate(paths):
+        if path.suffix.lower() not in SHARD_FORMATS:
+            raise ValueError(f"{caller}: source {path}: unknown shard format; shards are "
+                             "JSON Lines (.jsonl, .ndjson, .json) or Parquet (.parquet, .pq)")
+        j = first.setdefault(os.path.realpath(path), i)
         if j != i:
-            raise ValueError(f"{F}: shard {p} is given twice (also as {paths[j]}); "
+            raise ValueError(f"{caller}: shard {path} is given twice (also as {paths[j]}); "
                              "each shard is read once")
     return paths
 
 # %% ../nbs/86_distributed.ipynb #334edcfd
 class ShardError(InputError):
-    "An `InputError` raised while a worker read or scored a partition; it pickles, so it reaches the client unchanged."
+    """An `InputError` raised while a worker read or scored a partition; it pickles, so it reaches
+    the client unchanged."""
     def __init__(self, path, line, msg):
-        super().__init__(path, line, msg); self.msg = msg
+        super().__init__(path, line, msg)
+        self.msg = msg
     def __reduce__(self): return (ShardError, (self.path, self.line, self.msg))
 
-def _shard_error(e:Exception, label:str) -> ShardError:
-    "`e` as a `ShardError`: an `InputError` keeps its file and line; a metric's own error is located at the partition."
-    if isinstance(e, InputError):
-        head = f"{e.path}:{e.line}: " if e.line else f"{e.path}: "
-        return ShardError(e.path, e.line, str(e)[len(head):] if str(e).startswith(head) else str(e))
-    return ShardError(label, None, str(e))
+def _shard_error(error:Exception, label:str) -> ShardError:
+    """`error` as a `ShardError`: an `InputError` keeps its file and line; a metric's own error is
+    located at the partition."""
+    if isinstance(error, InputError):
+        head = f"{error.path}:{error.line}: " if error.line else f"{error.path}: "
+        msg = str(error)
+        return ShardError(error.path, error.line, msg[len(head):] if msg.startswith(head) else msg)
+    return ShardError(label, None, str(error))
 
 # %% ../nbs/86_distributed.ipynb #56b69822
 class _Spec(NamedTuple):
@@ -179,10 +224,12 @@ class _Spec(NamedTuple):
     gpu: bool                   # a model may use the worker's GPU (the class's `device_option`)
 
 _PROTOS: dict[str, Metric] = {}   # this process's built metrics, by spec key
-BUILDS = Counter()                # how often this process built each spec (1, unless more than _MAX_PROTOS specs came through)
+BUILDS = Counter()                # how often this process built each spec
+                                  # (1, unless more than _MAX_PROTOS specs came through)
 _MAX_PROTOS = 16
 
 def _has_gpu() -> bool:
+    "Whether this process can use a CUDA GPU (torch is installed and sees one)."
     try: import torch
     except ImportError: return False
     return torch.cuda.is_available()
@@ -198,8 +245,11 @@ def _build(spec:_Spec, gpu:bool) -> Metric:
     return load(spec.name, **opts)
 
 def worker_metric(spec:_Spec) -> Metric:
-    "A metric of `spec` with an empty state: built once per process (its model loads then), copied for every partition."
-    if not isinstance(spec, _Spec): raise TypeError(f"worker_metric: spec must be a run's metric spec (made by `evaluate`), got {brief(spec)}")
+    """A metric of `spec` with an empty state: built once per process (its model loads then),
+    copied for every partition."""
+    if not isinstance(spec, _Spec):
+        raise TypeError("worker_metric: spec must be a run's metric spec (made by `evaluate`), "
+                        f"got {brief(spec)}")
     proto = _PROTOS.get(spec.key)
     if proto is None:
         while len(_PROTOS) >= _MAX_PROTOS: _PROTOS.pop(next(iter(_PROTOS)))
@@ -208,68 +258,97 @@ def worker_metric(spec:_Spec) -> Metric:
     return copy.copy(proto).reset()
 
 # %% ../nbs/86_distributed.ipynb #80b70532
-def _spec_key(m) -> str:
-    "A text that identifies a metric given as an object: a hash of its pickle (with an empty state)."
+def _spec_key(metric) -> str:
+    "The text that names a metric given as an object: a hash of its pickle (with an empty state)."
     import cloudpickle
-    return f"{type(m).__qualname__}:{hashlib.sha256(cloudpickle.dumps(copy.copy(m).reset())).hexdigest()[:24]}"
+    digest = hashlib.sha256(cloudpickle.dumps(copy.copy(metric).reset())).hexdigest()
+    return f"{type(metric).__qualname__}:{digest[:24]}"
 
 # %% ../nbs/86_distributed.ipynb #d0060fd5
-def _specs(metrics, options, use_gpu:bool, F:str) -> list[tuple[_Spec, Metric]]:
+def _metric_spec(item, i:int, options, use_gpu:bool, caller:str) -> _Spec:
+    "The spec of `metrics[i]`, a `Metric` or a registry name (with its `options`)."
+    if isinstance(item, Metric):
+        return _Spec(item.name, _spec_key(item), None, {}, copy.copy(item).reset(), use_gpu)
+    if not isinstance(item, str):
+        raise TypeError(f"{caller}: metrics[{i}] must be a registry name or a Metric, "
+                        f"got {brief(item)}")
+    try: opts = metric_options(item, options)
+    except ValueError as e:
+        reason = str(e).removeprefix('metric_options: ')
+        raise ValueError(f"{caller}: metrics[{i}]: {reason}") from None
+    key = f"{item}:{json.dumps(opts, sort_keys=True, default=repr)}"
+    return _Spec(item, key, item, opts, None, use_gpu)
+
+def _specs(metrics, options, use_gpu:bool, caller:str) -> list[tuple[_Spec, Metric]]:
     "(spec, the driver's metric) of each metric of the run."
     if isinstance(metrics, (str, Metric)): metrics = [metrics]
-    if not isinstance(metrics, Sequence) or not metrics: raise ValueError(f"{F}: metrics must name at least one metric (registry names or Metric objects), got {brief(metrics)}")
+    if not isinstance(metrics, Sequence) or not metrics:
+        raise ValueError(f"{caller}: metrics must name at least one metric (registry names or "
+                         f"Metric objects), got {brief(metrics)}")
     out = []
-    for i, x in enumerate(metrics):
-        if isinstance(x, Metric): spec = _Spec(x.name, _spec_key(x), None, {}, copy.copy(x).reset(), use_gpu)
-        elif isinstance(x, str):
-            try: opts = metric_options(x, options)
-            except ValueError as e: raise ValueError(f"{F}: metrics[{i}]: {str(e).removeprefix('metric_options: ')}") from None
-            spec = _Spec(x, f"{x}:{json.dumps(opts, sort_keys=True, default=repr)}", x, opts, None, use_gpu)
-        else: raise TypeError(f"{F}: metrics[{i}] must be a registry name or a Metric, got {brief(x)}")
-        if spec.label in [s.label for s, _ in out]: raise ValueError(f"{F}: two metrics are named {spec.label!r}; a report has one entry per name")
+    for i, item in enumerate(metrics):
+        spec = _metric_spec(item, i, options, use_gpu, caller)
+        if spec.label in [s.label for s, _ in out]:
+            raise ValueError(f"{caller}: two metrics are named {spec.label!r}; "
+                             "a report has one entry per name")
         out.append((spec, _build(spec, gpu=False)))
-    for spec, m in out:
-        extra = [k for k in m.inputs if k not in ('predictions', 'references', 'sources')]
-        if extra: raise ValueError(f"{spec.label}: needs {', '.join(extra)}, which a predictions/references dataset does not have")
+    for spec, metric in out:
+        extra = [k for k in metric.inputs if k not in ('predictions', 'references', 'sources')]
+        if extra:
+            raise ValueError(f"{spec.label}: needs {', '.join(extra)}, which a "
+                             "predictions/references dataset does not have")
     return out
 
 # %% ../nbs/86_distributed.ipynb #5ed3f90a
 _U64 = np.uint64
 
 # %% ../nbs/86_distributed.ipynb #cfe0047c
+def _id_tag(item_id) -> bytes:
+    "The bytes an id's key hashes: its type and its text, so that 1 and '1' differ."
+    text = f"s:{item_id}" if isinstance(item_id, str) else f"i:{int(item_id)}"
+    return text.encode('utf-8', 'surrogatepass')
+
 def item_keys(ids:Sequence|None=None, # each item's id (a str or an int), or None
               n:int|None=None, # the number of items, without ids
               index:int=0, # the partition's number, for positional keys
              ) -> np.ndarray:
     "Each item's 64-bit key: a hash of its id, or without ids `index` * 2**32 + its position."
-    F = 'item_keys'
+    caller = 'item_keys'
     if ids is None:
-        index, n = check_int(index, 'index', F, low=0, high=2**31 - 1), check_int(n, 'n', F, low=0, high=2**32 - 1)
+        index = check_int(index, 'index', caller, low=0, high=2**31 - 1)
+        n = check_int(n, 'n', caller, low=0, high=2**32 - 1)
         return (_U64(index) << _U64(32)) + np.arange(n, dtype=_U64)
-    if isinstance(ids, (str, bytes, Mapping)) or not isinstance(ids, Iterable): raise TypeError(f"{F}: ids must be a sequence of ids (str or int), got {brief(ids)}")
+    if isinstance(ids, (str, bytes, Mapping)) or not isinstance(ids, Iterable):
+        raise TypeError(f"{caller}: ids must be a sequence of ids (str or int), got {brief(ids)}")
     ids = list(ids)
-    for i, k in enumerate(ids):
-        if isinstance(k, bool) or not isinstance(k, (str, int, np.integer)): raise TypeError(f"{F}: ids[{i}] must be a str or an int, got {brief(k)}")
-    tag = lambda k: (f"s:{k}" if isinstance(k, str) else f"i:{int(k)}").encode('utf-8', 'surrogatepass')
-    return np.frombuffer(b''.join(hashlib.blake2b(tag(k), digest_size=8).digest() for k in ids), '<u8').astype(_U64)
+    for i, item_id in enumerate(ids):
+        if isinstance(item_id, bool) or not isinstance(item_id, (str, int, np.integer)):
+            raise TypeError(f"{caller}: ids[{i}] must be a str or an int, got {brief(item_id)}")
+    digests = b''.join(hashlib.blake2b(_id_tag(item_id), digest_size=8).digest() for item_id in ids)
+    return np.frombuffer(digests, '<u8').astype(_U64)
 
 # %% ../nbs/86_distributed.ipynb #cebf9aae
-def _keys(keys, F:str) -> np.ndarray:
+def _keys(keys, caller:str) -> np.ndarray:
     "Item keys as a 1-D uint64 array, else a TypeError/ValueError naming `keys`."
-    k = as_array(keys, 'keys', F)
-    if k.ndim != 1 or (k.size and k.dtype.kind not in 'iu'): raise TypeError(f"{F}: keys must be a 1-D array of 64-bit item keys (see item_keys), got shape {k.shape} of {k.dtype}")
-    if k.size and k.dtype.kind == 'i' and k.min() < 0: raise ValueError(f"{F}: keys must be >= 0 (64-bit item keys, see item_keys)")
-    return k.astype(_U64)
+    arr = as_array(keys, 'keys', caller)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in 'iu'):
+        raise TypeError(f"{caller}: keys must be a 1-D array of 64-bit item keys (see item_keys), "
+                        f"got shape {arr.shape} of {arr.dtype}")
+    if arr.size and arr.dtype.kind == 'i' and arr.min() < 0:
+        raise ValueError(f"{caller}: keys must be >= 0 (64-bit item keys, see item_keys)")
+    return arr.astype(_U64)
 
 # %% ../nbs/86_distributed.ipynb #6201fcd9
 _MASK64 = (1 << 64) - 1
 
 def _id_digest(keys:np.ndarray) -> tuple[int, int, int]:
+    "(count, two salted sums of mixed keys) of a set of ids: equal sets have equal digests."
     with np.errstate(over='ignore'):
         mixed = lambda salt: int(mix64(keys ^ _U64(salt)).sum(dtype=_U64))
         return (len(keys), mixed(0x243F6A8885A308D3), mixed(0x13198A2E03707344))
 
 def _add_digest(a, b):
+    "The digest of two disjoint id sets' union; None when either has items without ids."
     if a is None or b is None: return None
     return (a[0] + b[0], (a[1] + b[1]) & _MASK64, (a[2] + b[2]) & _MASK64)
 
@@ -278,34 +357,37 @@ def _owner_keys(keys:np.ndarray, systems:list|None) -> np.ndarray:
     "Item keys mixed with each item's system: equal only for one system's copies of one id."
     if systems is None: return mix64(keys)
     names = sorted(set(systems))
-    salt = dict(zip(names, item_keys([f"system:{s}" for s in names]).tolist()))
-    return mix64(keys ^ np.array([salt[s] for s in systems], _U64))
+    salt = dict(zip(names, item_keys([f"system:{name}" for name in names]).tolist()))
+    return mix64(keys ^ np.array([salt[system] for system in systems], _U64))
 
-def _id_pieces(part:Part, keys:np.ndarray, K:int) -> list[list]:
-    "A partition's owner keys in `K` buckets by key: bucket k is [(partition, keys, lines)] or []."
-    h = _owner_keys(keys, part.systems)
-    b = (h % _U64(K)).astype(np.int64)
-    o = np.argsort(b, kind='stable')
-    cuts = np.searchsorted(b[o], np.arange(K + 1))
-    piece = lambda a, z: [(part.index, h[o[a:z]], (o[a:z] + 1).astype(np.uint32))] if z > a else []
-    return [piece(a, z) for a, z in zip(cuts, cuts[1:])]
+def _id_pieces(part:Part, keys:np.ndarray, n_buckets:int) -> list[list]:
+    """A partition's owner keys in `n_buckets` buckets by key: bucket k is
+    [(partition, keys, lines)] or []."""
+    owner = _owner_keys(keys, part.systems)
+    bucket = (owner % _U64(n_buckets)).astype(np.int64)
+    order = np.argsort(bucket, kind='stable')
+    cuts = np.searchsorted(bucket[order], np.arange(n_buckets + 1))
+    def piece(start, end):
+        at = order[start:end]
+        return [(part.index, owner[at], (at + 1).astype(np.uint32))] if end > start else []
+    return [piece(start, end) for start, end in zip(cuts, cuts[1:])]
 
 
 # %% ../nbs/86_distributed.ipynb #4ae7c9c0
 _MAX_DUPLICATES = 8          # equal keys a bucket reports; the driver checks them in turn
 
 def _id_piece(out:dict, k:int) -> list: return out['ids'][k] if out.get('ids') else []
-def _join_ids(*pieces:list) -> list: return [x for p in pieces for x in p]
+def _join_ids(*pieces:list) -> list: return [entry for piece in pieces for entry in piece]
 
 def _duplicates(pieces:list) -> list[tuple]:
     "Up to `_MAX_DUPLICATES` pairs ((partition, line), (partition, line)) of a bucket's equal keys."
     if not pieces: return []
-    h = np.concatenate([k for _, k, _ in pieces])
-    part = np.concatenate([np.full(len(k), i, np.int64) for i, k, _ in pieces])
-    line = np.concatenate([l for _, _, l in pieces]).astype(np.int64)
-    o = np.argsort(h, kind='stable')
-    at = np.flatnonzero(h[o][1:] == h[o][:-1])[:_MAX_DUPLICATES]
-    where = lambda j: (int(part[o[j]]), int(line[o[j]]))
+    owner = np.concatenate([keys for _, keys, _ in pieces])
+    part = np.concatenate([np.full(len(keys), index, np.int64) for index, keys, _ in pieces])
+    line = np.concatenate([lines for _, _, lines in pieces]).astype(np.int64)
+    order = np.argsort(owner, kind='stable')
+    at = np.flatnonzero(owner[order][1:] == owner[order][:-1])[:_MAX_DUPLICATES]
+    where = lambda j: (int(part[order[j]]), int(line[order[j]]))
     return [(where(j), where(j + 1)) for j in at]
 
 
@@ -328,81 +410,106 @@ class _NoSources(NamedTuple):
     label: str
 
 # %% ../nbs/86_distributed.ipynb #3f43fbdd
-def _metric_inputs(m:Metric, part:Part, idx:list[int], label:str) -> tuple|None:
-    "(predictions, other inputs) of the items `idx` for metric `m`; None when it needs sources and the partition has none."
+def _metric_inputs(metric:Metric, part:Part, idx:list[int], label:str) -> tuple|None:
+    """(predictions, other inputs) of the items `idx` for `metric`; None when it needs sources and
+    the partition has none."""
     take = lambda col: [col[i] for i in idx]
     kw = {}
-    if 'references' in m.inputs:
-        if part.references is None: raise InputError(part.label, None, f"has no references, which {label} needs")
+    if 'references' in metric.inputs:
+        if part.references is None:
+            raise InputError(part.label, None, f"has no references, which {label} needs")
         kw['references'] = take(part.references)
-    if 'sources' in m.inputs:
+    if 'sources' in metric.inputs:
         if part.sources is None: return None
         kw['sources'] = take(part.sources)
     return take(part.predictions), kw
 
 # %% ../nbs/86_distributed.ipynb #6d6d390c
 def _as_part(src, index:int) -> Part:
-    "A partition from what the graph holds for it: a shard's path, a bag's records, a dataframe, or a `Part`."
+    """A partition from what the graph holds for it: a shard's path, a bag's records, a dataframe,
+    or a `Part`."""
     if isinstance(src, Part): return src
     if isinstance(src, (str, os.PathLike)): return read_shard(src, index)
-    if hasattr(src, 'to_dict') and hasattr(src, 'columns'): src = src.to_dict('records')     # a pandas partition of a dask dataframe
+    if hasattr(src, 'to_dict') and hasattr(src, 'columns'):
+        src = src.to_dict('records')     # a pandas partition of a dask dataframe
     return part_from_records(src, f"partition {index}", index)
 
-def _label(src, index:int) -> str: return str(src) if isinstance(src, (str, os.PathLike)) else f"partition {index}"
+def _label(src, index:int) -> str:
+    "A partition's name in messages: its shard's path, or 'partition k'."
+    return str(src) if isinstance(src, (str, os.PathLike)) else f"partition {index}"
 
 def _by_system(part:Part) -> dict:
     "system -> the positions of its items (one group, None, without a system column)."
     if part.systems is None: return {None: list(range(len(part)))}
     out = {}
-    for i, s in enumerate(part.systems): out.setdefault(s, []).append(i)
+    for i, system in enumerate(part.systems): out.setdefault(system, []).append(i)
     return out
 
 # %% ../nbs/86_distributed.ipynb #dfbb606b
 def _run_partition(src, index:int, run:_Run) -> dict:
-    "Run every metric of `run` on one partition: {'n', 'main': {system: partials}, 'buckets': {label: [pieces]}}."
+    """Run every metric of `run` on one partition:
+    {'n', 'main': {system: partials}, 'buckets': {label: [pieces]}}."""
     try: return _partition_results(_as_part(src, index), run)
-    except (InputError, TypeError, ValueError) as e: raise _shard_error(e, _label(src, index)) from None
+    except (InputError, TypeError, ValueError) as e:
+        raise _shard_error(e, _label(src, index)) from None
 
 # %% ../nbs/86_distributed.ipynb #4bb23d22
+def _system_partials(part:Part, idx:list[int], keys, run:_Run, buckets:dict, system) -> dict:
+    """One system's partials on a partition: {'n', 'ids', 'metrics', 'boot'}; its bucket pieces go
+    into `buckets`."""
+    ids = None if keys is None or part.ids is None else _id_digest(keys[idx])
+    entry = {'n': len(idx), 'ids': ids, 'metrics': {}, 'boot': {}}
+    for spec, red in zip(run.specs, run.reductions):
+        metric, key = worker_metric(spec), run.boot.get(spec.label)
+        if key: metric.keep_items = True
+        args = _metric_inputs(metric, part, idx, spec.label)
+        if args is None:
+            entry['metrics'][spec.label] = _NoSources(part.label)
+            continue
+        res = red.local(metric, *args, _context(run, spec, part.index, idx))
+        if red.stages:
+            res, pieces = res
+            for k, piece in enumerate(pieces): buckets[spec.label][k][system] = piece
+        entry['metrics'][spec.label] = res
+        if key: entry['boot'][spec.label] = _boot_rows(metric, key)
+    if entry['boot']: entry['boot'] = _boot_sums(entry['boot'], keys[idx], run)
+    return entry
+
 def _partition_results(part:Part, run:_Run) -> dict:
-    out = {'n': len(part), 'main': {}, 'buckets': {s.label: [{} for _ in range(run.buckets)] for s, r in zip(run.specs, run.reductions) if r.stages}}
+    "Every metric's partials on one partition, by system, and the pieces of its buckets."
+    staged = [spec.label for spec, red in zip(run.specs, run.reductions) if red.stages]
+    out = {'n': len(part), 'main': {},
+           'buckets': {label: [{} for _ in range(run.buckets)] for label in staged}}
     if not len(part): return out
     keys = item_keys(part.ids, len(part), part.index) if run.boot or part.ids is not None else None
     if part.ids is not None: out['ids'] = _id_pieces(part, keys, run.buckets)
     for system, idx in _by_system(part).items():
-        e = out['main'][system] = {'n': len(idx), 'ids': None if keys is None or part.ids is None else _id_digest(keys[idx]), 'metrics': {}, 'boot': {}}
-        for spec, red in zip(run.specs, run.reductions):
-            m, key = worker_metric(spec), run.boot.get(spec.label)
-            if key: m.keep_items = True
-            args = _metric_inputs(m, part, idx, spec.label)
-            if args is None: e['metrics'][spec.label] = _NoSources(part.label); continue
-            res = red.local(m, *args, _context(run, spec, part.index, idx))
-            if red.stages:
-                res, pieces = res
-                for k, piece in enumerate(pieces): out['buckets'][spec.label][k][system] = piece
-            e['metrics'][spec.label] = res
-            if key: e['boot'][spec.label] = _boot_rows(m, key)
-        if e['boot']: e['boot'] = _boot_sums(e['boot'], keys[idx], run)
+        out['main'][system] = _system_partials(part, idx, keys, run, out['buckets'], system)
     return out
 
 # %% ../nbs/86_distributed.ipynb #1575098b
 def _merge_partial(red, a, b, label:str):
+    "Two partitions' partials of one metric merged; sources on only some partitions is an error."
     if isinstance(a, _NoSources) or isinstance(b, _NoSources):
         if isinstance(a, _NoSources) and isinstance(b, _NoSources): return a
         missing = a if isinstance(a, _NoSources) else b
-        raise ShardError(missing.label, None, f"has no source conversations (thread, messages or source), but other partitions do; {label} needs them on every item")
+        raise ShardError(missing.label, None, "has no source conversations (thread, messages or "
+                         f"source), but other partitions do; {label} needs them on every item")
     return red.merge(a, b)
+
+def _merge_entries(reds:dict, first:dict, second:dict) -> dict:
+    "The merge of one system's partials from two groups of partitions."
+    return {'n': first['n'] + second['n'], 'ids': _add_digest(first['ids'], second['ids']),
+            'metrics': {k: _merge_partial(reds[k], v, second['metrics'][k], k)
+                        for k, v in first['metrics'].items()},
+            'boot': {k: _merge_boot(v, second['boot'][k]) for k, v in first['boot'].items()}}
 
 def _merge_mains(run:_Run, *mains:dict) -> dict:
     "The ordered merge of partitions' `main` partials."
-    reds, out = {s.label: r for s, r in zip(run.specs, run.reductions)}, {}
+    reds, out = {spec.label: red for spec, red in zip(run.specs, run.reductions)}, {}
     for main in mains:
-        for system, e in main.items():
-            if system not in out: out[system] = e; continue
-            o = out[system]
-            out[system] = {'n': o['n'] + e['n'], 'ids': _add_digest(o['ids'], e['ids']),
-                           'metrics': {k: _merge_partial(reds[k], v, e['metrics'][k], k) for k, v in o['metrics'].items()},
-                           'boot': {k: _merge_boot(v, e['boot'][k]) for k, v in o['boot'].items()}}
+        for system, entry in main.items():
+            out[system] = _merge_entries(reds, out[system], entry) if system in out else entry
     return out
 
 def _main(out:dict) -> dict: return out['main']
@@ -416,29 +523,35 @@ def _tree(items:list, fn, *args, split_every:int=8):
     "The ordered tree reduction of delayed `items` by `fn(*args, *group)`, `split_every` at a time."
     from dask import delayed
     if not items: return delayed(fn)(*args)
-    while len(items) > 1: items = [delayed(fn)(*args, *items[i:i + split_every]) for i in range(0, len(items), split_every)]
+    while len(items) > 1:
+        items = [delayed(fn)(*args, *items[i:i + split_every])
+                 for i in range(0, len(items), split_every)]
     return items[0]
 
 # %% ../nbs/86_distributed.ipynb #712cbc30
 def _bucket_piece(out:dict, label:str, k:int) -> dict: return out['buckets'][label][k]
-def _group_piece(final:dict, j:int) -> dict: return {s: v[j] for s, v in final.items()}
+def _group_piece(final:dict, j:int) -> dict: return {system: v[j] for system, v in final.items()}
 
 def _merge_buckets(run:_Run, label:str, stage:str, *pieces:dict) -> dict:
     "Per system, the ordered merge of bucket (or holder-group) payloads."
-    red, by = run.reductions[[s.label for s in run.specs].index(label)], {}
-    for p in pieces:
-        for s, v in p.items(): by.setdefault(s, []).append(v)
-    return {s: (red.bucket_merge if stage == 'bucket' else red.group_merge)(vs) for s, vs in by.items()}
+    red, by = run.reductions[[spec.label for spec in run.specs].index(label)], {}
+    for piece in pieces:
+        for system, payload in piece.items(): by.setdefault(system, []).append(payload)
+    merge = red.bucket_merge if stage == 'bucket' else red.group_merge
+    return {system: merge(payloads) for system, payloads in by.items()}
 
 def _bucket_final(run:_Run, label:str, root:dict) -> dict:
-    i = [s.label for s in run.specs].index(label)
+    "Per system, the final of one bucket's merged payload."
+    i = [spec.label for spec in run.specs].index(label)
     context = _context(run, run.specs[i])
-    return {s: run.reductions[i].bucket_final(v, context) for s, v in root.items()}
+    return {system: run.reductions[i].bucket_final(v, context) for system, v in root.items()}
 
 def _group_final(run:_Run, label:str, root:dict, main:dict) -> dict:
-    i = [s.label for s in run.specs].index(label)
-    red, m = run.reductions[i], worker_metric(run.specs[i])
-    return {s: red.group_final(v, main[s]['metrics'][label], m) for s, v in root.items()}
+    "Per system, the final of one holder group's merged payload (it sees the merged `main`)."
+    i = [spec.label for spec in run.specs].index(label)
+    red, metric = run.reductions[i], worker_metric(run.specs[i])
+    return {system: red.group_final(v, main[system]['metrics'][label], metric)
+            for system, v in root.items()}
 
 # %% ../nbs/86_distributed.ipynb #a9194cad
 def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
@@ -446,39 +559,50 @@ def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
     reductions, and each id bucket's duplicates."""
     from dask import delayed
     run_d = delayed(run, traverse=False)
-    outs = [delayed(_run_partition)(s, i, run_d) for i, s in enumerate(srcs)]
-    main = _tree([delayed(_main)(o) for o in outs], _merge_mains, run_d, split_every=split_every)
+    outs = [delayed(_run_partition)(src, i, run_d) for i, src in enumerate(srcs)]
+    mains = [delayed(_main)(out) for out in outs]
+    main = _tree(mains, _merge_mains, run_d, split_every=split_every)
     finals = {}
     for spec, red in zip(run.specs, run.reductions):
         if not red.stages: continue
-        roots = [_tree([delayed(_bucket_piece)(o, spec.label, k) for o in outs], _merge_buckets, run_d, spec.label, 'bucket', split_every=split_every)
+        label = spec.label
+        roots = [_tree([delayed(_bucket_piece)(out, label, k) for out in outs], _merge_buckets,
+                       run_d, label, 'bucket', split_every=split_every)
                  for k in range(run.buckets)]
-        fins = [delayed(_bucket_final)(run_d, spec.label, r) for r in roots]
+        fins = [delayed(_bucket_final)(run_d, label, root) for root in roots]
         if red.stages == 2:
-            roots = [_tree([delayed(_group_piece)(f, j) for f in fins], _merge_buckets, run_d, spec.label, 'group', split_every=split_every)
+            roots = [_tree([delayed(_group_piece)(fin, j) for fin in fins], _merge_buckets,
+                           run_d, label, 'group', split_every=split_every)
                      for j in range(run.buckets)]
-            fins = [delayed(_group_final)(run_d, spec.label, r, main) for r in roots]
-        finals[spec.label] = fins
-    ids = [_tree([delayed(_id_piece)(o, k) for o in outs], _join_ids, split_every=split_every)
+            fins = [delayed(_group_final)(run_d, label, root, main) for root in roots]
+        finals[label] = fins
+    ids = [_tree([delayed(_id_piece)(out, k) for out in outs], _join_ids, split_every=split_every)
            for k in range(run.buckets)]
-    return main, finals, [delayed(_duplicates)(r) for r in ids]
+    return main, finals, [delayed(_duplicates)(root) for root in ids]
 
 # %% ../nbs/86_distributed.ipynb #d92988cc
-def _connect(client, F:str) -> tuple:
-    "(the client to run on, or None; the client this call opened and must close): a `distributed.Client`, or one connected to an address."
+def _connect(client, caller:str) -> tuple:
+    """(the client to run on, or None; the client this call opened and must close): a
+    `distributed.Client`, or one connected to an address."""
     if client is None: return None, None
     if isinstance(client, str):
         import socket
         from distributed.comm import get_address_host_port
         try: host, port = get_address_host_port(client)
-        except (ValueError, TypeError) as e: raise ValueError(f"{F}: client must be a scheduler's address such as 'tcp://10.0.0.1:8786', got {client!r:.80} ({str(e)[:80]})") from None
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{caller}: client must be a scheduler's address such as "
+                             f"'tcp://10.0.0.1:8786', got {client!r:.80} ({str(e)[:80]})") from None
         try: socket.create_connection((host, port), timeout=10).close()
-        except (OSError, UnicodeError, ValueError) as e: raise ValueError(f"{F}: cannot reach the scheduler at client={client!r:.80} ({str(e)[:80]})") from None
+        except (OSError, UnicodeError, ValueError) as e:
+            raise ValueError(f"{caller}: cannot reach the scheduler at client={client!r:.80} "
+                             f"({str(e)[:80]})") from None
         from distributed import Client
-        c = Client(client, timeout=30)
-        return c, c
-    if not all(callable(getattr(client, a, None)) for a in ('compute', 'register_plugin', 'wait_for_workers')):
-        raise TypeError(f"{F}: client must be None, a distributed.Client or a scheduler's address (str), got {brief(client)}")
+        opened = Client(client, timeout=30)
+        return opened, opened
+    if not all(callable(getattr(client, method, None))
+               for method in ('compute', 'register_plugin', 'wait_for_workers')):
+        raise TypeError(f"{caller}: client must be None, a distributed.Client or a scheduler's "
+                        f"address (str), got {brief(client)}")
     return client, None
 
 # %% ../nbs/86_distributed.ipynb #77c8b7c1
@@ -488,6 +612,7 @@ def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 def _compute(objs:list, client, workers:int|None) -> list:
+    "The values of delayed `objs`: on `client`, else in `workers` local processes, else in threads."
     import dask
     if client is not None: return client.compute(list(objs), sync=True)
     if not workers: return list(dask.compute(*objs, scheduler='threads'))
@@ -499,70 +624,105 @@ def _compute(objs:list, client, workers:int|None) -> list:
 
 
 # %% ../nbs/86_distributed.ipynb #189a9a01
-_COLUMNS = {'predictions': 'prediction', 'references': 'references', 'sources': 'source', 'ids': 'id', 'systems': 'system'}
+_COLUMNS = {'predictions': 'prediction', 'references': 'references', 'sources': 'source',
+            'ids': 'id', 'systems': 'system'}
 
-def _column_parts(cols:Mapping, partitions, F:str) -> list[Part]:
-    "Columns in memory cut into `Part`s (`partitions`: how many, or their sizes; default: 10,000 items each)."
-    if 'predictions' not in cols: raise ValueError(f"{F}: a mapping source needs 'predictions' (and optionally {', '.join(list(_COLUMNS)[1:])})")
-    if unknown := [k for k in cols if k not in _COLUMNS]: raise ValueError(f"{F}: unknown column {unknown[0]!r}; the columns are {', '.join(_COLUMNS)}")
-    preds = as_texts(cols['predictions'], 'predictions', F) if isinstance(cols['predictions'], str) else list(cols['predictions'])
-    use = {k: list(v) for k, v in cols.items() if v is not None and not (k == 'sources' and all(s is None for s in v))}
-    for k, v in use.items():
-        if len(v) != len(preds): raise ValueError(f"{F}: {k} has {len(v)} entries but predictions has {len(preds)}; give one per item")
-    n = len(preds)
-    if not n: raise ValueError(f"{F}: no items to report on: predictions is empty")
+def _part_sizes(n:int, partitions, caller:str) -> list[int]:
+    "The sizes of the partitions of `n` items: `partitions` many (default: 10,000 items each)."
     if partitions is None or isinstance(partitions, int):
-        p = max(1, -(-n // 10_000)) if partitions is None else check_int(partitions, 'partitions', F)
-        sizes = [n // p + (i < n % p) for i in range(p)]
-    else:
-        sizes = [check_int(s, f'partitions[{i}]', F, low=0) for i, s in enumerate(partitions)]
-        if sum(sizes) != n or not sizes: raise ValueError(f"{F}: partitions' sizes add up to {sum(sizes)}, but there are {n} items")
+        if partitions is None: n_parts = max(1, -(-n // 10_000))
+        else: n_parts = check_int(partitions, 'partitions', caller)
+        return [n // n_parts + (i < n % n_parts) for i in range(n_parts)]
+    sizes = [check_int(size, f'partitions[{i}]', caller, low=0)
+             for i, size in enumerate(partitions)]
+    if sum(sizes) != n or not sizes:
+        raise ValueError(f"{caller}: partitions' sizes add up to {sum(sizes)}, "
+                         f"but there are {n} items")
+    return sizes
+
+def _column_parts(cols:Mapping, partitions, caller:str) -> list[Part]:
+    "Columns in memory cut into `Part`s (`partitions`: how many, or their sizes)."
+    if 'predictions' not in cols:
+        raise ValueError(f"{caller}: a mapping source needs 'predictions' "
+                         f"(and optionally {', '.join(list(_COLUMNS)[1:])})")
+    if unknown := [k for k in cols if k not in _COLUMNS]:
+        raise ValueError(f"{caller}: unknown column {unknown[0]!r}; "
+                         f"the columns are {', '.join(_COLUMNS)}")
+    preds = cols['predictions']
+    preds = as_texts(preds, 'predictions', caller) if isinstance(preds, str) else list(preds)
+    no_sources = lambda k, col: k == 'sources' and all(source is None for source in col)
+    use = {k: list(col) for k, col in cols.items() if col is not None and not no_sources(k, col)}
+    for k, col in use.items():
+        if len(col) != len(preds):
+            raise ValueError(f"{caller}: {k} has {len(col)} entries but predictions has "
+                             f"{len(preds)}; give one per item")
+    n = len(preds)
+    if not n: raise ValueError(f"{caller}: no items to report on: predictions is empty")
+    sizes = _part_sizes(n, partitions, caller)
     ends = np.cumsum(sizes).tolist()
-    rec = lambda i: {_COLUMNS[k]: v[i] for k, v in use.items()}
-    return [part_from_records([rec(i) for i in range(e - s, e)], f"partition {j}", j) for j, (s, e) in enumerate(zip(sizes, ends))]
+    record = lambda i: {_COLUMNS[k]: col[i] for k, col in use.items()}
+    return [part_from_records([record(i) for i in range(end - size, end)], f"partition {j}", j)
+            for j, (size, end) in enumerate(zip(sizes, ends))]
 
 # %% ../nbs/86_distributed.ipynb #3ebd46eb
-def _sources(source, partitions, F:str) -> tuple[list, list[Path]]:
-    "What each partition task gets (a `Part`, a delayed bag or dataframe partition, or a shard's path), and the shard paths."
-    if isinstance(source, Mapping): return _column_parts(source, partitions, F), []
-    if partitions is not None: raise ValueError(f"{F}: partitions is for a mapping of columns; shards, bags and dataframes bring their own")
-    if hasattr(source, 'to_delayed') and hasattr(source, 'npartitions'): return list(source.to_delayed()), []
+def _sources(source, partitions, caller:str) -> tuple[list, list[Path]]:
+    """What each partition task gets (a `Part`, a delayed bag or dataframe partition, or a shard's
+    path), and the shard paths."""
+    if isinstance(source, Mapping): return _column_parts(source, partitions, caller), []
+    if partitions is not None:
+        raise ValueError(f"{caller}: partitions is for a mapping of columns; shards, bags and "
+                         "dataframes bring their own")
+    if hasattr(source, 'to_delayed') and hasattr(source, 'npartitions'):
+        return list(source.to_delayed()), []
     paths = shard_paths(source)
-    return [str(p) for p in paths], paths
+    return [str(path) for path in paths], paths
 
 # %% ../nbs/86_distributed.ipynb #e9ec208d
 def _score_entry(report:dict, sigs:dict, details:dict, label:str, score:Score):
     "Add one metric's score to a report, as `score_dataset` does."
-    d = score.to_dict()
-    sigs[label] = d.pop('signature'); d.pop('n', None); details[label] = d
-    report.update({report_key(label, k): v for k, v in d.items() if isinstance(v, (int, float)) and k not in ('confidence',)})
+    detail = score.to_dict()
+    sigs[label] = detail.pop('signature')
+    detail.pop('n', None)
+    details[label] = detail
+    report.update({report_key(label, k): v for k, v in detail.items()
+                   if isinstance(v, (int, float)) and k not in ('confidence',)})
 
-_NO_SOURCES = "{}: no source conversations (give --sources, or thread/messages/source fields in the references file)"
+_NO_SOURCES = ("{}: no source conversations "
+               "(give --sources, or thread/messages/source fields in the references file)")
 
 def _system_scores(entry:dict|None, system, pairs:list, run:_Run, finals:dict) -> tuple[dict, dict]:
     "({label: (metric, Score)} of one system, {label: note}) from its merged partials."
     out, notes = {}, {}
-    for (spec, m0), red in zip(pairs, run.reductions):
+    for (spec, driver_metric), red in zip(pairs, run.reductions):
         partial = entry['metrics'].get(spec.label) if entry else None
-        m = copy.copy(m0).reset()
-        if isinstance(partial, _NoSources) or (partial is None and 'sources' in m.inputs): notes[spec.label] = _NO_SOURCES.format(spec.label); continue
-        fins = [f.get(system) for f in finals.get(spec.label, [])]
-        out[spec.label] = (m, red.score(m, partial, fins) if partial is not None else m.compute())
+        metric = copy.copy(driver_metric).reset()
+        if isinstance(partial, _NoSources) or (partial is None and 'sources' in metric.inputs):
+            notes[spec.label] = _NO_SOURCES.format(spec.label)
+            continue
+        fins = [fin.get(system) for fin in finals.get(spec.label, [])]
+        score = red.score(metric, partial, fins) if partial is not None else metric.compute()
+        out[spec.label] = (metric, score)
     return out, notes
 
 # %% ../nbs/86_distributed.ipynb #343b95b6
 def _system_report(scores:dict, notes:dict, n:int) -> dict:
+    "One system's report from its {label: (metric, Score)} and notes."
     report, sigs, details = {}, {}, {}
-    for label, (m, score) in scores.items(): _score_entry(report, sigs, details, label, score)
-    return {**report, 'n_examples': n, 'signatures': sigs, 'details': details, **({'notes': list(notes.values())} if notes else {})}
+    for label, (_, score) in scores.items(): _score_entry(report, sigs, details, label, score)
+    noted = {'notes': list(notes.values())} if notes else {}
+    return {**report, 'n_examples': n, 'signatures': sigs, 'details': details, **noted}
 
-def _check_run(n_resamples, confidence, seed, buckets, split_every, use_gpu, srcs, F) -> tuple:
-    B = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES)
-    c = check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    seed = check_int(seed, 'seed', F, low=0, high=2**63 - 1)
-    K = min(len(srcs), 32) if buckets is None else check_int(buckets, 'buckets', F, high=4096)
-    if not isinstance(use_gpu, bool): raise TypeError(f"{F}: use_gpu must be True or False, got {type(use_gpu).__name__}")
-    return B, c, seed, max(1, K), check_int(split_every, 'split_every', F, low=2)
+def _check_run(n_resamples, confidence, seed, buckets, split_every, use_gpu, srcs, caller) -> tuple:
+    "The run's settings checked: (n_resamples, confidence, seed, buckets, split_every)."
+    n_resamples = check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES)
+    confidence = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
+    if buckets is None: buckets = min(len(srcs), 32)
+    else: buckets = check_int(buckets, 'buckets', caller, high=4096)
+    if not isinstance(use_gpu, bool):
+        raise TypeError(f"{caller}: use_gpu must be True or False, got {type(use_gpu).__name__}")
+    split_every = check_int(split_every, 'split_every', caller, low=2)
+    return n_resamples, confidence, seed, max(1, buckets), split_every
 
 # %% ../nbs/86_distributed.ipynb #28c18b7a
 def _id_at(srcs:list, index:int, line:int) -> tuple|None:
@@ -573,45 +733,49 @@ def _id_at(srcs:list, index:int, line:int) -> tuple|None:
     part = _as_part(src, index)
     return (part.systems or [None] * len(part))[line - 1], part.ids[line - 1]
 
-def _check_ids(dups:list, srcs:list, F:str):
+def _check_ids(dups:list, srcs:list, caller:str):
     "Stop at the first id on two partitions (its items read again and compared, where they can be)."
-    for (i, a), (j, b) in sorted(d for bucket in dups for d in bucket):
-        first, second = _id_at(srcs, i, a), _id_at(srcs, j, b)
+    for (i, line_i), (j, line_j) in sorted(pair for bucket in dups for pair in bucket):
+        first, second = _id_at(srcs, i, line_i), _id_at(srcs, j, line_j)
         if first != second: continue                       # two ids with one 64-bit key
         what = 'id' if first is None else f"id {first[1]!r:.60}"
         if first is not None and first[0]: what += f" of system {first[0]!r}"
-        also = f"{_label(srcs[i], i)}:{a}"
-        raise InputError(_label(srcs[j], j), b, f"duplicate {what} (also on {also}); "
+        also = f"{_label(srcs[i], i)}:{line_i}"
+        raise InputError(_label(srcs[j], j), line_j, f"duplicate {what} (also on {also}); "
                          "an id names one item of a system across all the partitions")
 
 
 # %% ../nbs/86_distributed.ipynb #59f213b2
-def evaluate(source, # shards (a path, a folder, a glob pattern, a list of paths), a dask Bag or DataFrame, or a mapping of columns
+def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag or DataFrame, or columns
              metrics:str|Metric|Sequence=DEFAULT_METRICS, # registry names and/or Metric objects
              client=None, # None: run here; a distributed.Client, or a scheduler's address
-             options:Mapping|None=None, # metric options, as `metric_options` reads them (for registry names)
-             workers:int|None=None, # without a client: this many local processes (None: threads); with one: wait until this many workers have joined
-             partitions:int|Sequence[int]|None=None, # a mapping of columns: how many partitions, or their sizes
-             intervals:bool|Mapping=False, # Poisson bootstrap intervals: True for each metric's default key, or {label: key}
-             baseline:str|None=None, # with a system field: paired bootstrap of every system against this one
+             options:Mapping|None=None, # metric options, as `metric_options` reads them
+             workers:int|None=None, # local processes (None: threads); with a client: wait for them
+             partitions:int|Sequence[int]|None=None, # columns: how many partitions, or their sizes
+             intervals:bool|Mapping=False, # Poisson bootstrap intervals: True, or {label: key}
+             baseline:str|None=None, # with a system field: paired bootstrap against this system
              n_resamples:int=1000, # bootstrap resamples, 1 to `MAX_RESAMPLES`
              confidence:float=0.95, # the intervals' level
              seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
-             buckets:int|None=None, # hash buckets of the n-gram count tables (default: the partitions, at most 32)
+             buckets:int|None=None, # hash buckets of the count tables (default: partitions, <= 32)
              split_every:int=8, # fan-in of the tree of merges, >= 2
              use_gpu:bool=True, # let model-backed metrics use a worker's GPU
              output:str|Path|None=None, # also write the report here as JSON, atomically
             ) -> dict:
-    "The report of `metrics` on a partitioned dataset, computed on a Dask cluster (or locally): the one `score_dataset` gives on the same items."
-    F = 'evaluate'
-    srcs, paths = _sources(source, partitions, F)
-    B, conf, seed, K, split_every = _check_run(n_resamples, confidence, seed, buckets, split_every, use_gpu, srcs, F)
-    if workers is not None: workers = check_int(workers, 'workers', F, high=100_000)
-    if output is not None: check_outputs({'output': output}, {'source': paths}, F)
-    pairs = _specs(metrics, options, use_gpu, F)
-    boot, boot_notes = _boot_keys(pairs, intervals, baseline, F)
-    run = _Run(tuple(s for s, _ in pairs), tuple(m.reduction() for _, m in pairs), K, boot, B, seed)
-    client, own = _connect(client, F)
+    """The report of `metrics` on a partitioned dataset, computed on a Dask cluster (or locally):
+    the one `score_dataset` gives on the same items."""
+    caller = 'evaluate'
+    srcs, paths = _sources(source, partitions, caller)
+    n_resamples, conf, seed, n_buckets, split_every = _check_run(
+        n_resamples, confidence, seed, buckets, split_every, use_gpu, srcs, caller)
+    if workers is not None: workers = check_int(workers, 'workers', caller, high=100_000)
+    if output is not None: check_outputs({'output': output}, {'source': paths}, caller)
+    pairs = _specs(metrics, options, use_gpu, caller)
+    boot, boot_notes = _boot_keys(pairs, intervals, baseline, caller)
+    specs = tuple(spec for spec, _ in pairs)
+    reductions = tuple(metric.reduction() for _, metric in pairs)
+    run = _Run(specs, reductions, n_buckets, boot, n_resamples, seed)
+    client, own = _connect(client, caller)
     try:
         if client is not None:
             if workers: client.wait_for_workers(workers, timeout=600)
@@ -619,51 +783,70 @@ def evaluate(source, # shards (a path, a folder, a glob pattern, a list of paths
         main, finals, dups = _compute(list(_graph(srcs, run, split_every)), client, workers)
     finally:
         if own is not None: own.close()
-    _check_ids(dups, srcs, F)
-    report = _report(main, finals, pairs, run, boot_notes, baseline, conf, F)
+    _check_ids(dups, srcs, caller)
+    report = _report(main, finals, pairs, run, boot_notes, baseline, conf, caller)
     if output is not None:
-        with AtomicWriteSet(F) as ws: ws.write_text(output, json.dumps(report, indent=2, ensure_ascii=False) + '\n')
+        with AtomicWriteSet(caller) as ws:
+            ws.write_text(output, json.dumps(report, indent=2, ensure_ascii=False) + '\n')
     return report
 
 # %% ../nbs/86_distributed.ipynb #dce57d51
-def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, baseline, conf:float, F:str) -> dict:
+def _system_entry(scores:dict, notes:dict, entry:dict|None, run:_Run, boot_notes:dict,
+                  conf:float) -> dict:
+    "One system's report, with its intervals when the run resamples."
+    notes = {**notes, **{k: f"{k}: no interval ({why})" for k, why in boot_notes.items()}}
+    report = _system_report(scores, notes, entry['n'] if entry else 0)
+    if not run.boot: return report
+    intervals = {k: _interval(*scores[k], k, entry['boot'][k], entry['n'], run, conf)
+                 for k in run.boot if k in scores and entry}
+    return {**report, 'intervals': {k: iv.to_dict() for k, iv in intervals.items()}}
+
+def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, baseline, conf:float,
+            caller:str) -> dict:
     "The report: one system's, or {'systems': {name: report}, 'n_examples', 'paired'} for several."
     if not main:
-        raise ValueError(f"{F}: no items to report on: every partition of the source is empty")
+        raise ValueError(f"{caller}: no items to report on: every partition of the source is empty")
     systems = list(main)
-    scored = {s: _system_scores(main.get(s), s, pairs, run, finals) for s in systems}
-    reports = {}
-    for s in systems:
-        (scores, notes), e = scored[s], main.get(s)
-        rep = _system_report(scores, {**notes, **{k: f"{k}: no interval ({v})" for k, v in boot_notes.items()}}, e['n'] if e else 0)
-        ivs = {k: _interval(scores[k][0], scores[k][1], k, e['boot'][k], e['n'], run, conf) for k in run.boot if k in scores and e}
-        reports[s] = {**rep, **({'intervals': {k: v.to_dict() for k, v in ivs.items()}} if run.boot else {})}
+    scored = {system: _system_scores(main.get(system), system, pairs, run, finals)
+              for system in systems}
+    reports = {system: _system_entry(*scored[system], main.get(system), run, boot_notes, conf)
+               for system in systems}
     if systems == [None]:
-        if baseline is not None: raise ValueError(f"{F}: baseline={baseline!r} needs a system field on the items")
+        if baseline is not None:
+            raise ValueError(f"{caller}: baseline={baseline!r} needs a system field on the items")
         return reports[None]
-    out = {'systems': reports, 'n_examples': sum(main[s]['n'] for s in systems)}
+    out = {'systems': reports, 'n_examples': sum(main[system]['n'] for system in systems)}
     if baseline is not None:
-        tests = {k: _paired(k, scored, main, baseline, run, conf, F) for k in run.boot}
-        out['paired'] = {k: {**r.to_dict(), 'empty_resamples': e} for k, (r, e) in tests.items()}
+        tests = {k: _paired(k, scored, main, baseline, run, conf, caller) for k in run.boot}
+        out['paired'] = {k: {**res.to_dict(), 'empty_resamples': empty}
+                         for k, (res, empty) in tests.items()}
     return out
 
 # %% ../nbs/86_distributed.ipynb #10c94a44
-def _boot_keys(pairs:list, intervals, baseline, F:str) -> tuple[dict, dict]:
-    "({label: key} to resample, {label: why not}) for the run's `intervals` (and `baseline`, which needs them)."
-    if baseline is not None and not isinstance(baseline, str): raise TypeError(f"{F}: baseline must be a system's name (str) or None, got {brief(baseline)}")
+def _boot_keys(pairs:list, intervals, baseline, caller:str) -> tuple[dict, dict]:
+    """({label: key} to resample, {label: why not}) for the run's `intervals` (and `baseline`, which
+    needs them)."""
+    if baseline is not None and not isinstance(baseline, str):
+        raise TypeError(f"{caller}: baseline must be a system's name (str) or None, "
+                        f"got {brief(baseline)}")
     if not intervals and baseline is None: return {}, {}
-    if not isinstance(intervals, (bool, Mapping)): raise TypeError(f"{F}: intervals must be True, False or a mapping metric -> key, got {brief(intervals)}")
+    if not isinstance(intervals, (bool, Mapping)):
+        raise TypeError(f"{caller}: intervals must be True, False or a mapping metric -> key, "
+                        f"got {brief(intervals)}")
     asked = dict(intervals) if isinstance(intervals, Mapping) else {}
-    if unknown := [k for k in asked if k not in [s.label for s, _ in pairs]]: raise ValueError(f"{F}: intervals names {unknown[0]!r}, which is not a metric of this run")
+    if unknown := [k for k in asked if k not in [spec.label for spec, _ in pairs]]:
+        raise ValueError(f"{caller}: intervals names {unknown[0]!r}, "
+                         "which is not a metric of this run")
     boot, notes = {}, {}
-    for spec, m in pairs:
+    for spec, metric in pairs:
         if asked and spec.label not in asked: continue
-        try: key = check_resample_key(m, asked.get(spec.label), F)
+        try: key = check_resample_key(metric, asked.get(spec.label), caller)
         except ValueError as e:
             if spec.label in asked: raise
-            notes[spec.label] = str(e).removeprefix(f"{F}: "); continue
-        if getattr(m, 'idf', False) is True:          # items weighted by all the references
-            notes[spec.label] = (f"{m.name} with idf=True weighs word pieces by all the "
+            notes[spec.label] = str(e).removeprefix(f"{caller}: ")
+            continue
+        if getattr(metric, 'idf', False) is True:          # items weighted by all the references
+            notes[spec.label] = (f"{metric.name} with idf=True weighs word pieces by all the "
                                  "references, which no partition holds")
             continue
         boot[spec.label] = key
@@ -671,11 +854,14 @@ def _boot_keys(pairs:list, intervals, baseline, F:str) -> tuple[dict, dict]:
 
 # %% ../nbs/86_distributed.ipynb #9a1710bc
 def _preload_plugin(run:_Run):
-    "A `distributed.WorkerPlugin` that builds the run's metrics (and loads their models) on every worker."
+    "A `distributed.WorkerPlugin` that builds the run's metrics (loading models) on every worker."
     from distributed.diagnostics.plugin import WorkerPlugin
     class PreloadMetrics(WorkerPlugin):
-        "Build (load) the metrics of a run on a worker as it starts, and on every worker that starts later."
-        def __init__(self, run): self.run, self.name = run, 'cah-metrics-preload-' + hashlib.sha256('|'.join(s.key for s in run.specs).encode()).hexdigest()[:12]
+        "Build (load) a run's metrics on a worker as it starts, and on every one that starts later."
+        def __init__(self, run):
+            self.run = run
+            digest = hashlib.sha256('|'.join(spec.key for spec in run.specs).encode()).hexdigest()
+            self.name = 'cah-metrics-preload-' + digest[:12]
         def setup(self, worker):
             for spec, red in zip(self.run.specs, self.run.reductions):
                 red.warm(worker_metric(spec), _context(self.run, spec))
@@ -683,11 +869,12 @@ def _preload_plugin(run:_Run):
 
 def _preload(client, run:_Run, pairs:list):
     "Register the preload plugin when a metric of the run loads a model (`loads_model`)."
-    if any(m.loads_model for _, m in pairs): client.register_plugin(_preload_plugin(run))
+    if any(metric.loads_model for _, metric in pairs): client.register_plugin(_preload_plugin(run))
 
 # %% ../nbs/86_distributed.ipynb #9029427f
 def _poisson_thresholds() -> np.ndarray:
-    "floor(P(X <= k) 2**53) for X ~ Poisson(1), k = 0, 1, ... while they grow: a draw is how many of them a 53-bit uniform reaches."
+    """floor(P(X <= k) 2**53) for X ~ Poisson(1), k = 0, 1, ... while they grow: a draw is how many
+    of them a 53-bit uniform reaches."""
     from decimal import ROUND_FLOOR
     with localcontext() as ctx:
         ctx.prec = 60
@@ -696,13 +883,14 @@ def _poisson_thresholds() -> np.ndarray:
             if k: term /= k
             cdf += term
             t = int((e * cdf * 2**53).to_integral_value(rounding=ROUND_FLOOR))
-            if out and t == out[-1]: break      # P(X > k) is below 2**-53: no 53-bit number tells the next count apart
+            # t repeats when P(X > k) is below 2**-53: no 53-bit number tells the next count apart
+            if out and t == out[-1]: break
             out.append(t)
     return np.array(out, _U64)
 
 _POISSON = _poisson_thresholds()
 _GOLDEN, _KEY_SALT = _U64(0x9E3779B97F4A7C15), _U64(0xA0761D6478BD642F)
-_BLOCK_CELLS = 1 << 20                   # weights drawn a block of (resamples x items) at a time: about 8 MiB of uint64
+_BLOCK_CELLS = 1 << 20      # weights drawn a block of (resamples x items) at a time: 8 MiB
 
 # %% ../nbs/86_distributed.ipynb #6552b556
 def _stream(seed:int, b0:int, b1:int) -> np.ndarray:
@@ -710,18 +898,23 @@ def _stream(seed:int, b0:int, b1:int) -> np.ndarray:
     with np.errstate(over='ignore'):
         return mix64(mix64(_U64(seed)) + _GOLDEN * np.arange(b0 + 1, b1 + 1, dtype=_U64))
 
-def _draw(h:np.ndarray, s:np.ndarray) -> np.ndarray:
-    "Poisson(1) weights (len(s), len(h)) of items with mixed keys `h` in resamples with stream numbers `s`."
-    return np.searchsorted(_POISSON, mix64(s[:, None] ^ h[None, :]) >> _U64(11), side='right')
+def _draw(mixed_keys:np.ndarray, streams:np.ndarray) -> np.ndarray:
+    """Poisson(1) weights (len(streams), len(mixed_keys)) of items with mixed keys `mixed_keys` in
+    resamples with stream numbers `streams`."""
+    uniform = mix64(streams[:, None] ^ mixed_keys[None, :]) >> _U64(11)
+    return np.searchsorted(_POISSON, uniform, side='right')
 
 def poisson_weights(keys:np.ndarray, # the items' 64-bit keys (`item_keys`)
                     n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
                     seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
                    ) -> np.ndarray:
-    "How often each item is drawn in each resample, (n_resamples, n): independent Poisson(1) counts, each a function of (seed, resample, key) alone."
-    F = 'poisson_weights'
-    B, seed = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_int(seed, 'seed', F, low=0, high=2**63 - 1)
-    return _draw(mix64(_keys(keys, F) ^ _KEY_SALT), _stream(seed, 0, B)).astype(np.int64)
+    """How often each item is drawn in each resample, (n_resamples, n): independent Poisson(1)
+    counts, each a function of (seed, resample, key) alone."""
+    caller = 'poisson_weights'
+    n_resamples = check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
+    mixed_keys = mix64(_keys(keys, caller) ^ _KEY_SALT)
+    return _draw(mixed_keys, _stream(seed, 0, n_resamples)).astype(np.int64)
 
 # %% ../nbs/86_distributed.ipynb #94637e5f
 def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array, one row per item
@@ -729,18 +922,26 @@ def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array,
                            n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
                            seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
                           ) -> np.ndarray:
-    "Column sums of `n_resamples` Poisson bootstrap resamples of the rows, (n_resamples, d) (or (n_resamples,)): a sum over any split of the rows."
-    F = 'poisson_resampled_sums'
-    R = as_array(rows, 'rows', F, finite=True).astype(np.float64)
-    if R.ndim not in (1, 2): raise ValueError(f"{F}: rows must be an (n,) or (n, d) array, got shape {R.shape}")
-    B, seed = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_int(seed, 'seed', F, low=0, high=2**63 - 1)
-    keys = _keys(keys, F)
-    if len(keys) != len(R): raise ValueError(f"{F}: got {len(keys)} keys for {len(R)} rows")
-    R2, h = (R if R.ndim == 2 else R[:, None]), mix64(keys ^ _KEY_SALT)
-    out, k = np.zeros((B, R2.shape[1])), max(1, _BLOCK_CELLS // max(len(R2), 1))
-    if len(R2):
-        for b0 in range(0, B, k): out[b0:b0 + k] = _draw(h, _stream(seed, b0, min(B, b0 + k))).astype(np.float64) @ R2
-    return out if R.ndim == 2 else out[:, 0]
+    """Column sums of `n_resamples` Poisson bootstrap resamples of the rows, (n_resamples, d) (or
+    (n_resamples,)): a sum over any split of the rows."""
+    caller = 'poisson_resampled_sums'
+    stats = as_array(rows, 'rows', caller, finite=True).astype(np.float64)
+    if stats.ndim not in (1, 2):
+        raise ValueError(f"{caller}: rows must be an (n,) or (n, d) array, got shape {stats.shape}")
+    n_resamples = check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
+    keys = _keys(keys, caller)
+    if len(keys) != len(stats):
+        raise ValueError(f"{caller}: got {len(keys)} keys for {len(stats)} rows")
+    matrix = stats if stats.ndim == 2 else stats[:, None]
+    mixed_keys = mix64(keys ^ _KEY_SALT)
+    out = np.zeros((n_resamples, matrix.shape[1]))
+    block = max(1, _BLOCK_CELLS // max(len(matrix), 1))         # resamples drawn at a time
+    if len(matrix):
+        for b0 in range(0, n_resamples, block):
+            weights = _draw(mixed_keys, _stream(seed, b0, min(n_resamples, b0 + block)))
+            out[b0:b0 + block] = weights.astype(np.float64) @ matrix
+    return out if stats.ndim == 2 else out[:, 0]
 
 # %% ../nbs/86_distributed.ipynb #96b03b33
 @dataclass(frozen=True, repr=False)
@@ -748,21 +949,21 @@ class PoissonBootstrapResult(BootstrapResult):
     "A `BootstrapResult` of the Poisson bootstrap, and how many resamples drew no item (left out)."
     empty_resamples: int = 0    # resamples that drew no item
     def __repr__(self):
-        r, B = BootstrapResult.__repr__(self), self.n_resamples
-        if not self.empty_resamples: return r
-        e = self.empty_resamples
-        return r.replace(f"{B} resamples", f"{B} resamples ({e} empty, left out)", 1)
+        text, count = BootstrapResult.__repr__(self), self.n_resamples
+        if not self.empty_resamples: return text
+        return text.replace(f"{count} resamples",
+                            f"{count} resamples ({self.empty_resamples} empty, left out)", 1)
 
 def _with_count(rows:np.ndarray) -> np.ndarray:
     "A plan's rows and a column of ones: its resampled sum is how many items the resample drew."
     return np.hstack([rows, np.ones((len(rows), 1))])
 
-def _nonempty(drawn:np.ndarray, n:int, label:str, F:str) -> np.ndarray:
+def _nonempty(drawn:np.ndarray, n:int, label:str, caller:str) -> np.ndarray:
     "The resamples that drew an item (a mask); when none did, a ValueError naming `n_resamples`."
     keep = drawn > 0
     if not keep.any():
-        raise ValueError(f"{F}: every one of the {len(keep)} resamples of {label} drew no item "
-                         f"(n = {n}: "
+        raise ValueError(f"{caller}: every one of the {len(keep)} resamples of {label} "
+                         f"drew no item (n = {n}: "
                          f"a resample is empty with probability e**-{n}); raise n_resamples")
     return keep
 
@@ -775,131 +976,162 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
                       n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
                       confidence:float=0.95, # the interval's level, in (0, 1)
                       seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
-                      key:str|None=None, # which value of the score (see `resample_keys`); None: the default
+                      key:str|None=None, # which value of the score (`resample_keys`); None: default
                       inputs:Mapping|None=None, # the metric's other inputs
                      ) -> PoissonBootstrapResult:
     """A Poisson bootstrap percentile interval of a metric's value: per-item statistics weighted by
     independent Poisson(1) counts; empty resamples left out."""
-    F = 'poisson_bootstrap'
-    B, conf = check_int(n_resamples, 'n_resamples', F, high=MAX_RESAMPLES), check_float(confidence, 'confidence', F, 0, 1, open_low=True, open_high=True)
-    m = fresh_metric(metric, F)
-    key = check_resample_key(m, key, F)
-    n, items = scored_items(m, predictions, references, inputs, F)
-    if ids is not None and len(ids) != n: raise ValueError(f"{F}: got {len(ids)} ids for {n} items")
-    plan, full = m.resampling().plan(items, key), m.compute()
-    S = poisson_resampled_sums(_with_count(plan.rows), item_keys(ids, n), B, seed)
-    keep = _nonempty(S[:, -1], n, m.name, F)
-    boot = plan.score(S[keep, :-1])
+    caller = 'poisson_bootstrap'
+    n_resamples = check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES)
+    conf = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    metric = fresh_metric(metric, caller)
+    key = check_resample_key(metric, key, caller)
+    n, items = scored_items(metric, predictions, references, inputs, caller)
+    if ids is not None and len(ids) != n:
+        raise ValueError(f"{caller}: got {len(ids)} ids for {n} items")
+    plan, full = metric.resampling().plan(items, key), metric.compute()
+    sums = poisson_resampled_sums(_with_count(plan.rows), item_keys(ids, n), n_resamples, seed)
+    keep = _nonempty(sums[:, -1], n, metric.name, caller)
+    boot = plan.score(sums[keep, :-1])
     lo, hi = percentile_interval(boot, conf)
-    options = {'key': key, 'test': 'bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}",
+    options = {'key': key, 'test': 'bs(poisson)', 'bs': n_resamples, 'ci': f"percentile-{conf:g}",
                'seed': seed}
     sig = resampling_signature(full, options)
-    est = score_value(full, key, m.name)
-    return PoissonBootstrapResult(m.name, key, est, float(boot.mean()), lo, hi,
-                                  0.5 * (hi - lo),
-                                  conf, 'percentile', n, B, seed, sig, int((~keep).sum()))
+    est = score_value(full, key, metric.name)
+    return PoissonBootstrapResult(metric.name, key, est, float(boot.mean()), lo, hi,
+                                  0.5 * (hi - lo), conf, 'percentile', n, n_resamples, seed, sig,
+                                  int((~keep).sum()))
 
 # %% ../nbs/86_distributed.ipynb #7df55886
-def _boot_rows(m:Metric, key:str) -> dict:
-    "The resampling plan's rows of metric `m` (which kept its items) on a partition, and one item's statistics."
-    items = m.item_stats()
-    return {'rows': m.resampling().plan(items, key).rows, 'proto': {k: v[:1] for k, v in items.items()}}
+def _boot_rows(metric:Metric, key:str) -> dict:
+    """The resampling plan's rows of `metric` (which kept its items) on a partition, and one item's
+    statistics."""
+    items = metric.item_stats()
+    return {'rows': metric.resampling().plan(items, key).rows,
+            'proto': {k: v[:1] for k, v in items.items()}}
 
 def _boot_sums(boot:dict, keys:np.ndarray, run:_Run) -> dict:
     """Every metric's resampled sums, their total, one item's statistics, and how many items each
     resample drew: one set of weights for all the metrics' rows side by side."""
-    rows = [b['rows'] for b in boot.values()]
-    S = poisson_resampled_sums(_with_count(np.hstack(rows)), keys, run.n_resamples, run.seed)
-    ends = np.cumsum([r.shape[1] for r in rows])
-    return {k: {'sums': S[:, e - r.shape[1]:e], 'total': r.sum(axis=0), 'proto': b['proto'],
-                'drawn': S[:, -1]}
-            for (k, b), r, e in zip(boot.items(), rows, ends)}
+    rows = [entry['rows'] for entry in boot.values()]
+    sums = poisson_resampled_sums(_with_count(np.hstack(rows)), keys, run.n_resamples, run.seed)
+    ends = np.cumsum([block.shape[1] for block in rows])
+    return {k: {'sums': sums[:, end - block.shape[1]:end], 'total': block.sum(axis=0),
+                'proto': entry['proto'], 'drawn': sums[:, -1]}
+            for (k, entry), block, end in zip(boot.items(), rows, ends)}
 
 def _merge_boot(a:dict, b:dict) -> dict:
+    "Two groups of partitions' resampled sums of one metric, added."
     return {'sums': a['sums'] + b['sums'], 'total': a['total'] + b['total'], 'proto': a['proto'],
             'drawn': a['drawn'] + b['drawn']}
 
-def _interval(m:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float):
+def _interval(metric:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float):
     "The `PoissonBootstrapResult` of a metric's key from its merged resampled sums (on the driver)."
     key, keep = run.boot[label], _nonempty(boot['drawn'], n, label, 'evaluate')
-    vals = m.resampling().plan(boot['proto'], key).score(boot['sums'][keep])
-    if not np.isfinite(vals).all(): raise ValueError(f"evaluate: {label}'s {key} is not finite on {np.count_nonzero(~np.isfinite(vals))} of {len(vals)} resamples, so it has no interval")
+    vals = metric.resampling().plan(boot['proto'], key).score(boot['sums'][keep])
+    if not np.isfinite(vals).all():
+        raise ValueError(f"evaluate: {label}'s {key} is not finite on "
+                         f"{np.count_nonzero(~np.isfinite(vals))} of {len(vals)} resamples, "
+                         "so it has no interval")
     lo, hi = percentile_interval(vals, conf)
     options = {'key': key, 'test': 'bs(poisson)', 'bs': run.n_resamples,
                'ci': f"percentile-{conf:g}",
                'seed': run.seed}
     sig = resampling_signature(score, options)
-    est = score_value(score, key, m.name)
-    return PoissonBootstrapResult(m.name, key, est, float(vals.mean()), lo, hi,
+    est = score_value(score, key, metric.name)
+    return PoissonBootstrapResult(metric.name, key, est, float(vals.mean()), lo, hi,
                                   0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed,
                                   sig, int((~keep).sum()))
 
 # %% ../nbs/86_distributed.ipynb #96feb03d
-def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:float, F:str) -> tuple:
+def _check_paired(main:dict, baseline:str, caller:str) -> list:
+    "The systems, baseline first, after checking that every one has the baseline's ids."
+    if baseline not in main:
+        raise ValueError(f"{caller}: baseline {baseline!r} is not a system of the data; "
+                         f"the systems are {', '.join(map(repr, main))}")
+    names = [baseline] + [system for system in main if system != baseline]
+    for system in names:
+        if main[system]['ids'] is None:
+            raise ValueError(f"{caller}: a paired test needs an id on every item, to pair the "
+                             f"systems' items; system {system!r} has items without")
+        if main[system]['ids'] != main[baseline]['ids']:
+            raise ValueError(f"{caller}: system {system!r} does not have the baseline "
+                             f"{baseline!r}'s items ({main[system]['n']} vs "
+                             f"{main[baseline]['n']} items, or other ids); "
+                             "a paired test needs the same items")
+    return names
+
+def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:float,
+            caller:str) -> tuple:
     """(the paired Poisson bootstrap of every system against the baseline for one metric, from the
     merged sums; how many empty resamples it left out)."""
-    if baseline not in main: raise ValueError(f"{F}: baseline {baseline!r} is not a system of the data; the systems are {', '.join(map(repr, main))}")
-    names = [baseline] + [s for s in main if s != baseline]
-    for s in names:
-        if main[s]['ids'] is None: raise ValueError(f"{F}: a paired test needs an id on every item, to pair the systems' items; system {s!r} has items without")
-        if main[s]['ids'] != main[baseline]['ids']:
-            raise ValueError(f"{F}: system {s!r} does not have the baseline {baseline!r}'s items ({main[s]['n']} vs {main[baseline]['n']} items, or other ids); a paired test needs the same items")
-    key, B, plans, boots, ests, scores = run.boot[label], run.n_resamples, [], [], [], []
+    names = _check_paired(main, baseline, caller)
+    key, n_resamples, plans, boots, ests, scores = run.boot[label], run.n_resamples, [], [], [], []
     drawn = main[baseline]['boot'][label]['drawn']          # same ids, same weights: every system's
-    keep = _nonempty(drawn, main[baseline]['n'], label, F)
-    for s in names:
-        (m, score), b = scored[s][0][label], main[s]['boot'][label]
-        plan = m.resampling().plan(b['proto'], key)
+    keep = _nonempty(drawn, main[baseline]['n'], label, caller)
+    for system in names:
+        (metric, score), boot = scored[system][0][label], main[system]['boot'][label]
+        plan = metric.resampling().plan(boot['proto'], key)
         plans.append(plan)
-        boots.append(plan.score(b['sums'][keep]))
-        ests.append(float(plan.score(b['total'][None])[0]))
-        scores.append(score_value(score, key, m.name))
-    far = lambda db, de: np.count_nonzero(at_least(np.abs(db - de), abs(de)))    # db: resampled
-    B1 = keep.sum() + 1
-    ps = [(1 + far(b - boots[0], e - ests[0])) / B1 for b, e in zip(boots[1:], ests[1:])]
-    base, rest = resampled_results(names, scores, boots, plans, 'percentile', conf, ps, m.name, F)
-    options = {'key': key, 'test': 'paired-bs(poisson)', 'bs': B, 'ci': f"percentile-{conf:g}",
-               'seed': run.seed}
+        boots.append(plan.score(boot['sums'][keep]))
+        ests.append(float(plan.score(boot['total'][None])[0]))
+        scores.append(score_value(score, key, metric.name))
+    # resampled differences at least as far from the observed one as it is from 0
+    far = lambda delta_b, delta: np.count_nonzero(at_least(np.abs(delta_b - delta), abs(delta)))
+    ps = [(1 + far(boot - boots[0], est - ests[0])) / (keep.sum() + 1)
+          for boot, est in zip(boots[1:], ests[1:])]
+    base, rest = resampled_results(names, scores, boots, plans, 'percentile', conf, ps, metric.name,
+                                   caller)
+    options = {'key': key, 'test': 'paired-bs(poisson)', 'bs': n_resamples,
+               'ci': f"percentile-{conf:g}", 'seed': run.seed}
     sig = resampling_signature(scored[baseline][0][label][1], options)
-    res = PairedResult('paired bootstrap', m.name, key, base, rest, main[baseline]['n'], B, B, conf,
-                       'percentile',
-                       run.seed, None, sig)
+    res = PairedResult('paired bootstrap', metric.name, key, base, rest, main[baseline]['n'],
+                       n_resamples, n_resamples, conf, 'percentile', run.seed, None, sig)
     return res, int((~keep).sum())
 
 # %% ../nbs/86_distributed.ipynb #f8db3810
 def _embed_partition(texts:list, model:str, backend:str, batch_size:int, gpu:bool) -> np.ndarray:
+    "One partition's vectors, from this process's shared encoder (loaded once)."
     return shared_encoder(model, backend, gpu).encode(texts, batch_size=batch_size, progress=False)
 
 # %% ../nbs/86_distributed.ipynb #5ac544f4
 def embed(texts:Sequence[str], # the texts (a list of str, or a dask Bag of str)
           model:str|None=None, # a sentence-transformers model (default: the bundled MiniLM)
           client=None, # None: here; a distributed.Client, or a scheduler's address
-          backend:str='sentence-transformers', # or 'auto' (sentence-transformers, else TF-IDF per partition: only for tests)
+          backend:str='sentence-transformers', # or 'auto' (else TF-IDF per partition: tests only)
           partitions:int|None=None, # a list: how many partitions (default: 1,000 texts each)
           batch_size:int=64, # texts per forward pass
           use_gpu:bool=True, # embed on a worker's GPU when it has one
-          workers:int|None=None, # without a client: this many local processes (None: threads); with one: wait for this many workers
+          workers:int|None=None, # local processes (None: threads); with a client: wait for them
          ) -> np.ndarray:
-    "The (n, d) float32 vectors of `texts`, embedded on the workers (the model loaded once per worker), in order."
+    """The (n, d) float32 vectors of `texts`, embedded on the workers (the model loaded once per
+    worker), in order."""
     from dask import delayed
     from cah_metrics.embeddings import DEFAULT_MODEL
     from cah_metrics.embeddings import check_model
-    F = 'embed'
-    model, batch_size = DEFAULT_MODEL if model is None else check_model(model, F), check_int(batch_size, 'batch_size', F, high=1 << 16)
-    if not isinstance(backend, str) or backend not in ('sentence-transformers', 'auto', 'tfidf'): raise ValueError(f"{F}: backend must be 'sentence-transformers', 'auto' or 'tfidf', got {brief(backend)}")
-    if not isinstance(use_gpu, bool): raise TypeError(f"{F}: use_gpu must be True or False, got {brief(use_gpu)}")
-    if workers is not None: workers = check_int(workers, 'workers', F, high=100_000)
+    caller = 'embed'
+    model = DEFAULT_MODEL if model is None else check_model(model, caller)
+    batch_size = check_int(batch_size, 'batch_size', caller, high=1 << 16)
+    if not isinstance(backend, str) or backend not in ('sentence-transformers', 'auto', 'tfidf'):
+        raise ValueError(f"{caller}: backend must be 'sentence-transformers', 'auto' or 'tfidf', "
+                         f"got {brief(backend)}")
+    if not isinstance(use_gpu, bool):
+        raise TypeError(f"{caller}: use_gpu must be True or False, got {brief(use_gpu)}")
+    if workers is not None: workers = check_int(workers, 'workers', caller, high=100_000)
     if hasattr(texts, 'to_delayed'): parts = list(texts.to_delayed())
     else:
-        texts = as_texts(texts, 'texts', F)
-        p = max(1, -(-len(texts) // 1000)) if partitions is None else check_int(partitions, 'partitions', F)
-        cuts = np.linspace(0, len(texts), p + 1).astype(int)
-        parts = [texts[a:b] for a, b in zip(cuts, cuts[1:])]
-    client, own = _connect(client, F)
+        texts = as_texts(texts, 'texts', caller)
+        if partitions is None: n_parts = max(1, -(-len(texts) // 1000))
+        else: n_parts = check_int(partitions, 'partitions', caller)
+        cuts = np.linspace(0, len(texts), n_parts + 1).astype(int)
+        parts = [texts[start:end] for start, end in zip(cuts, cuts[1:])]
+    client, own = _connect(client, caller)
     try:
         if client is not None and workers: client.wait_for_workers(workers, timeout=600)
-        out = _compute([delayed(_embed_partition)(t, model, backend, batch_size, use_gpu) for t in parts], client, workers)
+        embed_part = delayed(_embed_partition)
+        tasks = [embed_part(part, model, backend, batch_size, use_gpu) for part in parts]
+        out = _compute(tasks, client, workers)
     finally:
         if own is not None: own.close()
-    out = [o for o in out if len(o)]
+    out = [vectors for vectors in out if len(vectors)]
     return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
