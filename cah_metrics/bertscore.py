@@ -262,8 +262,10 @@ class BERTScore(Metric):
     summary = ('BERTScore (Zhang et al. 2020): greedy cosine matching of contextual word-piece '
                'vectors; mean F1, precision and recall')
     inputs, value_range, higher_is_better = ('predictions', 'references'), (-1.0, 1.0), True
-    keys, signature_keys = ('f1', 'precision', 'recall'), ('model', 'layer', 'idf', 'baseline', 'multi', 'compat')
+    keys = ('f1', 'precision', 'recall')
+    signature_keys = ('model', 'layer', 'idf', 'baseline', 'multi', 'compat')
     loads_model, device_option = True, 'use_gpu'      # a model, on the GPU with use_gpu=True
+    command_line_options = {'bert_model': 'model', 'idf': 'idf'}   # --bert-model PATH, --idf
     def resampling(self) -> Resampling:
         "The means of the pairs' F1, precision and recall."
         def plan(items, key): return mean_plan(self.item_values(items)[f'bertscore_{key}'])

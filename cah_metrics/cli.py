@@ -19,7 +19,8 @@ __all__ = ['SCORE_METRICS', 'EXIT_STATUS', 'QUIET_ENV', 'score', 'humor', 'learn
 
 # %% ../nbs/90_cli.ipynb #0bc93730
 from .evaluate import DEFAULT_METRICS   # rougeL, bertscore, code_mixing_coverage
-SCORE_METRICS = ('bleu', 'sentence_bleu', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore', 'code_mixing_coverage')
+SCORE_METRICS = ('bleu', 'sentence_bleu', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore',
+                 'code_mixing_coverage')
 EXIT_STATUS = ("Exit status, for every command: 0 done; 2 bad input or nothing to report "
                "(one line on standard error, nothing written); 1 a bug (one line; --debug adds the "
                "traceback); 130 interrupted (Ctrl-C).")
@@ -31,227 +32,234 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"cah-metrics: error: {' '.join(message.splitlines())} "
                      f"(see {self.prog} --help)\n")
 
-def _shared_flags(p, top:bool):
+def _shared_flags(parser, top:bool):
     "`--debug` and `--progress`, given before or after the command name."
     default = False if top else argparse.SUPPRESS
-    p.add_argument('--debug', action='store_true', default=default,
-                   help="on an error, print the traceback too")
-    p.add_argument('--progress', action='store_true', default=default,
-                   help="show the progress bars and messages of model loads (transformers, "
-                        "huggingface_hub), hidden by default")
+    arg = parser.add_argument
+    arg('--debug', action='store_true', default=default,
+        help="on an error, print the traceback too")
+    arg('--progress', action='store_true', default=default,
+        help="show the progress bars and messages of model loads (transformers, "
+             "huggingface_hub), hidden by default")
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog='cah-metrics',
-                description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the "
-                            "main job); 'cah-metrics score' scores predictions against references; "
-                            "'cah-metrics compare' tests systems against a baseline; "
-                            "'cah-metrics ensemble' scores responses with several strategies and "
-                            "reports how far they agree; 'cah-metrics embed-eval' compares "
-                            "sentence-embedding models for knowledge graphs; 'cah-metrics agree' "
-                            "says how well a score agrees with human judgments. "
-                            "Add -h after any of them for its options.", epilog=EXIT_STATUS)
-    p.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
-    _shared_flags(p, True)
-    sub = p.add_subparsers(dest='command', required=True)
+    parser = _Parser(prog='cah-metrics', epilog=EXIT_STATUS,
+        description="Evaluate generated text. 'cah-metrics humor' ranks CAH answers (the main "
+                    "job); 'cah-metrics score' scores predictions against references; "
+                    "'cah-metrics compare' tests systems against a baseline; "
+                    "'cah-metrics ensemble' scores responses with several strategies and "
+                    "reports how far they agree; 'cah-metrics embed-eval' compares "
+                    "sentence-embedding models for knowledge graphs; 'cah-metrics agree' "
+                    "says how well a score agrees with human judgments. "
+                    "Add -h after any of them for its options.")
+    parser.add_argument('--version', action='version', version=f'cah-metrics {__version__}')
+    _shared_flags(parser, True)
+    sub = parser.add_subparsers(dest='command', required=True)
     for add in (_humor_parser, _score_parser, _compare_parser, _ensemble_parser,
                 _embed_eval_parser, _agree_parser):
         add(sub)
-    for s in sub.choices.values():
-        if s.epilog is None: s.epilog = EXIT_STATUS                  # humor's epilog ends with it
-    return p
+    for command in sub.choices.values():
+        if command.epilog is None: command.epilog = EXIT_STATUS    # humor's epilog ends with it
+    return parser
 
 # %% ../nbs/90_cli.ipynb #5738b50d
-def _metric_args(s):
-    "The options that change metrics' numbers, shared by `score` and `compare` (unset: each metric's default)."
-    s.add_argument('--bert-model', default=None, metavar='PATH',
-                   help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
-    s.add_argument('--idf', action='store_true', default=None,
-                   help="BERTScore: weight word pieces by idf over the references")
-    s.add_argument('--detector', choices=['hinglish', 'langdetect', 'script'], default=None,
-                   help="code-mixing coverage language identification: script rule + "
-                        "romanised-Hindi model (default), langdetect (seeded), or the script rule "
-                        "alone")
-    s.add_argument('--tokenizer', choices=sorted(TOKENIZERS), default=None,
-                   help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score "
-                        "reproduces rouge-score's numbers)")
-    s.add_argument('--lowercase', action='store_true', default=None,
-                   help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
-    s.add_argument('--smooth', default=None,
-                   help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 "
-                        "(default: exp)")
-    s.add_argument('--stem', action='store_true', default=None,
-                   help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
-    s.add_argument('--split', choices=['newline', 'punct'], default=None,
-                   help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence "
-                        "punctuation (default: newline)")
+def _metric_args(parser):
+    "The options that change metrics' numbers, for `score` and `compare` (unset: each's default)."
+    arg = parser.add_argument
+    arg('--bert-model', default=None, metavar='PATH',
+        help="BERTScore model: the bundled all-MiniLM-L6-v2 or a local model folder")
+    arg('--idf', action='store_true', default=None,
+        help="BERTScore: weight word pieces by idf over the references")
+    arg('--detector', choices=['hinglish', 'langdetect', 'script'], default=None,
+        help="code-mixing coverage language identification: script rule + "
+             "romanised-Hindi model (default), langdetect (seeded), or the script rule "
+             "alone")
+    arg('--tokenizer', choices=sorted(TOKENIZERS), default=None,
+        help="tokenizer (default: 13a for BLEU, unicode for ROUGE; rouge-score "
+             "reproduces rouge-score's numbers)")
+    arg('--lowercase', action='store_true', default=None,
+        help="lowercase before tokenizing, for BLEU (ROUGE always lowercases)")
+    arg('--smooth', default=None,
+        help="BLEU smoothing: none, floor, add-k, exp, notebook or method0-method7 "
+             "(default: exp)")
+    arg('--stem', action='store_true', default=None,
+        help="ROUGE: Porter-stem words of 4+ letters (rouge-score's use_stemmer)")
+    arg('--split', choices=['newline', 'punct'], default=None,
+        help="ROUGE-Lsum sentences: one per line (rouge-score's rule) or at sentence "
+             "punctuation (default: newline)")
 
 # %% ../nbs/90_cli.ipynb #623994d8
 def _score_parser(sub):
-    s = sub.add_parser('score', help='score predictions against references',
+    parser = sub.add_parser('score', help='score predictions against references',
         description="Score predictions against references and print a table: a line per metric "
                     "with its value, its interval where it has one, and its signature (--json: the "
                     "whole report as JSON). Without --predictions and --references, score the "
                     "bundled example. Exit status 2 on bad input, with file and line; nothing is "
                     "written then.")
-    s.add_argument('--predictions', type=Path, metavar='FILE',
-                   help="one prediction per line: plain text, or JSON Lines "
-                   "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', "
-                   "'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
-    s.add_argument('--references', type=Path, metavar='FILE', action='append',
-                   help="references: plain text, or JSON Lines "
-                   "of strings, lists of strings, or objects with 'references', 'reference', "
-                   "'summary' or 'text' and an optional 'id'. "
-                   "Paired with the predictions by id when both files have ids on every line, by "
-                   "line when neither has any (anything else is an error); "
-                   "repeat the option for several reference files")
-    s.add_argument('--metrics', nargs='+', default=None, metavar='NAME',
-                   help="registry names of the metrics to compute, e.g. "
-                        f"{', '.join(SCORE_METRICS)}, or any other metric of "
-                        "cah_metrics.list_metrics() that takes predictions and references; a "
-                        "metric named here that the input cannot give (code_mixing_coverage "
-                        "without sources) is exit status 2 (default: "
-                        f"{' '.join(DEFAULT_METRICS)}, code_mixing_coverage left out with a note "
-                        "without sources)")
-    s.add_argument('--sources', type=Path, metavar='FILE',
-                   help="source conversations for code_mixing_coverage, line by line: plain text, "
-                   "or JSON Lines objects with 'thread', 'messages' (strings or objects with "
-                   "'text') or 'source' (default: those fields of the references file)")
-    s.add_argument('--per-example', type=Path, metavar='FILE',
-                   help="also write each example's scores as JSON Lines (with --output, as one "
-                        "atomic set; never an input file)")
-    s.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
-                   help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else "
-                        "plain text (default: auto)")
-    _metric_args(s)
-    s.add_argument('--scheduler', metavar='ADDRESS',
-                   help="score on a running Dask cluster, e.g. tcp://10.0.0.5:8786 "
-                   "(cah_metrics.distributed.evaluate); the report is the same as without it")
-    s.add_argument('--workers', type=int, metavar='N',
-                   help="score on a local Dask cluster of N worker processes (with "
-                   "--scheduler: wait until N workers have joined); the report is the same as "
-                   "without it")
-    s.add_argument('--json', action='store_true',
-                   help="print the whole report as JSON instead of the table: every value, the "
-                        "signatures and each metric's details (what --output writes)")
-    s.add_argument('--output', type=Path, metavar='FILE',
-                   help="also write the JSON report here, atomically (never an input file)")
-    _shared_flags(s, False)
+    arg = parser.add_argument
+    arg('--predictions', type=Path, metavar='FILE',
+        help="one prediction per line: plain text, or JSON Lines "
+             "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', "
+             "'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
+    arg('--references', type=Path, metavar='FILE', action='append',
+        help="references: plain text, or JSON Lines "
+             "of strings, lists of strings, or objects with 'references', 'reference', "
+             "'summary' or 'text' and an optional 'id'. "
+             "Paired with the predictions by id when both files have ids on every line, by "
+             "line when neither has any (anything else is an error); "
+             "repeat the option for several reference files")
+    arg('--metrics', nargs='+', default=None, metavar='NAME',
+        help="registry names of the metrics to compute, e.g. "
+             f"{', '.join(SCORE_METRICS)}, or any other metric of "
+             "cah_metrics.list_metrics() that takes predictions and references; a "
+             "metric named here that the input cannot give (code_mixing_coverage "
+             "without sources) is exit status 2 (default: "
+             f"{' '.join(DEFAULT_METRICS)}, code_mixing_coverage left out with a note "
+             "without sources)")
+    arg('--sources', type=Path, metavar='FILE',
+        help="source conversations for code_mixing_coverage, line by line: plain text, "
+             "or JSON Lines objects with 'thread', 'messages' (strings or objects with "
+             "'text') or 'source' (default: those fields of the references file)")
+    arg('--per-example', type=Path, metavar='FILE',
+        help="also write each example's scores as JSON Lines (with --output, as one "
+             "atomic set; never an input file)")
+    arg('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
+        help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else "
+             "plain text (default: auto)")
+    _metric_args(parser)
+    arg('--scheduler', metavar='ADDRESS',
+        help="score on a running Dask cluster, e.g. tcp://10.0.0.5:8786 "
+             "(cah_metrics.distributed.evaluate); the report is the same as without it")
+    arg('--workers', type=int, metavar='N',
+        help="score on a local Dask cluster of N worker processes (with "
+             "--scheduler: wait until N workers have joined); the report is the same as "
+             "without it")
+    arg('--json', action='store_true',
+        help="print the whole report as JSON instead of the table: every value, the "
+             "signatures and each metric's details (what --output writes)")
+    arg('--output', type=Path, metavar='FILE',
+        help="also write the JSON report here, atomically (never an input file)")
+    _shared_flags(parser, False)
 
 # %% ../nbs/90_cli.ipynb #dd6ae50c
 def _columns_help() -> str:
-    "The report's columns with their scale and direction, for `cah-metrics humor --help` (from `HUMOR_SCHEMA`)."
+    "The report's columns with their scale and direction, for `cah-metrics humor --help`."
     import textwrap
     from cah_metrics.evaluate import HUMOR_SCHEMA
     rows = []
-    for c, (t, rng, direction, what) in HUMOR_SCHEMA.items():
-        scale = '' if rng is None else (f"{rng[0]} to {rng[1]}" if rng[1] is not None else f"{rng[0]} or more")
-        rows.append(f"  {c:22s}" + ('; '.join(x for x in (scale, direction) if x) or f"text: {what}"))
+    for column, (_, rng, direction, what) in HUMOR_SCHEMA.items():
+        if rng is None: scale = ''
+        elif rng[1] is None: scale = f"{rng[0]} or more"
+        else: scale = f"{rng[0]} to {rng[1]}"
+        said = '; '.join(x for x in (scale, direction) if x) or f"text: {what}"
+        rows.append(f"  {column:22s}{said}")
     head = ("columns of humor_scores.csv (scale; direction), each described in full in "
             "humor_scores.schema.json. A column that is the same "
             "for every row of a run (PaCS without --profile) is left out, with the reason in the "
             "JSON and the printed summary.")
-    cols = '\n'.join(r if len(r) <= 150 else r[:147] + '...' for r in rows)
+    cols = '\n'.join(row if len(row) <= 150 else row[:147] + '...' for row in rows)
     return textwrap.fill(head, 100) + '\n' + cols + '\n\n' + textwrap.fill(EXIT_STATUS, 100)
 
 def _humor_parser(sub):
-    h = sub.add_parser('humor',
-                       help="rank CAH answers by what people find funnier (the main job); --learn "
-                            "a table's taste", formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = sub.add_parser('humor', formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="rank CAH answers by what people find funnier (the main job); --learn a table's taste",
         description="Train the humor evaluator, score answers against prompts with the scorer that "
                     "agrees best with people (or the one named), "
                     "and print each prompt's best answers and how far to trust the ranking; write "
                     "humor_scores.csv, humor_scores.schema.json, humor_scores.json, "
                     "humor_ranking.png and humor_correlations.png into --output-dir, atomically as "
                     "a set.", epilog=_columns_help())
-    h.add_argument('--cards', type=Path, metavar='FILE',
-                   help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; "
-                        "default: the embedded main game's 500 answers)")
-    h.add_argument('--prompts', type=Path, metavar='FILE',
-                   help="prompt cards (a .json pack's prompts, or one prompt per item in the other "
-                        "formats; default: the embedded main game's)")
-    h.add_argument('--n-prompts', type=int, default=5, metavar='N',
-                   help="score against a seeded sample of N prompts; 0 for all; N >= 0 (default: 5)")
-    h.add_argument('--profile', type=Path, metavar='FILE',
-                   help="cards the user liked, for persona-card similarity (PaCS); without it the "
-                        "PaCS columns are left out")
-    h.add_argument('--corpus', type=Path, metavar='FILE',
-                   help="training corpus (default: every card of the embedded main game)")
-    h.add_argument('--encoder', choices=['minilm', 'cooccurrence'], default='minilm',
-                   help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or word "
-                        "co-occurrence vectors that need no model (default: minilm)")
-    h.add_argument('--scorer', default=None, metavar='NAME|FILE',
-                   help="what ranks the answers: 'preference' (the default: a Bradley-Terry "
-                        "model trained on people's judgments of which text is funnier), 'learned' "
-                        "(jokes vs headlines), 'design' (a fixed weighting of the humor metrics), "
-                        "'shorter' (the length baseline), or a taste file saved by --learn; "
-                        "without a sentence model (--encoder cooccurrence) the default is the best "
-                        "scorer that needs none")
-    h.add_argument('--learn', type=Path, metavar='ROUNDS',
-                   help="learn a table's taste from the rounds it played instead of ranking: a "
-                        "JSON Lines file, one round a line (prompt, candidates, pick: the index of "
-                        "the judge's pick, optional judge); prints the cross-validated pairwise "
-                        "accuracy with its interval beside the default scorer and the length "
-                        "baseline")
-    h.add_argument('--save', type=Path, metavar='FILE',
-                   help="with --learn: write the taste (plain JSON) here, and its learning curve "
-                        "beside it as FILE's name with .png, atomically as a pair")
-    h.add_argument('--judge', metavar='NAME', help="with --learn: learn only this judge's rounds")
-    h.add_argument('--reference-texts', type=Path, metavar='FILE',
-                   help="human texts to compare the answers with: adds MAUVE (0-1, higher = closer "
-                   "to the human texts) to the batch fields; at least 2 texts, any format --cards "
-                   "reads")
-    h.add_argument('--top', type=int, default=3, metavar='K',
-                   help="answers shown per prompt, K >= 1 (default: 3)")
-    h.add_argument('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
-    h.add_argument('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR',
-                   help="where the five files go, written as one atomic set (default: "
-                        "./humor_scores, which the repository's .gitignore ignores)")
-    _shared_flags(h, False)
+    arg = parser.add_argument
+    arg('--cards', type=Path, metavar='FILE',
+        help="answer cards to score (.json pack, .parquet, .jsonl, .csv or .txt; "
+             "default: the embedded main game's 500 answers)")
+    arg('--prompts', type=Path, metavar='FILE',
+        help="prompt cards (a .json pack's prompts, or one prompt per item in the other "
+             "formats; default: the embedded main game's)")
+    arg('--n-prompts', type=int, default=5, metavar='N',
+        help="score against a seeded sample of N prompts; 0 for all; N >= 0 "
+             "(default: 5)")
+    arg('--profile', type=Path, metavar='FILE',
+        help="cards the user liked, for persona-card similarity (PaCS); without it the "
+             "PaCS columns are left out")
+    arg('--corpus', type=Path, metavar='FILE',
+        help="training corpus (default: every card of the embedded main game)")
+    arg('--encoder', choices=['minilm', 'cooccurrence'], default='minilm',
+        help="sentence embeddings for coherence and PaCS: the bundled MiniLM, or word "
+             "co-occurrence vectors that need no model (default: minilm)")
+    arg('--scorer', default=None, metavar='NAME|FILE',
+        help="what ranks the answers: 'preference' (the default: a Bradley-Terry "
+             "model trained on people's judgments of which text is funnier), 'learned' "
+             "(jokes vs headlines), 'design' (a fixed weighting of the humor metrics), "
+             "'shorter' (the length baseline), or a taste file saved by --learn; "
+             "without a sentence model (--encoder cooccurrence) the default is the best "
+             "scorer that needs none")
+    arg('--learn', type=Path, metavar='ROUNDS',
+        help="learn a table's taste from the rounds it played instead of ranking: a "
+             "JSON Lines file, one round a line (prompt, candidates, pick: the index of "
+             "the judge's pick, optional judge); prints the cross-validated pairwise "
+             "accuracy with its interval beside the default scorer and the length "
+             "baseline")
+    arg('--save', type=Path, metavar='FILE',
+        help="with --learn: write the taste (plain JSON) here, and its learning curve "
+             "beside it as FILE's name with .png, atomically as a pair")
+    arg('--judge', metavar='NAME', help="with --learn: learn only this judge's rounds")
+    arg('--reference-texts', type=Path, metavar='FILE',
+        help="human texts to compare the answers with: adds MAUVE (0-1, higher = closer "
+             "to the human texts) to the batch fields; at least 2 texts, any format --cards "
+             "reads")
+    arg('--top', type=int, default=3, metavar='K',
+        help="answers shown per prompt, K >= 1 (default: 3)")
+    arg('--seed', type=int, default=0, help="seed of the prompt sample (default: 0)")
+    arg('--output-dir', type=Path, default=Path('humor_scores'), metavar='DIR',
+        help="where the five files go, written as one atomic set (default: "
+             "./humor_scores, which the repository's .gitignore ignores)")
+    _shared_flags(parser, False)
 
 # %% ../nbs/90_cli.ipynb #1a03eb50
 def _compare_parser(sub):
-    c = sub.add_parser('compare',
-                       help='test systems against a baseline (paired bootstrap or approximate '
-                            'randomization)',
+    parser = sub.add_parser('compare',
+        help='test systems against a baseline (paired bootstrap or approximate randomization)',
         description="Paired significance tests of each system against the baseline, per metric, on "
                     "the same items; prints a table and "
                     "writes JSON with --output. Exit status 2 on bad input, with file and line; "
                     "nothing is written then.")
-    c.add_argument('--references', type=Path, metavar='FILE', action='append', required=True,
-                   help="references, as for 'score' (repeat for several files)")
-    c.add_argument('--baseline', type=Path, metavar='FILE', required=True,
-                   help="the baseline's predictions, as for 'score' (named by its file name)")
-    c.add_argument('--systems', type=Path, metavar='FILE', nargs='+', required=True,
-                   help="one or more systems' predictions on the same items (named by their file "
-                        "names)")
-    c.add_argument('--metrics', nargs='+', default=['bleu'], metavar='NAME',
-                   help="registry names of the metrics to test (default: bleu)")
-    c.add_argument('--key', nargs='+', metavar='[METRIC=]KEY',
-                   help="the value to test where a metric's main value cannot be resampled "
-                        "(distinct_n: per_text_mean; cah_metrics.significance.resample_keys lists "
-                        "them): KEY for every metric, or METRIC=KEY each (default: each metric's "
-                        "main value)")
-    c.add_argument('--paired', choices=['bs', 'ar'], default='bs',
-                   help="bs: paired bootstrap; ar: approximate randomization (default: bs)")
-    c.add_argument('--n-resamples', type=int, default=1000, metavar='B',
-                   help="bootstrap resamples (the test for bs; the intervals for ar, 0 for none) "
-                        "(default: 1000)")
-    c.add_argument('--trials', type=int, default=None, metavar='T',
-                   help="randomization trials, with --paired ar (default: 10000)")
-    c.add_argument('--confidence', type=float, default=0.95,
-                   help="the intervals' level (default: 0.95)")
-    c.add_argument('--ci', choices=['percentile', 'bca'], default='percentile',
-                   help="the intervals' method (default: percentile)")
-    c.add_argument('--seed', type=int, default=12345,
-                   help="seed of the resamples and trials (default: 12345, sacrebleu's)")
-    c.add_argument('--compat', choices=['sacrebleu'], default=None,
-                   help="sacrebleu's numbers exactly, on its scale (BLEU and chrF)")
-    c.add_argument('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
-                   help="input format (default: auto, by file extension)")
-    _metric_args(c)
-    c.add_argument('--output', type=Path, metavar='FILE',
-                   help="also write the results as JSON here, atomically (never an input file)")
-    _shared_flags(c, False)
+    arg = parser.add_argument
+    arg('--references', type=Path, metavar='FILE', action='append', required=True,
+        help="references, as for 'score' (repeat for several files)")
+    arg('--baseline', type=Path, metavar='FILE', required=True,
+        help="the baseline's predictions, as for 'score' (named by its file name)")
+    arg('--systems', type=Path, metavar='FILE', nargs='+', required=True,
+        help="one or more systems' predictions on the same items (named by their file "
+             "names)")
+    arg('--metrics', nargs='+', default=['bleu'], metavar='NAME',
+        help="registry names of the metrics to test (default: bleu)")
+    arg('--key', nargs='+', metavar='[METRIC=]KEY',
+        help="the value to test where a metric's main value cannot be resampled "
+             "(distinct_n: per_text_mean; cah_metrics.significance.resample_keys lists "
+             "them): KEY for every metric, or METRIC=KEY each (default: each metric's "
+             "main value)")
+    arg('--paired', choices=['bs', 'ar'], default='bs',
+        help="bs: paired bootstrap; ar: approximate randomization (default: bs)")
+    arg('--n-resamples', type=int, default=1000, metavar='B',
+        help="bootstrap resamples (the test for bs; the intervals for ar, 0 for none) "
+             "(default: 1000)")
+    arg('--trials', type=int, default=None, metavar='T',
+        help="randomization trials, with --paired ar (default: 10000)")
+    arg('--confidence', type=float, default=0.95,
+        help="the intervals' level (default: 0.95)")
+    arg('--ci', choices=['percentile', 'bca'], default='percentile',
+        help="the intervals' method (default: percentile)")
+    arg('--seed', type=int, default=12345,
+        help="seed of the resamples and trials (default: 12345, sacrebleu's)")
+    arg('--compat', choices=['sacrebleu'], default=None,
+        help="sacrebleu's numbers exactly, on its scale (BLEU and chrF)")
+    arg('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
+        help="input format (default: auto, by file extension)")
+    _metric_args(parser)
+    arg('--output', type=Path, metavar='FILE',
+        help="also write the results as JSON here, atomically (never an input file)")
+    _shared_flags(parser, False)
 
 # %% ../nbs/90_cli.ipynb #862c4dfa
 def _test_keys(words:list|None) -> str|dict|None:
@@ -265,102 +273,120 @@ def _test_keys(words:list|None) -> str|dict|None:
 
 # %% ../nbs/90_cli.ipynb #81f5899a
 def _ensemble_parser(sub):
-    e = sub.add_parser('ensemble', help='score responses with several strategies and report where '
-                                        'they disagree (ensemble disagreement)',
+    parser = sub.add_parser('ensemble',
+        help='score responses with several strategies and report where they disagree (ensemble '
+             'disagreement)',
         description="Score each response of a JSON Lines file with several strategies; print the "
                     "corpus numbers, the flags raised (strategies that disagree, outliers, "
                     "repetition) and, with human ratings, their agreement. Exit status 2 on bad "
                     "input, with file and line; nothing is written then.")
-    e.add_argument('--input', type=Path, metavar='FILE', required=True,
-                   help="JSON Lines: a response per line (a string, or an object with 'response', "
-                   "'prediction', 'text', ...), optional 'references', 'context'/'prompt', "
-                   "'ratings' (list or object, null = missing) and 'id'")
-    e.add_argument('--strategies', nargs='+', metavar='S', default=None,
-                   help="registry names, 'humor', or label=a+b for a set of metrics; at least two "
-                   "(default: sentence_bleu rougeL chrf with references, else humor distinct_n "
-                   "vocabulary_richness)")
-    e.add_argument('--ratings-level', choices=['nominal', 'ordinal', 'interval', 'ratio'], default='interval',
-                   help="Krippendorff's alpha level of the human ratings (default: interval)")
-    e.add_argument('--consensus-threshold', type=float, default=0.7,
-                   help="flag high_ensemble_disagreement below this consensus (default: 0.7)")
-    e.add_argument('--high-threshold', type=float, default=0.3,
-                   help="... with severity high below this one (default: 0.3)")
-    e.add_argument('--outlier-z', type=float, default=1.5,
-                   help="flag strategies further than this many standard deviations from the mean "
-                        "(default: 1.5)")
-    e.add_argument('--no-text-checks', action='store_true',
-                   help="skip the text checks (repetition, drops of local word entropy)")
-    e.add_argument('--diversity', choices=['sentence-transformers', 'tfidf', 'word-overlap', 'none'], default='sentence-transformers',
-                   help="where the semantic-diversity fallback chain starts, or none (default: "
-                        "sentence-transformers)")
-    e.add_argument('--output', type=Path, default=Path('ensemble_report') / 'items.jsonl', metavar='FILE',
-                   help="one JSON line per response: scores, dimensions, disagreement, flags, "
-                        "human mean (default: ensemble_report/items.jsonl; never an input file)")
-    e.add_argument('--summary', type=Path, default=Path('ensemble_report') / 'summary.json', metavar='FILE',
-                   help="the whole report as JSON (default: ensemble_report/summary.json; the "
-                        "repository's .gitignore ignores ensemble_report/)")
-    _shared_flags(e, False)
+    arg = parser.add_argument
+    arg('--input', type=Path, metavar='FILE', required=True,
+        help="JSON Lines: a response per line (a string, or an object with 'response', "
+             "'prediction', 'text', ...), optional 'references', 'context'/'prompt', "
+             "'ratings' (list or object, null = missing) and 'id'")
+    arg('--strategies', nargs='+', metavar='S', default=None,
+        help="registry names, 'humor', or label=a+b for a set of metrics; at least two "
+             "(default: sentence_bleu rougeL chrf with references, else humor distinct_n "
+             "vocabulary_richness)")
+    arg('--ratings-level', choices=['nominal', 'ordinal', 'interval', 'ratio'],
+        default='interval',
+        help="Krippendorff's alpha level of the human ratings (default: interval)")
+    arg('--consensus-threshold', type=float, default=0.7,
+        help="flag high_ensemble_disagreement below this consensus (default: 0.7)")
+    arg('--high-threshold', type=float, default=0.3,
+        help="... with severity high below this one (default: 0.3)")
+    arg('--outlier-z', type=float, default=1.5,
+        help="flag strategies further than this many standard deviations from the mean "
+             "(default: 1.5)")
+    arg('--no-text-checks', action='store_true',
+        help="skip the text checks (repetition, drops of local word entropy)")
+    arg('--diversity', choices=['sentence-transformers', 'tfidf', 'word-overlap', 'none'],
+        default='sentence-transformers',
+        help="where the semantic-diversity fallback chain starts, or none (default: "
+             "sentence-transformers)")
+    arg('--output', type=Path, default=Path('ensemble_report') / 'items.jsonl',
+        metavar='FILE',
+        help="one JSON line per response: scores, dimensions, disagreement, flags, "
+             "human mean (default: ensemble_report/items.jsonl; never an input file)")
+    arg('--summary', type=Path, default=Path('ensemble_report') / 'summary.json',
+        metavar='FILE',
+        help="the whole report as JSON (default: ensemble_report/summary.json; the "
+             "repository's .gitignore ignores ensemble_report/)")
+    _shared_flags(parser, False)
 
 # %% ../nbs/90_cli.ipynb #11ab6621
 def _embed_eval_parser(sub):
-    m = sub.add_parser('embed-eval',
+    parser = sub.add_parser('embed-eval',
         help='compare sentence-embedding models for knowledge graphs (knowledge-graph embedding '
              'evaluation) and on STS-B / CoDEx-S',
         description="Score embedding models with five knowledge-graph scores (similarity, "
                     "clustering, entities, graph, embedding quality) and, given the data, on STS-B "
                     "dev and CoDEx-S; print a table and write embed_eval.json and embed_eval.png "
                     "atomically.")
-    m.add_argument('--models', nargs='+', default=['minilm', 'tfidf', 'random'], metavar='M',
-                   help="minilm, tfidf, random, or a local sentence-transformers model folder "
-                        "(default: minilm tfidf random)")
-    m.add_argument('--data', type=Path, metavar='DIR',
-                   help="the folder holding sts/ and codex_s/ (default: ./tests/data in a clone of "
-                        "the repository; else the test set only)")
-    m.add_argument('--benchmarks', nargs='*', default=None, metavar='B',
-                   help="which of sts, link_prediction, triple_classification, kg_subgraph to run "
-                        "(default: all, when the data is found)")
-    m.add_argument('--n-resamples', type=int, default=1000, metavar='B',
-                   help="bootstrap resamples of the intervals, 0 for none (default: 1000)")
-    m.add_argument('--seed', type=int, default=42, help="KMeans' random state (default: 42)")
-    m.add_argument('--max-triples', type=int, default=None, metavar='N',
-                   help="link prediction on the first N test triples only (default: all)")
-    m.add_argument('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR',
-                   help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which "
-                        "the repository's .gitignore ignores)")
-    _shared_flags(m, False)
+    arg = parser.add_argument
+    arg('--models', nargs='+', default=['minilm', 'tfidf', 'random'], metavar='M',
+        help="minilm, tfidf, random, or a local sentence-transformers model folder "
+             "(default: minilm tfidf random)")
+    arg('--data', type=Path, metavar='DIR',
+        help="the folder holding sts/ and codex_s/ (default: ./tests/data in a clone of "
+             "the repository; else the test set only)")
+    arg('--benchmarks', nargs='*', default=None, metavar='B',
+        help="which of sts, link_prediction, triple_classification, kg_subgraph to run "
+             "(default: all, when the data is found)")
+    arg('--n-resamples', type=int, default=1000, metavar='B',
+        help="bootstrap resamples of the intervals, 0 for none (default: 1000)")
+    arg('--seed', type=int, default=42, help="KMeans' random state (default: 42)")
+    arg('--max-triples', type=int, default=None, metavar='N',
+        help="link prediction on the first N test triples only (default: all)")
+    arg('--output-dir', type=Path, default=Path('embed_eval'), metavar='DIR',
+        help="where embed_eval.json and embed_eval.png go (default: ./embed_eval, which "
+             "the repository's .gitignore ignores)")
+    _shared_flags(parser, False)
 
 # %% ../nbs/90_cli.ipynb #2c53e9b2
 def _agree_parser(sub):
-    a = sub.add_parser('agree',
-                       help="how well scores agree with human judgments (pairwise accuracy, "
-                            "Kendall, Spearman, ...)",
+    parser = sub.add_parser('agree',
+        help="how well scores agree with human judgments (pairwise accuracy, Kendall, Spearman, "
+             "...)",
         description="Meta-evaluate a score against human judgments: pairwise accuracy (ties half) "
                     "and acc_eq with tie calibration, "
                     "Kendall's tau-b/c and WMT's tau-like, Spearman and Pearson at item and group "
                     "level, or top-1 accuracy and NDCG "
                     "for picks, each with a 95% bootstrap interval over groups. Both files are "
                     "JSON Lines joined by id.")
-    a.add_argument('--scores', type=Path, required=True, metavar='FILE',
-                   help="one line per item: id, score and optionally group")
-    a.add_argument('--judgments', type=Path, required=True, metavar='FILE',
-                   help="id + rating; or group + preferred + other; "
-                   "or group + candidates + pick (the picked id)")
-    a.add_argument('--group', metavar='KEY',
-                   help="with ratings: the scores file's field to group items by (default: group, "
-                        "where given)")
-    a.add_argument('--lower-is-better', action='store_true',
-                   help="a lower score means a better item")
-    a.add_argument('--n-resamples', type=int, default=1000, metavar='B',
-                   help="bootstrap resamples of the groups (default: 1000)")
-    a.add_argument('--seed', type=int, default=None,
-                   help="the resamples' seed (default: the library's)")
-    a.add_argument('--output', type=Path, metavar='FILE', help="also write the table as JSON")
-    _shared_flags(a, False)
+    arg = parser.add_argument
+    arg('--scores', type=Path, required=True, metavar='FILE',
+        help="one line per item: id, score and optionally group")
+    arg('--judgments', type=Path, required=True, metavar='FILE',
+        help="id + rating; or group + preferred + other; "
+             "or group + candidates + pick (the picked id)")
+    arg('--group', metavar='KEY',
+        help="with ratings: the scores file's field to group items by (default: group, "
+             "where given)")
+    arg('--lower-is-better', action='store_true',
+        help="a lower score means a better item")
+    arg('--n-resamples', type=int, default=1000, metavar='B',
+        help="bootstrap resamples of the groups (default: 1000)")
+    arg('--seed', type=int, default=None,
+        help="the resamples' seed (default: the library's)")
+    arg('--output', type=Path, metavar='FILE', help="also write the table as JSON")
+    _shared_flags(parser, False)
 
 # %% ../nbs/90_cli.ipynb #397641e2
-def _metric_options(opts) -> dict:
-    return {'tokenizer': opts.tokenizer, 'lowercase': opts.lowercase, 'smooth': opts.smooth, 'stem': opts.stem, 'split': opts.split,
-            'bertscore': {'model': opts.bert_model, 'idf': opts.idf}, 'code_mixing_coverage': {'detector': opts.detector}}
+_SHARED_FLAGS = ('tokenizer', 'lowercase', 'smooth', 'stem', 'split')   # options of several metrics
+
+def _metric_options(opts, metrics:list) -> dict:
+    "The flags as `metric_options` reads them: the shared ones, then each metric's declared ones."
+    from cah_metrics.core import metric_class
+    options = {flag: getattr(opts, flag) for flag in _SHARED_FLAGS}
+    for name in metrics or ():
+        try: declared = metric_class(name)[0].command_line_options
+        except (TypeError, ValueError): continue    # unknown names are `score_dataset`'s
+        given = {option: getattr(opts, flag, None) for flag, option in declared.items()}
+        own = {option: value for option, value in given.items() if value is not None}
+        if own: options[name] = own
+    return options
 
 def _check_opts(opts, cmd:str, keys:tuple):
     "`opts` if it is the parsed options of command `cmd`, else a TypeError."
@@ -369,7 +395,8 @@ def _check_opts(opts, cmd:str, keys:tuple):
                         f"argparse.Namespace), got {type(opts).__name__}")
     return opts
 
-def _report_text(report:dict) -> str: return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+def _report_text(report:dict) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 # %% ../nbs/90_cli.ipynb #10285839
 def _needs_sources(names:list) -> list[str]:
@@ -386,9 +413,10 @@ def _needs_sources(names:list) -> list[str]:
 # %% ../nbs/90_cli.ipynb #3a1b4c79
 def score(opts, # parsed `score` options
          ) -> dict:
-    "The report for parsed `score` options; `--output` and `--per-example`, when asked, are written atomically as a set."
+    "The report for parsed `score` options; `--output` and `--per-example` are written as one set."
     from cah_metrics.evaluate import per_example_text, score_dataset
-    _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output', 'per_example', 'scheduler', 'workers'))
+    _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output',
+                                'per_example', 'scheduler', 'workers'))
     dist = opts.scheduler is not None or opts.workers is not None
     if dist and opts.per_example is not None:
         raise InputError('--per-example', None,
@@ -399,8 +427,11 @@ def score(opts, # parsed `score` options
     if pf is None and not rfs:
         pf, rp = bundled_example()
         rfs = [rp]
-    elif pf is None or not rfs: raise InputError('--predictions' if pf is None else '--references', None, "give both --predictions and --references, or neither")
-    check_outputs({'--output': opts.output, '--per-example': opts.per_example}, {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
+    elif pf is None or not rfs:
+        raise InputError('--predictions' if pf is None else '--references', None,
+                         "give both --predictions and --references, or neither")
+    check_outputs({'--output': opts.output, '--per-example': opts.per_example},
+                  {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
     preds, refs, srcs, ids = read_dataset(pf, rfs, opts.sources, opts.fmt)
     if not preds: raise InputError(pf, None, "has no predictions: there is nothing to report on")
     metrics = list(DEFAULT_METRICS) if opts.metrics is None else opts.metrics
@@ -409,15 +440,19 @@ def score(opts, # parsed `score` options
         raise ValueError(f"score: --metrics {' '.join(need)} cannot be computed: {need[0]} needs "
                          "the source conversations (give --sources, or thread/messages/source "
                          "fields in the references file)")
+    options = _metric_options(opts, metrics)
     if dist:
         from cah_metrics.distributed import evaluate
         cols = {'predictions': preds, 'references': refs, 'sources': srcs,
                 'ids': ids if ids and all(i is not None for i in ids) else None}
-        report, per = evaluate(cols, metrics, client=opts.scheduler, options=_metric_options(opts),
-                               workers=opts.workers), {}
-    else: report, per = score_dataset(preds, refs, srcs, metrics, _metric_options(opts),
+        report = evaluate(cols, metrics, client=opts.scheduler, options=options,
+                          workers=opts.workers)
+        per = {}
+    else: report, per = score_dataset(preds, refs, srcs, metrics, options,
                                       per_example=opts.per_example is not None)
-    files = {**({opts.per_example: per_example_text(per, ids, 'score')} if opts.per_example else {}), **({opts.output: _report_text(report)} if opts.output else {})}
+    files = {}
+    if opts.per_example: files[opts.per_example] = per_example_text(per, ids, 'score')
+    if opts.output: files[opts.output] = _report_text(report)
     with AtomicWriteSet('score') as ws:
         for path, text in files.items(): ws.write_text(path, text)
     return report
@@ -433,12 +468,14 @@ def _score_rows(report:dict) -> list[tuple]:
     "(label, value, (low, high) or None, level, signature) per headline value; ROUGE's per type."
     rows = []
     for name, sig in report['signatures'].items():
-        d = report['details'][name]
-        heads = [k for k in d if f'{k}_low' in d and f'{k}_high' in d] or [_headline(name, d)]
-        for k in heads:
-            ci = (d[f'{k}_low'], d[f'{k}_high']) if f'{k}_low' in d else None
-            label = k if k.startswith(name) else f"{name} {k}"
-            rows.append((label, d[k], ci, d.get('confidence'), sig))
+        details = report['details'][name]
+        heads = ([key for key in details if f'{key}_low' in details and f'{key}_high' in details]
+                 or [_headline(name, details)])
+        for key in heads:
+            low = f'{key}_low'
+            ci = (details[low], details[f'{key}_high']) if low in details else None
+            label = key if key.startswith(name) else f"{name} {key}"
+            rows.append((label, details[key], ci, details.get('confidence'), sig))
     return rows
 
 
@@ -450,9 +487,9 @@ def _num(v) -> str:
 
 def _columns(rows:list[tuple], right:tuple=()) -> list[str]:
     "Rows of strings as columns two spaces apart, left-aligned but for the indices in `right`."
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    cell = lambda i, s: s.rjust(widths[i]) if i in right else s.ljust(widths[i])
-    return ['  '.join(cell(i, s) for i, s in enumerate(r)).rstrip() for r in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    cell = lambda i, text: text.rjust(widths[i]) if i in right else text.ljust(widths[i])
+    return ['  '.join(cell(i, text) for i, text in enumerate(row)).rstrip() for row in rows]
 
 
 # %% ../nbs/90_cli.ipynb #d3775de0
@@ -479,22 +516,27 @@ def humor(opts, # parsed `humor` options
     "Run the main job for parsed `humor` options; its files are written atomically as a set."
     from cah_metrics.corpora import load_cards, load_prompts
     from cah_metrics.evaluate import HUMOR_FILES, humor_outputs, humor_summary, rank_answers
-    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder', 'scorer', 'reference_texts', 'top', 'seed',
-                                'output_dir', 'learn', 'save', 'judge'))
+    _check_opts(opts, 'humor', ('cards', 'prompts', 'n_prompts', 'profile', 'corpus', 'encoder',
+                                'scorer', 'reference_texts', 'top', 'seed', 'output_dir', 'learn',
+                                'save', 'judge'))
     if opts.learn is not None: return learn_taste(opts)
-    if opts.save is not None or opts.judge is not None: raise ValueError("humor: --save and "
-                                                                         "--judge go with --learn "
-                                                                         "ROUNDS")
-    out, top = as_path(opts.output_dir, 'humor', '--output-dir'), check_int(opts.top, '--top', 'humor')
-    if out.exists() and not out.is_dir(): raise ValueError(f"humor: --output-dir {out} is a file, "
-                                                           "not a folder")
-    check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile,
-                                                                    '--corpus': opts.corpus, '--reference-texts': opts.reference_texts}, 'humor')
-    cards = lambda p: load_cards(p) if p else None
-    run = rank_answers(cards(opts.cards), load_prompts(opts.prompts), opts.n_prompts, opts.seed, cards(opts.profile), cards(opts.corpus),
-                       opts.encoder, progress=sys.stderr.isatty(), scorer=opts.scorer, reference_texts=cards(opts.reference_texts))
+    if opts.save is not None or opts.judge is not None:
+        raise ValueError("humor: --save and --judge go with --learn ROUNDS")
+    out = as_path(opts.output_dir, 'humor', '--output-dir')
+    top = check_int(opts.top, '--top', 'humor')
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"humor: --output-dir {out} is a file, not a folder")
+    inputs = {'--cards': opts.cards, '--prompts': opts.prompts, '--profile': opts.profile,
+              '--corpus': opts.corpus, '--reference-texts': opts.reference_texts}
+    check_outputs({'--output-dir': [out / f for f in HUMOR_FILES]}, inputs, 'humor')
+    cards = lambda path: load_cards(path) if path else None
+    run = rank_answers(cards(opts.cards), load_prompts(opts.prompts), opts.n_prompts, opts.seed,
+                       cards(opts.profile), cards(opts.corpus), opts.encoder,
+                       progress=sys.stderr.isatty(), scorer=opts.scorer,
+                       reference_texts=cards(opts.reference_texts))
     text, data = humor_summary(run, top), humor_outputs(run)
-    with AtomicWriteSet('humor') as ws: paths = [ws.write_bytes(out / name, b) for name, b in data.items()]
+    with AtomicWriteSet('humor') as ws:
+        paths = [ws.write_bytes(out / name, content) for name, content in data.items()]
     print(run.evaluator.training_summary(), file=sys.stderr)
     print(text)
     print(f"\nwrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
@@ -503,7 +545,7 @@ def humor(opts, # parsed `humor` options
 # %% ../nbs/90_cli.ipynb #2ce36e16
 def learn_taste(opts, # parsed `humor` options with `--learn`
                ) -> int:
-    "Learn a taste from a rounds file, print the report, and save it (with its learning curve) when asked."
+    "Learn a taste from a rounds file, print the report, and save it (and its curve) when asked."
     from cah_metrics.humor import HumorEvaluator
     from cah_metrics.preference import read_rounds
     _check_opts(opts, 'humor', ('learn', 'save', 'judge', 'encoder', 'seed'))
@@ -512,53 +554,65 @@ def learn_taste(opts, # parsed `humor` options with `--learn`
     check_outputs({'--save': save, '--save (its curve)': curve}, {'--learn': opts.learn}, 'humor')
     rounds = read_rounds(as_path(opts.learn, 'humor', '--learn'))
     encoder = 'cooccurrence' if opts.encoder == 'cooccurrence' else None
-    report = HumorEvaluator(encoder=encoder).fit_preferences(rounds, judge=opts.judge, seed=opts.seed)
+    evaluator = HumorEvaluator(encoder=encoder)
+    report = evaluator.fit_preferences(rounds, judge=opts.judge, seed=opts.seed)
     if save is not None:
         with AtomicWriteSet('humor') as ws:
             ws.write_text(save, report.model.to_json())
             ws.write_bytes(curve, report.chart())
     print(report.summary())
-    if save is not None: print(f"\nwrote {save} (rank with: cah-metrics humor --scorer {save}) and "
-                               f"{curve}")
+    if save is not None:
+        print(f"\nwrote {save} (rank with: cah-metrics humor --scorer {save}) and {curve}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #a605c58a
 def compare(opts, # parsed `compare` options
            ) -> dict:
-    "{metric: PairedResult} for parsed `compare` options; `--output`, when asked, is written atomically."
+    "{metric: PairedResult} for parsed `compare` options; `--output` is written atomically."
     from cah_metrics.evaluate import compare_datasets
-    _check_opts(opts, 'compare', ('references', 'baseline', 'systems', 'metrics', 'paired', 'n_resamples', 'trials', 'output'))
-    check_outputs({'--output': opts.output}, {'--references': opts.references, '--baseline': opts.baseline, '--systems': opts.systems}, 'compare')
-    if opts.trials is not None and opts.paired != 'ar': raise ValueError("compare: --trials is for "
-                                                                         "--paired ar; the paired "
-                                                                         "bootstrap takes "
-                                                                         "--n-resamples")
-    test = {'n_resamples': opts.n_resamples, 'confidence': opts.confidence, 'seed': opts.seed, 'method': opts.ci, 'compat': opts.compat,
+    _check_opts(opts, 'compare', ('references', 'baseline', 'systems', 'metrics', 'paired',
+                                  'n_resamples', 'trials', 'output'))
+    check_outputs({'--output': opts.output}, {'--references': opts.references,
+                                              '--baseline': opts.baseline,
+                                              '--systems': opts.systems}, 'compare')
+    if opts.trials is not None and opts.paired != 'ar':
+        raise ValueError("compare: --trials is for --paired ar; the paired bootstrap takes "
+                         "--n-resamples")
+    test = {'n_resamples': opts.n_resamples, 'confidence': opts.confidence, 'seed': opts.seed,
+            'method': opts.ci, 'compat': opts.compat,
             **({'trials': opts.trials} if opts.trials is not None else {})}
     key = _test_keys(getattr(opts, 'key', None))
-    try: res = compare_datasets(opts.baseline, opts.systems, opts.references, opts.metrics,
-                                opts.paired,
-                                _metric_options(opts), opts.fmt, key=key, **test)
-    except ValueError as e:                  # the library's `key=` is this command's --key
-        if 'choose key= one of' not in str(e): raise
-        msg = str(e).replace('choose key= one of', 'choose it with --key METRIC=KEY, KEY one of')
+    options = _metric_options(opts, opts.metrics)
+    try: results = compare_datasets(opts.baseline, opts.systems, opts.references, opts.metrics,
+                                    opts.paired, options, opts.fmt, key=key, **test)
+    except ValueError as err:                  # the library's `key=` is this command's --key
+        if 'choose key= one of' not in str(err): raise
+        msg = str(err).replace('choose key= one of', 'choose it with --key METRIC=KEY, KEY one of')
         raise ValueError(msg) from None
     if opts.output:
-        with AtomicWriteSet('compare') as ws: ws.write_text(opts.output, _report_text({k: r.to_dict() for k, r in res.items()}))
-    return res
+        plain = {name: result.to_dict() for name, result in results.items()}
+        with AtomicWriteSet('compare') as ws: ws.write_text(opts.output, _report_text(plain))
+    return results
 
 # %% ../nbs/90_cli.ipynb #531aa8a5
 def ensemble(opts, # parsed `ensemble` options
             ) -> dict:
-    "The report for parsed `ensemble` options; `--output` (per response) and `--summary` are written atomically as a set."
+    "The report for parsed `ensemble` options; `--output` and `--summary` are written as one set."
     from cah_metrics.evaluate import ensemble_file
-    _check_opts(opts, 'ensemble', ('input', 'strategies', 'ratings_level', 'consensus_threshold', 'high_threshold', 'outlier_z', 'no_text_checks', 'diversity', 'output', 'summary'))
-    check_outputs({'--output': opts.output, '--summary': opts.summary}, {'--input': opts.input}, 'ensemble')
-    report, rows = ensemble_file(opts.input, opts.strategies, opts.ratings_level, consensus_threshold=opts.consensus_threshold,
-                                 high_threshold=opts.high_threshold, z_threshold=opts.outlier_z, text_checks=not opts.no_text_checks,
+    _check_opts(opts, 'ensemble', ('input', 'strategies', 'ratings_level', 'consensus_threshold',
+                                   'high_threshold', 'outlier_z', 'no_text_checks', 'diversity',
+                                   'output', 'summary'))
+    check_outputs({'--output': opts.output, '--summary': opts.summary}, {'--input': opts.input},
+                  'ensemble')
+    report, rows = ensemble_file(opts.input, opts.strategies, opts.ratings_level,
+                                 consensus_threshold=opts.consensus_threshold,
+                                 high_threshold=opts.high_threshold, z_threshold=opts.outlier_z,
+                                 text_checks=not opts.no_text_checks,
                                  diversity=None if opts.diversity == 'none' else opts.diversity)
-    files = {**({opts.output: ''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows)} if opts.output else {}),
-             **({opts.summary: _report_text(report)} if opts.summary else {})}
+    files = {}
+    if opts.output:
+        files[opts.output] = ''.join(json.dumps(row, ensure_ascii=False) + '\n' for row in rows)
+    if opts.summary: files[opts.summary] = _report_text(report)
     with AtomicWriteSet('ensemble') as ws:
         for path, text in files.items(): ws.write_text(path, text)
     return report
@@ -566,13 +620,14 @@ def ensemble(opts, # parsed `ensemble` options
 # %% ../nbs/90_cli.ipynb #8ecad0a8
 def embed_eval(opts, # parsed `embed-eval` options
               ):
-    "The `Comparison` for parsed `embed-eval` options; embed_eval.json and embed_eval.png are written atomically as a set."
+    "The `Comparison` for parsed `embed-eval` options; its JSON and chart are written as one set."
     from cah_metrics.embedding_eval import compare_encoders
     from cah_metrics.evaluate import EMBED_FILES, embed_eval_outputs, find_benchmark_data
-    _check_opts(opts, 'embed-eval', ('models', 'data', 'benchmarks', 'n_resamples', 'seed', 'max_triples', 'output_dir'))
+    _check_opts(opts, 'embed-eval', ('models', 'data', 'benchmarks', 'n_resamples', 'seed',
+                                     'max_triples', 'output_dir'))
     out = as_path(opts.output_dir, 'embed-eval', '--output-dir')
-    if out.exists() and not out.is_dir(): raise ValueError(f"embed-eval: --output-dir {out} is a "
-                                                           "file, not a folder")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"embed-eval: --output-dir {out} is a file, not a folder")
     data = find_benchmark_data(opts.data)
     if opts.benchmarks:
         from cah_metrics.embedding_eval import BENCHMARKS
@@ -583,12 +638,15 @@ def embed_eval(opts, # parsed `embed-eval` options
             raise ValueError("embed-eval: --benchmarks needs the benchmark data, and none was "
                              "found: give --data DIR (the folder holding sts/ and codex_s/), or "
                              "run in a clone of the repository (tests/data)")
-    print(f"benchmark data: {data}" if data else "benchmark data: none found (give --data DIR, the "
-                                                 "folder holding sts/ and codex_s/); the test set "
-                                                 "only", file=sys.stderr)
-    cmp = compare_encoders(opts.models, data_dir=data, benchmarks=opts.benchmarks if data else None, seed=opts.seed,
-                           n_resamples=opts.n_resamples, max_triples=opts.max_triples)
-    with AtomicWriteSet('embed-eval') as ws: paths = [ws.write_bytes(out / name, b) for name, b in embed_eval_outputs(cmp).items()]
+    found = (f"benchmark data: {data}" if data else "benchmark data: none found (give --data DIR, "
+             "the folder holding sts/ and codex_s/); the test set only")
+    print(found, file=sys.stderr)
+    cmp = compare_encoders(opts.models, data_dir=data, benchmarks=opts.benchmarks if data else None,
+                           seed=opts.seed, n_resamples=opts.n_resamples,
+                           max_triples=opts.max_triples)
+    with AtomicWriteSet('embed-eval') as ws:
+        paths = [ws.write_bytes(out / name, content)
+                 for name, content in embed_eval_outputs(cmp).items()]
     print(cmp.table())
     print(f"wrote {paths[0]} and {paths[1]}")
     return cmp
@@ -600,12 +658,18 @@ def agree(opts, # parsed `agree` options
     from cah_metrics.io import atomic_write_text
     from cah_metrics.meta_eval import agree as agreement
     from cah_metrics.significance import DEFAULT_SEED
-    _check_opts(opts, 'agree', ('scores', 'judgments', 'group', 'lower_is_better', 'n_resamples', 'seed', 'output'))
-    check_outputs({'--output': opts.output}, {'--scores': opts.scores, '--judgments': opts.judgments}, 'agree')
+    _check_opts(opts, 'agree', ('scores', 'judgments', 'group', 'lower_is_better', 'n_resamples',
+                                'seed', 'output'))
+    check_outputs({'--output': opts.output},
+                  {'--scores': opts.scores, '--judgments': opts.judgments}, 'agree')
     seed = DEFAULT_SEED if opts.seed is None else opts.seed
-    result = agreement(as_path(opts.scores, 'agree', '--scores'), as_path(opts.judgments, 'agree', '--judgments'),
-                       group=opts.group, lower_is_better=opts.lower_is_better, n_resamples=opts.n_resamples, seed=seed)
-    if opts.output: atomic_write_text(opts.output, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + '\n')
+    result = agreement(as_path(opts.scores, 'agree', '--scores'),
+                       as_path(opts.judgments, 'agree', '--judgments'), group=opts.group,
+                       lower_is_better=opts.lower_is_better, n_resamples=opts.n_resamples,
+                       seed=seed)
+    if opts.output:
+        atomic_write_text(opts.output,
+                          json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + '\n')
     return result
 
 # %% ../nbs/90_cli.ipynb #76c743ec
@@ -650,19 +714,20 @@ def _quiet_models(progress:bool):
 
 
 # %% ../nbs/90_cli.ipynb #f35e3c84
-def _one_line(e:BaseException) -> str:
+def _one_line(err:BaseException) -> str:
     "An error as one line: an `OSError` as its file and reason, anything else as its message."
-    if isinstance(e, OSError) and e.filename is not None: msg = f"{e.filename}: {e.strerror or e}"
-    elif isinstance(e, RecursionError): msg = "input nested too deeply"
-    else: msg = str(e)
+    if isinstance(err, OSError) and err.filename is not None:
+        msg = f"{err.filename}: {err.strerror or err}"
+    elif isinstance(err, RecursionError): msg = "input nested too deeply"
+    else: msg = str(err)
     return ' '.join(msg.splitlines())
 
-def _error(e:BaseException, debug:bool, status:int) -> int:
+def _error(err:BaseException, debug:bool, status:int) -> int:
     "Say what went wrong in one line (after the traceback, with --debug); return the exit status."
     if debug: traceback.print_exc()
     how = '' if debug else ' with the traceback --debug prints'
-    bug = f"a bug; please report it{how}: {type(e).__name__}: "
-    print(f"cah-metrics: error: {bug if status == 1 else ''}{_one_line(e)}", file=sys.stderr)
+    bug = f"a bug; please report it{how}: {type(err).__name__}: "
+    print(f"cah-metrics: error: {bug if status == 1 else ''}{_one_line(err)}", file=sys.stderr)
     return status
 
 def _print(opts, report):
@@ -684,18 +749,21 @@ def _print(opts, report):
 def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         ) -> int:
     "Entry point of `cah-metrics`; returns the exit status (`EXIT_STATUS`)."
-    if argv is not None and (not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv)):
+    if argv is not None and (not isinstance(argv, (list, tuple))
+                             or not all(isinstance(word, str) for word in argv)):
         raise TypeError(f"main: argv must be a list of str, got {type(argv).__name__}")
     try: opts = _parser().parse_args(argv)
-    except SystemExit as e: return e.code if isinstance(e.code, int) else 2       # --help, --version, or a usage error (already printed)
+    except SystemExit as done:          # --help, --version, or a usage error (already printed)
+        return done.code if isinstance(done.code, int) else 2
     try:
         run = {'humor': humor, 'score': score, 'compare': compare, 'ensemble': ensemble,
                'embed-eval': embed_eval, 'agree': agree}
         with _quiet_models(opts.progress): report = run[opts.command](opts)
         _print(opts, report)
-    except (ValueError, TypeError, OSError, RecursionError) as e: return _error(e, opts.debug, 2)
+    except (ValueError, TypeError, OSError, RecursionError) as err:
+        return _error(err, opts.debug, 2)
     except KeyboardInterrupt:
         print("cah-metrics: interrupted", file=sys.stderr)
         return 130
-    except Exception as e: return _error(e, opts.debug, 1)
+    except Exception as err: return _error(err, opts.debug, 1)
     return 0

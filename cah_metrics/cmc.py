@@ -230,6 +230,7 @@ class CodeMixingCoverage(Metric):
                "and summary, mean over items")
     inputs, value_range, higher_is_better = ('predictions', 'sources'), (0.0, 1.0), True
     keys, signature_keys = ('code_mixing_coverage',), ('detector', 'min_len', 'neutral')
+    command_line_options = {'detector': 'detector'}                # --detector NAME
     def __init__(
         self,
         # 'hinglish', 'langdetect', 'script', or a detector with a `name`

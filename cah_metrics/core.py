@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from fastcore.basics import patch
 
 from . import __version__
 from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
@@ -29,48 +28,55 @@ def _sig_value(v) -> str:
     "The canonical text of one option value."
     if v is None: return 'none'
     if isinstance(v, (bool, np.bool_)): return 'yes' if v else 'no'
-    if isinstance(v, (float, np.floating)): g = f"{float(v):g}"; return g if float(g) == v else repr(float(v))   # short, and exact
+    if isinstance(v, (float, np.floating)):
+        short = f"{float(v):g}"
+        return short if float(short) == v else repr(float(v))      # short, and exact
     if isinstance(v, (list, tuple)): return ','.join(map(_sig_value, v))
     return str(v).replace('|', '/')
 
 # %% ../nbs/00b_core.ipynb #e905b749
 class Signature(str):
-    "`metric|key:value|...|version:V`: every option that changes a metric's number, in one format for all metrics."
+    "`metric|key:value|...|version:V`: every option that changes a metric's number, in one format."
     def __new__(cls, metric:str, # the metric's registry name
                 options:Mapping|Sequence[tuple]=(), # option name -> value, in the metric's order
                 version:str=__version__, # the library version
                ):
         for arg, v in (('metric', metric), ('version', version)):
-            if not isinstance(v, str) or '|' in v: raise TypeError(f"Signature: {arg} must be a str without '|', got {brief(v)}")
+            if not isinstance(v, str) or '|' in v:
+                raise TypeError(f"Signature: {arg} must be a str without '|', got {brief(v)}")
         try: pairs = list(options.items() if isinstance(options, Mapping) else options)
-        except TypeError: raise TypeError(f"Signature: options must be a mapping or (name, value) pairs, got {type(options).__name__}") from None
+        except TypeError:
+            raise TypeError("Signature: options must be a mapping or (name, value) pairs, "
+                            f"got {type(options).__name__}") from None
         if not all(isinstance(p, tuple) and len(p) == 2 for p in pairs):
             raise TypeError("Signature: options must be a mapping or (name, value) pairs")
         opts = {str(k): _sig_value(v) for k, v in pairs}
-        self = super().__new__(cls, '|'.join([metric, *(f"{k}:{v}" for k, v in opts.items()), f"version:{version}"]))
+        parts = [metric, *(f"{k}:{v}" for k, v in opts.items()), f"version:{version}"]
+        self = super().__new__(cls, '|'.join(parts))
         self.metric, self.options, self.version = metric, opts, version
         return self
     def __getnewargs__(self): return (self.metric, self.options, self.version)
 
-# %% ../nbs/00b_core.ipynb #50fdb400
-@patch(cls_method=True)
-def parse(cls:Signature, text:str, # a signature's text
-         ) -> Signature:
-    "The `Signature` whose text is `text`."
-    parts = str(text).split('|')
-    if len(parts) < 2 or not parts[-1].startswith('version:') or any(':' not in p for p in parts[1:]):
-        raise ValueError(f"signature: {text!r} is not of the form metric|key:value|...|version:V")
-    opts = dict(p.split(':', 1) for p in parts[1:-1])
-    return cls(parts[0], opts, parts[-1][len('version:'):])
+    @classmethod
+    def parse(cls, text:str, # a signature's text
+             ) -> Signature:
+        "The `Signature` whose text is `text`."
+        parts = str(text).split('|')
+        if (len(parts) < 2 or not parts[-1].startswith('version:')
+                or any(':' not in p for p in parts[1:])):
+            raise ValueError(f"signature: {text!r} is not of the form "
+                             "metric|key:value|...|version:V")
+        opts = dict(p.split(':', 1) for p in parts[1:-1])
+        return cls(parts[0], opts, parts[-1][len('version:'):])
 
-@patch
-def diff(self:Signature, other:Signature, # another signature (or its text)
-        ) -> list[str]:
-    "The option names (and 'metric' or 'version') whose values differ between two signatures."
-    other = other if isinstance(other, Signature) else Signature.parse(other)
-    out = ['metric'] if self.metric != other.metric else []
-    out += [k for k in dict.fromkeys([*self.options, *other.options]) if self.options.get(k) != other.options.get(k)]
-    return out + (['version'] if self.version != other.version else [])
+    def diff(self, other:Signature, # another signature (or its text)
+            ) -> list[str]:
+        "The option names (and 'metric' or 'version') whose values differ between two signatures."
+        other = other if isinstance(other, Signature) else Signature.parse(other)
+        out = ['metric'] if self.metric != other.metric else []
+        names = dict.fromkeys([*self.options, *other.options])
+        out += [k for k in names if self.options.get(k) != other.options.get(k)]
+        return out + (['version'] if self.version != other.version else [])
 
 # %% ../nbs/00b_core.ipynb #f31ff743
 def _json_ready(v):
@@ -82,20 +88,22 @@ def _json_ready(v):
     return v
 
 def json_ready(v):
-    "JSON-ready: arrays and tuples to lists, NumPy scalars to Python numbers, results by their `to_dict`."
+    "JSON-ready: arrays and tuples to lists, NumPy scalars to Python numbers, results by `to_dict`."
     try: return _json_ready(v)
     except RecursionError:
-        raise ValueError(f"json_ready: the value nests too deeply (or holds itself): {brief(v)}") from None
+        raise ValueError("json_ready: the value nests too deeply (or holds itself): "
+                         f"{brief(v)}") from None
 
 class Record:
-    "A result dataclass: `to_dict()` gives every field as plain JSON types, nested results by their own `to_dict`."
+    "A result dataclass: `to_dict()` gives its fields as plain JSON types (nested results: theirs)."
     def to_dict(self) -> dict:
         if not dataclasses.is_dataclass(self):
             raise TypeError(f"Record.to_dict: {type(self).__name__} is not a dataclass")
         return {f.name: json_ready(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
+# %% ../nbs/00b_core.ipynb #1192054e
 class Score(dict):
-    "A metric's result: a dict of named values, the headline `value`, its `signature`, an optional interval."
+    "A metric's result: a dict of named values, the headline `value`, its `signature`, an interval."
     def __init__(self, values:Mapping, # name -> value (numbers, lists or arrays)
                  signature:str, # the signature of the options behind the values
                  main:str|None=None, # the key of the headline value (default: the first key)
@@ -103,50 +111,51 @@ class Score(dict):
                  confidence:float|None=None, # its level, e.g. 0.95
                  n:int|None=None, # the number of items scored
                 ):
-        if not isinstance(values, Mapping) or not values: raise TypeError(f"Score: values must be a non-empty mapping, got {brief(values)}")
-        if main is not None and (not isinstance(main, str) or main not in values): raise ValueError(f"Score: main must be one of the keys {list(values)}, got {brief(main)}")
-        if not isinstance(signature, str): raise TypeError(f"Score: signature must be a str, got {type(signature).__name__}")
-        if ci is not None and not (isinstance(ci, tuple) and len(ci) == 2): raise TypeError(f"Score: ci must be a (low, high) tuple or None, got {brief(ci)}")
-        if confidence is not None and not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-            raise ValueError(f"Score: confidence must be a number in (0, 1) or None, got {brief(confidence)}")
+        if not isinstance(values, Mapping) or not values:
+            raise TypeError(f"Score: values must be a non-empty mapping, got {brief(values)}")
+        if main is not None and (not isinstance(main, str) or main not in values):
+            raise ValueError(f"Score: main must be one of the keys {list(values)}, "
+                             f"got {brief(main)}")
+        if not isinstance(signature, str):
+            raise TypeError(f"Score: signature must be a str, got {type(signature).__name__}")
+        if ci is not None and not (isinstance(ci, tuple) and len(ci) == 2):
+            raise TypeError(f"Score: ci must be a (low, high) tuple or None, got {brief(ci)}")
+        if confidence is not None and not (isinstance(confidence, (int, float))
+                                           and 0 < confidence < 1):
+            raise ValueError("Score: confidence must be a number in (0, 1) or None, "
+                             f"got {brief(confidence)}")
         super().__init__(values)
         self.main = main if main is not None else next(iter(values))
         self.signature, self.ci, self.confidence, self.n = signature, ci, confidence, n
 
-# %% ../nbs/00b_core.ipynb #1192054e
-@patch(as_prop=True)
-def value(self:Score) -> float: return float(self[self.main])
+    @property
+    def value(self) -> float: return float(self[self.main])
+    def __float__(self) -> float: return self.value
 
-@patch
-def __float__(self:Score) -> float: return self.value
+    def to_dict(self) -> dict:
+        "The values, signature, count and interval as plain JSON types."
+        plain = {k: json_ready(v) for k, v in self.items()}
+        plain['signature'] = str(self.signature)
+        if self.n is not None: plain['n'] = self.n
+        if self.ci is not None:
+            plain.update(ci=[float(x) for x in self.ci], confidence=self.confidence)
+        return plain
 
-# %% ../nbs/00b_core.ipynb #ab9d6325
-@patch
-def to_dict(self:Score) -> dict:
-    "The values, signature, count and interval as plain JSON types."
-    d = {k: json_ready(v) for k, v in self.items()}
-    d['signature'] = str(self.signature)
-    if self.n is not None: d['n'] = self.n
-    if self.ci is not None: d.update(ci=[float(x) for x in self.ci], confidence=self.confidence)
-    return d
-
-# %% ../nbs/00b_core.ipynb #8d70d05e
-@patch
-def __repr__(self:Score) -> str:
-    ci = '' if self.ci is None else f" [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
-    n = '' if self.n is None else f" (n = {self.n})"
-    return f"{self.main} = {self.value:.4f}{ci}{n} | {self.signature}"
-
-@patch
-def __eq__(self:Score, other) -> bool:
-    return isinstance(other, Score) and json.dumps(self.to_dict(), sort_keys=True) == json.dumps(other.to_dict(), sort_keys=True)
-
-Score.__hash__ = None
+    def __repr__(self) -> str:
+        ci = '' if self.ci is None else f" [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
+        n = '' if self.n is None else f" (n = {self.n})"
+        return f"{self.main} = {self.value:.4f}{ci}{n} | {self.signature}"
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Score): return False
+        mine, theirs = (json.dumps(x.to_dict(), sort_keys=True) for x in (self, other))
+        return mine == theirs
+    __hash__ = None
 
 # %% ../nbs/00b_core.ipynb #ef6c7ebb
 def add_states(a, b):
-    "The sum of two states or state values: numbers and arrays add, Counters add key by key, lists concatenate."
-    if isinstance(a, dict) and not isinstance(a, Counter): return {k: add_states(a[k], b[k]) for k in a}
+    "The sum of two states or state values: numbers and arrays add, Counters by key, lists join."
+    if isinstance(a, dict) and not isinstance(a, Counter):
+        return {k: add_states(a[k], b[k]) for k in a}
     if isinstance(a, Counter):
         total = Counter(a)
         total.update(b)
@@ -163,7 +172,8 @@ def count_items(stats:Mapping, # per-item statistics
 # %% ../nbs/00b_core.ipynb #88885bdf
 def encode_state(v):
     "A state value as JSON data, tagged where JSON has no type for it."
-    if isinstance(v, np.ndarray): return {'__array__': v.dtype.str, 'shape': list(v.shape), 'data': v.ravel().tolist()}
+    if isinstance(v, np.ndarray):
+        return {'__array__': v.dtype.str, 'shape': list(v.shape), 'data': v.ravel().tolist()}
     if isinstance(v, np.generic): return v.item()
     if isinstance(v, Counter): return {'__counter__': [[encode_state(k), c] for k, c in v.items()]}
     if isinstance(v, tuple): return {'__tuple__': [encode_state(x) for x in v]}
@@ -176,7 +186,8 @@ def decode_state(v):
     "The inverse of `encode_state`."
     if isinstance(v, list): return [decode_state(x) for x in v]
     if not isinstance(v, dict): return v
-    if '__array__' in v: return np.array(v['data'], dtype=np.dtype(v['__array__'])).reshape(v['shape'])
+    if '__array__' in v:
+        return np.array(v['data'], dtype=np.dtype(v['__array__'])).reshape(v['shape'])
     if '__counter__' in v: return Counter({decode_state(k): c for k, c in v['__counter__']})
     if '__tuple__' in v: return tuple(decode_state(x) for x in v['__tuple__'])
     if '__dict__' in v: return {k: decode_state(x) for k, x in v['__dict__']}
@@ -250,36 +261,39 @@ class StateReduction:
     def __repr__(self): return type(self).__name__
 
 # %% ../nbs/00b_core.ipynb #de230163
-RENAMED_HOOKS = {'_stats': 'item_statistics', '_reduce': 'reduce_items', '_score': 'score_state',
-                 '_options': 'options', '_zero': 'empty_state', '_per_item': 'item_values'}   # 0.1's names
+RENAMED_HOOKS = {'_stats': 'item_statistics', '_reduce': 'reduce_items',      # 0.1's names
+                 '_score': 'score_state', '_options': 'options', '_zero': 'empty_state',
+                 '_per_item': 'item_values'}
 
 class Metric:
     """Base class: a metric with fixed options over mergeable sufficient statistics.
 
-    A subclass fills the four layers: `item_statistics` (per-item statistics of a batch), `reduce_items`
-    (per-item statistics -> a state to add), `score_state` (the `Score` of a state, a pure function) and
-    `options` (every option that changes the number); optionally `empty_state` and `item_values`.
-    It may declare capabilities: `resampling()`, `reduction()`, `loads_model` and `device_option`,
-    `pass_key()` with `score_in_one_pass`. Everything else (update, compute, merge, saving) is provided.
+    A subclass fills the four layers: `item_statistics` (per-item statistics of a batch),
+    `reduce_items` (per-item statistics -> a state to add), `score_state` (the `Score` of a state,
+    a pure function) and `options` (every option that changes the number); optionally
+    `empty_state` and `item_values`. It may declare capabilities: `resampling()`, `reduction()`,
+    `loads_model` and `device_option`, `pass_key()` with `score_in_one_pass`, and the
+    `command_line_options` it takes. Everything else (update, compute, merge, saving) is provided.
     """
     name, summary = 'metric', ''                 # the registry name; one line on what it measures
     inputs: tuple[str, ...] = ('predictions', 'references')   # what `update` takes
     value_range, higher_is_better = (0.0, 1.0), True
     keys: tuple[str, ...] = ()                    # the documented keys of its `Score`
     signature_keys: tuple[str, ...] = ()          # the option names of its signature, in order
-    loads_model: bool = False                     # it loads a model (on every worker of a distributed run)
-    device_option: str|None = None                # the option that puts its model on a GPU (e.g. 'use_gpu')
+    loads_model: bool = False         # it loads a model (on every worker of a distributed run)
+    device_option: str|None = None    # the option that puts its model on a GPU (e.g. 'use_gpu')
+    command_line_options: Mapping[str, str] = {}   # a cah-metrics flag's dest -> the option it sets
 
     def __init_subclass__(cls, **kwargs):
-        "A subclass written for 0.1's underscore hooks (`_stats`, `_score`, ...) keeps working, with a warning."
+        "A subclass written for 0.1's hooks (`_stats`, `_score`, ...) still works, with a warning."
         super().__init_subclass__(**kwargs)
         for old, new in RENAMED_HOOKS.items():
             if old in vars(cls) and new not in vars(cls):
-                warnings.warn(f"{cls.__name__}.{old} is deprecated: name it {new} (0.2 drops the old name)",
-                              DeprecationWarning, stacklevel=2)
+                warnings.warn(f"{cls.__name__}.{old} is deprecated: name it {new} "
+                              "(0.2 drops the old name)", DeprecationWarning, stacklevel=2)
                 setattr(cls, new, vars(cls)[old])
 
-    def __init__(self, keep_items:bool=False): # also keep the per-item statistics (bootstrap, paired tests)
+    def __init__(self, keep_items:bool=False): # keep per-item statistics (bootstrap, paired tests)
         self.keep_items = check_bool(keep_items, 'keep_items', self.name)
         self.reset()
 
@@ -295,7 +309,7 @@ class Metric:
         "The state of no items."
         return {'n': 0}
     def item_statistics(self, predictions, references=None, **inputs) -> dict:
-        "Per-item statistics of a batch: arrays with one row per item, or lists with one entry per item."
+        "Per-item statistics of a batch: arrays with a row per item, or lists of an entry per item."
         raise NotImplementedError(f"{self.name}: item_statistics is not defined")
     def reduce_items(self, stats:dict) -> dict:
         "Per-item statistics -> a state to add: arrays summed over items, lists kept, `n` counted."
@@ -311,20 +325,21 @@ class Metric:
 
     # --- capabilities: what the layers above may do with it ---
     def resampling(self) -> Resampling:
-        "How the bootstrap and paired tests resample it (default: from the sum of its per-item rows)."
+        "How the bootstrap and paired tests resample it (default: from the sum of per-item rows)."
         if type(self).reduce_items is not Metric.reduce_items: return NOT_RESAMPLED
         return Resampling(tuple(self.keys), lambda items, key: sum_of_rows_plan(self, items, key))
     def reduction(self) -> StateReduction:
         "How its state reduces across workers (default: states add)."
         return StateReduction()
     def pass_key(self):
-        "Metrics with equal, non-None keys are scored together by `score_in_one_pass` (default: alone)."
+        "Metrics with equal, non-None keys score together in `score_in_one_pass` (default: alone)."
         return None
     def sacrebleu_formula(self):
-        "sacrebleu's own arithmetic on summed rows, for `compat='sacrebleu'` (default: none, `(None, None)`)."
+        "sacrebleu's arithmetic on summed rows, for `compat='sacrebleu'` (default: `(None, None)`)."
         return None, None
     @classmethod
-    def score_in_one_pass(cls, metrics:Sequence[Metric], predictions, references=None) -> list[Score]:
+    def score_in_one_pass(cls, metrics:Sequence[Metric], predictions,
+                          references=None) -> list[Score]:
         "The Scores of fresh metrics sharing a `pass_key`, from one pass over the data."
         return [m.compute(predictions, references) for m in metrics]
 
@@ -346,7 +361,8 @@ class Metric:
             raise TypeError(f"{self.name}: unknown input {unknown[0]!r}; "
                             f"this metric takes {', '.join(self.inputs)}")
         if references is not None and 'references' not in self.inputs:
-            raise TypeError(f"{self.name}: takes no references (its inputs are {', '.join(self.inputs)})")
+            raise TypeError(f"{self.name}: takes no references "
+                            f"(its inputs are {', '.join(self.inputs)})")
         stats = self.item_statistics(predictions, references, **inputs)
         self.state = add_states(self.state, self.reduce_items(stats))
         if self.keep_items: self._items.append(stats)
@@ -379,21 +395,23 @@ class Metric:
     def check_same(self, other, # another metric
                    what:str='merge', # the operation, for the error
                   ):
-        "A ValueError naming each option that differs, unless `other` is this class with the same options."
+        "A ValueError naming each option that differs, unless `other` is this class, same options."
         if type(other) is not type(self):
-            raise ValueError(f"{self.name}: cannot {what} a {type(other).__name__} into a {type(self).__name__}")
+            raise ValueError(f"{self.name}: cannot {what} a {type(other).__name__} "
+                             f"into a {type(self).__name__}")
         mine, theirs = self.signature_of_options(), other.signature_of_options()
         if mine != theirs:
             differ = mine.diff(theirs)
             verb = 'differs' if len(differ) == 1 else 'differ'
             values = [(k, mine.options.get(k), theirs.options.get(k)) for k in differ]
             listed = ', '.join(f"{k!r} {verb} ({a} vs {b})" for k, a, b in values)
-            raise ValueError(f"{self.name}: cannot {what}: option{'s' if len(differ) > 1 else ''} {listed}")
+            plural = 's' if len(differ) > 1 else ''
+            raise ValueError(f"{self.name}: cannot {what}: option{plural} {listed}")
         if self.keep_items != other.keep_items:
             raise ValueError(f"{self.name}: cannot {what}: option 'keep_items' differs "
                              f"({self.keep_items} vs {other.keep_items})")
     def signature_of_options(self) -> Signature:
-        "The signature of the options alone (without parts that come from the data, such as BLEU's nrefs)."
+        "The signature of the options alone (without parts from the data, such as BLEU's nrefs)."
         return Signature(self.name, self.options())
     def merge(self, other:Metric, # a metric of the same class with the same options
              ) -> Metric:
@@ -403,20 +421,22 @@ class Metric:
         self._items = self._items + other._items
         return self
     def __add__(self, other:Metric) -> Metric:
-        "A new metric holding both shards; neither operand changes, the options (models) are shared."
+        "A new metric holding both shards; neither operand changes, options (models) are shared."
         new = copy.copy(self)
         new.state, new._items = copy.deepcopy(self.state), list(self._items)
         return new.merge(other)
     def state_dict(self) -> dict:
         "The metric's state (and per-item statistics, if kept) as JSON-ready data."
-        return {'format': STATE_FORMAT, 'version': 1, 'metric': self.name, 'signature': str(self.signature()),
+        return {'format': STATE_FORMAT, 'version': 1, 'metric': self.name,
+                'signature': str(self.signature()),
                 'options': str(self.signature_of_options()), 'state': encode_state(self.state),
                 'items': encode_state(self.item_stats()) if self.keep_items else None}
     def load_state_dict(self, d:Mapping, # what `state_dict` returned (or its JSON, loaded)
                        ) -> Metric:
         "Replace the state with one saved by `state_dict` from a metric with the same options."
         if not isinstance(d, Mapping) or d.get('format') != STATE_FORMAT:
-            raise ValueError(f"{self.name}: not a saved metric state (expected format {STATE_FORMAT!r})")
+            raise ValueError(f"{self.name}: not a saved metric state "
+                             f"(expected format {STATE_FORMAT!r})")
         if d.get('metric') != self.name:
             raise ValueError(f"{self.name}: the state is of metric {d.get('metric')!r}")
         mine = self.signature_of_options()
@@ -432,7 +452,7 @@ class Metric:
 
 # %% ../nbs/00b_core.ipynb #10c8f34e
 class MetricEntry(NamedTuple):
-    "Where a registry name's metric lives: its module (in `cah_metrics`), its class, the options it fixes."
+    "Where a registry name's metric lives: its module (in `cah_metrics`), class and fixed options."
     module: str
     cls: str
     fixed: dict = {}
@@ -460,22 +480,23 @@ METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fi
     'top_k_accuracy': MetricEntry('topk', 'TopKAccuracy'),
 }
 
-_REGISTERED: dict[str, tuple[type, dict]] = {}        # what the imported modules' `register` calls said
-_SESSION: dict[str, tuple[type, dict, object]] = {}   # classes of an interactive session: (class, fixed, its __main__)
+_REGISTERED: dict[str, tuple[type, dict]] = {}   # what the imported modules' `register` calls said
+_SESSION: dict[str, tuple[type, dict, object]] = {}   # a session's: (class, fixed, its __main__)
 
 def register(name:str|None=None, # the registry name (default: the class's `name`)
              **defaults, # options this name fixes
             ):
-    "Class decorator: make a `Metric` loadable by name (a library metric must also be in `METRICS`)."
+    "Class decorator: make a `Metric` loadable by name (a library metric must be in `METRICS` too)."
     def deco(cls):
         key = name or cls.name
-        if cls.__module__ == '__main__': _SESSION[key] = (cls, defaults, sys.modules.get('__main__'))
+        if cls.__module__ == '__main__':
+            _SESSION[key] = (cls, defaults, sys.modules.get('__main__'))
         else: _REGISTERED[key] = (cls, defaults)
         return cls
     return deco
 
 def registered() -> dict[str, tuple[type, dict]]:
-    "Every name the imported modules and this program's `__main__` registered: name -> (class, fixed options)."
+    "Every name the imported modules and this program's `__main__` registered: (class, fixed)."
     main = sys.modules.get('__main__')
     mine = {k: (c, d) for k, (c, d, owner) in _SESSION.items() if owner is main}
     return {**_REGISTERED, **mine}
@@ -499,14 +520,16 @@ def load(name:str, # a registry name, see `list_metrics()`
             raise TypeError(f"load: the name {name!r} fixes {k}={defaults[k]!r}; "
                             f"use load({cls.name!r}, {k}=...) to choose it")
         if k not in takes and not open_ended:
-            raise TypeError(f"load: {name} has no option {k!r}; its options are {', '.join(sorted(takes))}")
+            raise TypeError(f"load: {name} has no option {k!r}; "
+                            f"its options are {', '.join(sorted(takes))}")
     return cls(**{**defaults, **options})
 
 def metric_class(name:str, # a registry name
                 ) -> tuple[type, dict]:
-    "The class a registry name stands for, and the options the name fixes (importing only its module)."
+    "The class a registry name stands for and the options the name fixes (imports only its module)."
     if not isinstance(name, str):
-        raise TypeError(f"metric_class: name must be a registry name (str), got {type(name).__name__}")
+        raise TypeError("metric_class: name must be a registry name (str), "
+                        f"got {type(name).__name__}")
     if name in registered(): return registered()[name]
     if name in METRICS:
         importlib.import_module(f'cah_metrics.{METRICS[name].module}')
@@ -528,5 +551,6 @@ class MetricInfo(NamedTuple):
 def list_metrics() -> list[MetricInfo]:
     "Every registered metric, by name."
     import_all_metrics()
-    return [MetricInfo(n, c.summary, c.inputs, c.value_range, c.higher_is_better, c.keys_for(d), c.signature_keys)
-            for n, (c, d) in sorted(registered().items())]
+    return [MetricInfo(name, cls.summary, cls.inputs, cls.value_range, cls.higher_is_better,
+                       cls.keys_for(fixed), cls.signature_keys)
+            for name, (cls, fixed) in sorted(registered().items())]

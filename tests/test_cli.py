@@ -636,3 +636,21 @@ def test_progress_before_or_after_the_command():
         opts = _parser().parse_args(argv)
         assert opts.progress is want, argv
     assert _parser().parse_args(['score', '--debug']).debug and not _parser().parse_args(['score', '--progress']).debug
+
+def test_metric_flags_reach_the_metrics_that_declare_them(capsys, tmp_path):
+    """Issue #32: a metric's own flags (`--detector`, `--bert-model`, `--idf`) go to each requested metric
+    that declares them in `Metric.command_line_options`, and to no other: the command line names no metric."""
+    from cah_metrics.cli import _metric_options, _parser
+    p = write(tmp_path / 'p.jsonl', '{"id": 1, "summary": "see you tomorrow"}\n')
+    r = write(tmp_path / 'r.jsonl', '{"id": 1, "summary": "see you", "thread": ["kal milte hain", "see you"]}\n')
+    rc, out, err = cli(capsys, 'score', '--predictions', p, '--references', r, '--metrics',
+                       'code_mixing_coverage', 'bleu', '--detector', 'script', '--json')
+    assert rc == 0, err
+    signatures = json.loads(out)['signatures']
+    assert '|detector:script' in signatures['code_mixing_coverage'] and 'detector' not in signatures['bleu']
+    opts = _parser().parse_args(['score', '--bert-model', 'models/mini', '--idf', '--tokenizer', '13a'])
+    assert _metric_options(opts, ['bleu', 'bertscore', 'no_such_metric']) == {
+        'tokenizer': '13a', 'lowercase': None, 'smooth': None, 'stem': None, 'split': None,
+        'bertscore': {'model': 'models/mini', 'idf': True}}
+    assert _metric_options(opts, ['bleu']) == {'tokenizer': '13a', 'lowercase': None, 'smooth': None,
+                                               'stem': None, 'split': None}

@@ -20,7 +20,15 @@ Allowed, as configuration or text rather than dispatch:
 - a module-level assignment of a literal to a public UPPER_CASE name (`DEFAULT_METRICS = ('rougeL',
   ...)`): documented configuration, not a table of behaviour (a private table such as
   `_SACRE = {'bleu': ...}` is flagged); and `__all__`, whose strings name the module's own
-  functions (cli's `humor` command).
+  functions;
+- a string equal to the name of a function the module itself defines at its top level and exports
+  in `__all__`: that function's own name, not a metric's. cli's `humor` command is such a function:
+  the command's name, its messages (`humor: --top ...`) and its place in `main`'s table of commands
+  name the command, which runs the humor evaluator as a whole, and never dispatch on the `humor`
+  metric;
+- an import, from a metric module, of evaluator classes only (`EVALUATORS`): a class that is no
+  `Metric` but the model an evaluator command trains and runs as a whole (`HumorEvaluator`, which
+  `cah-metrics humor --learn` fits). Importing a metric class or a metric's function stays flagged.
 
 `PENDING` lists the modules whose move to the contract is another change of issue #32: they are
 expected to fail until it lands (strict: once one passes, its entry must go).
@@ -35,9 +43,8 @@ from cah_metrics.core import METRICS, Metric, import_all_metrics, registered
 
 ROOT = Path(cah_metrics.__file__).parent
 LAYERS = ('significance', 'distributed', 'evaluate', 'cli')
-PENDING = {          # module -> why it still names metrics on this branch
-    'cli': "per-metric option tables and the humor command name metrics",
-}
+PENDING: dict[str, str] = {}    # module -> why it still names metrics on this branch
+EVALUATORS = {'HumorEvaluator'}   # classes of metric modules that are evaluators, not metrics
 
 
 def _metric_names() -> tuple[set[str], set[str], set[str]]:
@@ -82,11 +89,23 @@ def _allowed(tree:ast.Module) -> set[int]:
     return out
 
 
+def _own_functions(tree:ast.Module) -> set[str]:
+    "The functions a module defines at its top level and exports in `__all__` (cli's commands)."
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    exported = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == '__all__'
+                                                for t in node.targets):
+            exported |= set(ast.literal_eval(node.value))
+    return defined & exported
+
+
 def metric_mentions(source:str) -> list[tuple[int, str]]:
     "(line, what) of each place the code names a metric."
     names, classes, modules = _metric_names()
     tree = ast.parse(source)
     allowed = _allowed(tree)
+    names = names - _own_functions(tree)
     def is_module(s):
         return any(s == f'cah_metrics.{m}' or s.startswith(f'cah_metrics.{m}.') for m in modules)
     out = []
@@ -101,7 +120,8 @@ def metric_mentions(source:str) -> list[tuple[int, str]]:
             out.append((node.lineno, f"attribute .{node.attr}"))
         elif isinstance(node, ast.ImportFrom):
             mod = node.module or ''
-            if (node.level and mod.split('.')[0] in modules) or is_module(mod):
+            evaluators = all(a.name in EVALUATORS for a in node.names)
+            if ((node.level and mod.split('.')[0] in modules) or is_module(mod)) and not evaluators:
                 out.append((node.lineno, f"import from {'.' * node.level}{mod}"))
         elif isinstance(node, ast.Import):
             out += [(node.lineno, f"import {a.name}") for a in node.names if is_module(a.name)]
@@ -123,6 +143,23 @@ def test_the_scan_finds_what_it_should():
           "    p.add_argument('--m', default=['chrf'])\n"
           "    raise ValueError(f'{m}: unlike bleu, ...')\n")
     assert metric_mentions(ok) == []
+    command = ("__all__ = ['humor']\nfrom cah_metrics.humor import HumorEvaluator\n"
+               "def humor(opts): return HumorEvaluator(), 'humor'\n"
+               "def main(): return {'humor': humor}\n")
+    assert metric_mentions(command) == []          # a command of its own, and the evaluator it runs
+    assert metric_mentions("def humor(): return 'humor'\n") == [(1, "string 'humor'")]  # unexported
+    assert metric_mentions("from cah_metrics.humor import HumorEvaluator, HumorScores\n") == [
+        (1, 'import from cah_metrics.humor')]
+
+
+def test_evaluators_are_not_metrics():
+    "What `EVALUATORS` lets a layer import from a metric module is no `Metric`."
+    import_all_metrics()
+    found = {name: value for mod in {e.module for e in METRICS.values()}
+             for name, value in vars(importlib.import_module(f'cah_metrics.{mod}')).items()
+             if name in EVALUATORS}
+    assert set(found) == EVALUATORS, found
+    assert not any(inspect.isclass(v) and issubclass(v, Metric) for v in found.values()), found
 
 
 @pytest.mark.parametrize('module', [
