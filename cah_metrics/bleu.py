@@ -20,13 +20,13 @@ from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,
                               as_array, Tokenizer, get_tokenizer, check_pairs, ngram_counts,
-                              ngram_overlap, MAX_NGRAM_ORDER, TOKENIZERS, brief)
+                              ngram_overlap, is_count, MAX_NGRAM_ORDER, TOKENIZERS, brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
            'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
-           'BLEUScore', 'stats_from_rows', 'signature_with_nrefs', 'BLEU', 'corpus_bleu', 'sentence_bleu',
-           'SentenceBLEU', 'sacrebleu_bleu_of_sums']
+           'BLEUScore', 'stats_from_rows', 'nrefs_counter', 'signature_with_nrefs', 'BLEU', 'corpus_bleu',
+           'sentence_bleu', 'SentenceBLEU', 'sacrebleu_bleu_of_sums']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -79,10 +79,6 @@ def bleu(candidate:Sequence[str], # the candidate's tokens
     return brevity_penalty(c, closest_ref_length(c, [len(r) for r in references])) * math.exp(log_p)
 
 # %% ../nbs/01_bleu.ipynb #c8cd46b6
-def _is_count(value) -> bool:
-    "An int (Python's or NumPy's), not a bool."
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
 @dataclass(frozen=True)
 class BLEUStats:
     "BLEU's sufficient statistics: lengths, and per n-gram order the clipped matches and totals."
@@ -96,7 +92,7 @@ class BLEUStats:
         tuples = type(m) is tuple and type(t) is tuple
         counts = (self.hyp_len, self.ref_len, *m, *t) if tuples else ()
         if not (counts and 1 <= len(m) == len(t) <= MAX_NGRAM_ORDER + 1
-                and all(_is_count(value) and value >= 0 for value in counts)):
+                and all(is_count(value) and value >= 0 for value in counts)):
             raise TypeError(f"BLEUStats: hyp_len and ref_len must be ints >= 0, matches and totals "
                             f"tuples of as many ints >= 0 (1 to {MAX_NGRAM_ORDER + 1}); "
                             f"got {brief(self.hyp_len)}, {brief(self.ref_len)}, {brief(m)}, "
@@ -490,17 +486,22 @@ def _row_stats(rows:np.ndarray) -> list[BLEUStats]:
     k = (rows.shape[1] - 2) // 2
     return [BLEUStats(r[0], r[1], tuple(r[2:2 + k]), tuple(r[2 + k:])) for r in rows.tolist()]
 
-def _nrefs_counter(nrefs:np.ndarray) -> Counter:
-    "How many segments have each number of references, keyed by the number as a str."
-    values, counts = np.unique(nrefs, return_counts=True)
-    return Counter(dict(zip(map(str, values.tolist()), counts.tolist())))
-
 # %% ../nbs/01_bleu.ipynb #7501ddec
+def nrefs_counter(nrefs, # each segment's number of references: a 1-D array of ints >= 0
+                 ) -> Counter:
+    "How many segments have each number of references, keyed by the number as a str."
+    counts = as_array(nrefs, 'nrefs', 'nrefs_counter')
+    if counts.ndim != 1 or (counts.size and (counts.dtype.kind not in 'iu' or counts.min() < 0)):
+        raise ValueError(f"nrefs_counter: nrefs must be a 1-D array of ints >= 0, "
+                         f"got shape {counts.shape} and dtype {counts.dtype}")
+    values, segments = np.unique(counts, return_counts=True)
+    return Counter(dict(zip(map(str, values.tolist()), segments.tolist())))
+
 def signature_with_nrefs(name:str, # the metric's registry name
                          nrefs:Counter, # how many segments had each number of references
                          options:dict, # the metric's options, in signature order
                         ) -> Signature:
-    "A reference metric's signature: `nrefs` ('var' when segments differ, '?' before any), then the options."
+    "A reference metric's signature: `nrefs` ('var' if segments differ, '?' before any), options."
     refs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
     return Signature(name, {'nrefs': refs, **options})
 
@@ -581,7 +582,7 @@ class BLEU(Metric):
 
     def reduce_items(self, stats:dict) -> dict:
         return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-                'nrefs': _nrefs_counter(stats['nrefs'])}
+                'nrefs': nrefs_counter(stats['nrefs'])}
 
     @property
     def stats(self) -> BLEUStats:
@@ -636,14 +637,17 @@ class BLEU(Metric):
             return np.array([self._bleu(stats)[0] for stats in _row_stats(rows)], np.float64)
         fast = bleu_of_sums if key == 'bleu' else None
         return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, fast)
+
     def sacrebleu_formula(self):
-        "sacrebleu's arithmetic on summed segment rows (for compat='sacrebleu'), or None and why not."
+        "sacrebleu's arithmetic on summed segment rows (compat='sacrebleu'), or None and why not."
         if self.compat is not None: return None, f"BLEU with compat={self.compat!r}"
         if self.smooth not in SACREBLEU_SMOOTHING:
             return None, f"smooth={self.smooth!r} (sacrebleu has {', '.join(SACREBLEU_SMOOTHING)})"
-        if len(set(self.weights)) > 1: return None, f"weights={self.weights} (sacrebleu's are uniform)"
-        orders, smooth, value, eff = len(self.weights), self.smooth, self.smooth_value, self.effective_order
-        return (lambda v: sacrebleu_bleu_of_sums(v, orders, smooth, value, eff)), ''
+        if len(set(self.weights)) > 1:
+            return None, f"weights={self.weights} (sacrebleu's are uniform)"
+        orders, smooth, value = len(self.weights), self.smooth, self.smooth_value
+        eff = self.effective_order
+        return (lambda sums: sacrebleu_bleu_of_sums(sums, orders, smooth, value, eff)), ''
 
 # %% ../nbs/01_bleu.ipynb #ad09e9de
 def corpus_bleu(hypotheses:str|Sequence[str], # the hypotheses
@@ -699,7 +703,7 @@ class SentenceBLEU(BLEU):
 
     def reduce_items(self, stats:dict) -> dict:
         return {'n': len(stats['score']), 'score': math.fsum(stats['score'].tolist()),
-                'nrefs': _nrefs_counter(stats['nrefs'])}
+                'nrefs': nrefs_counter(stats['nrefs'])}
 
     def score_state(self, state:dict) -> Score:
         mean = state['score'] / state['n'] if state['n'] else 0.0
@@ -712,16 +716,16 @@ class SentenceBLEU(BLEU):
         return Resampling(('sentence_bleu',), lambda items, key: mean_plan(items['score']))
 
 # %% ../nbs/01_bleu.ipynb #b9sacrec
-def sacrebleu_bleu_of_sums(v, # summed rows [c, r, m_1..m_N, t_1..t_N]: a list of ints, a float32 or an int64 row
+def sacrebleu_bleu_of_sums(sums, # [c, r, m_1..m_N, t_1..t_N]: list of ints, float32 or int64 row
                            orders:int, # N, the number of n-gram orders
-                           smooth:str, # one of sacrebleu's smoothing methods (`SACREBLEU_SMOOTHING`)
+                           smooth:str, # a sacrebleu smoothing method (`SACREBLEU_SMOOTHING`)
                            value, # the method's constant
                            eff:bool, # use only the orders the hypotheses have
                           ) -> float:
-    "BLEU x 100 of summed statistics with sacrebleu's arithmetic: the type of `v` sets the precision."
-    c, r = int(v[0]), int(v[1])
+    "BLEU x 100 of summed statistics, sacrebleu's arithmetic; the type of `sums` sets precision."
+    c, r = int(sums[0]), int(sums[1])
     # a list slice copies; an array slice is a view, changed in place as sacrebleu's is
-    correct, total = v[2:2 + orders], v[2 + orders:2 + 2 * orders]
+    correct, total = sums[2:2 + orders], sums[2 + orders:2 + 2 * orders]
     bp = (math.exp(1 - r / c) if c > 0 else 0.0) if c < r else 1.0
     if not any(correct): return 0.0
     prec, halve, used = [0.0] * orders, 1.0, orders

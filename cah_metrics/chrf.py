@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core import Metric, Score, Signature, register
-from .bleu import signature_with_nrefs
+from .bleu import nrefs_counter, signature_with_nrefs
 from .resample import Plan, Resampling, sum_plan
 from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array,
-                              Vocab, MAX_NGRAM_ORDER, brief)
+                              Vocab, is_count, MAX_NGRAM_ORDER, brief)
 
 # %% auto #0
 __all__ = ['CHRF_EPS', 'chrf_chars', 'chrf_words', 'CHRFStats', 'chrf_stats_from_rows', 'chrf_from_rows', 'chrf_from_stats',
@@ -62,10 +62,6 @@ def _check_orders(char_order, word_order, caller:str) -> tuple[int, int]:
     return nc, nw
 
 # %% ../nbs/01b_chrf.ipynb #e542102d
-def _is_count(value) -> bool:
-    "An int (Python's or NumPy's), not a bool."
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
 @dataclass(frozen=True)
 class CHRFStats:
     "chrF's sufficient statistics: per order (character, then word) hyp, ref and match counts."
@@ -78,8 +74,8 @@ class CHRFStats:
         h, r, m, w = self.hyp, self.ref, self.match, self.word_order
         shaped = all(type(part) is tuple for part in (h, r, m)) and 1 <= len(h) == len(r) == len(m)
         if not (shaped and len(h) <= 2 * MAX_NGRAM_ORDER
-                and all(_is_count(count) and count >= 0 for count in (*h, *r, *m))
-                and _is_count(w) and 0 <= w <= len(h)):
+                and all(is_count(count) and count >= 0 for count in (*h, *r, *m))
+                and is_count(w) and 0 <= w <= len(h)):
             raise TypeError(f"CHRFStats: hyp, ref and match must be tuples of as many ints >= 0 "
                             f"(1 to {2 * MAX_NGRAM_ORDER}), "
                             f"word_order an int from 0 to their length; "
@@ -398,9 +394,8 @@ class CHRF(Metric):
         return self._pair_stats(*pairs)
 
     def reduce_items(self, stats:dict) -> dict:
-        values, counts = np.unique(stats['nrefs'], return_counts=True)
         return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-                'nrefs': Counter(dict(zip(map(str, values.tolist()), counts.tolist())))}
+                'nrefs': nrefs_counter(stats['nrefs'])}
 
     def segment_stats(self, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
                       references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list
@@ -443,10 +438,12 @@ class CHRF(Metric):
             rows = np.rint(sums[:, :-1]).astype(np.int64)   # the last column counts the segments
             return chrf_from_rows(rows, self.beta, self.eps_smoothing)
         return sum_plan(self, items, key, ['stats'], {'nrefs': self.state['nrefs']}, chrf_of_sums)
+
     def sacrebleu_formula(self):
         "sacrebleu's arithmetic on summed segment rows (for compat='sacrebleu')."
-        orders, factor, eps_smoothing = self.char_order + self.word_order, self.beta ** 2, self.eps_smoothing
-        return (lambda v: sacrebleu_chrf_of_sums(v, orders, factor, eps_smoothing)), ''
+        orders, factor = self.char_order + self.word_order, self.beta ** 2
+        eps_smoothing = self.eps_smoothing
+        return (lambda sums: sacrebleu_chrf_of_sums(sums, orders, factor, eps_smoothing)), ''
 
 # %% ../nbs/01b_chrf.ipynb #56b6ca71
 def corpus_chrf(hypotheses:str|Sequence[str], # the hypotheses
@@ -480,15 +477,15 @@ def sentence_chrf(hypothesis:str, # one hypothesis
                        eps_smoothing)
 
 # %% ../nbs/01b_chrf.ipynb #c9sacrec
-def sacrebleu_chrf_of_sums(v, # summed rows [h_1, r_1, m_1, h_2, ...]: a list of ints, a float32 or an int64 row
+def sacrebleu_chrf_of_sums(sums, # [h_1, r_1, m_1, h_2, ...]: list of ints, float32 or int64 row
                            orders:int, # the number of character and word orders
                            factor, # beta ** 2
-                           eps_smoothing:bool, # average the per-order F-scores with epsilon (chrF++.py)
+                           eps_smoothing:bool, # average per-order F-scores with epsilon (chrF++.py)
                           ) -> float:
-    "chrF x 100 of summed statistics with sacrebleu's arithmetic: the type of `v` sets the precision."
+    "chrF x 100 of summed statistics, sacrebleu's arithmetic; the type of `sums` sets precision."
     eps, score, used, precision, recall = 1e-16, 0.0, 0, 0.0, 0.0
     for i in range(orders):
-        h, r, m = v[3 * i: 3 * i + 3]
+        h, r, m = sums[3 * i: 3 * i + 3]
         p, q = (m / h if h > 0 else eps), (m / r if r > 0 else eps)
         d = factor * p + q
         score += ((1 + factor) * p * q / d) if d > 0 else eps

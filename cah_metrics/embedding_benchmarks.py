@@ -14,7 +14,6 @@ from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
-from fastcore.basics import patch
 
 from .text import brief, check_float, check_int, check_sequence, check_str
 from .io import InputError, as_path, read_lines
@@ -48,115 +47,124 @@ class KGTestSet(Result):
                 f"{n_ent} entities of {len(self.entity_types)} types, "
                 f"{len(self.triplets)} triplets, {len(self.standard_concepts)} standard concepts)")
 
-# %% ../nbs/11d_embedding_benchmarks.ipynb #43929d24
-@patch
-def strings(self:KGTestSet) -> list[str]:
-    "Every distinct string the five scores embed, in a fixed order."
-    out = [x for a, b, _ in self.concept_pairs for x in (a, b)]
-    out += [c for cs in self.clusters.values() for c in cs]
-    out += [x for t, ents in self.texts for x in (t, *(e for e, _ in ents))]
-    out += [x for s, _, o in self.triplets for x in (s, o)]
-    return list(dict.fromkeys(out + list(self.standard_concepts)))
+    def strings(self) -> list[str]:
+        "Every distinct string the five scores embed, in a fixed order."
+        out = [concept for a, b, _ in self.concept_pairs for concept in (a, b)]
+        out += [concept for concepts in self.clusters.values() for concept in concepts]
+        out += [x for text, ents in self.texts for x in (text, *(entity for entity, _ in ents))]
+        out += [x for subject, _, obj in self.triplets for x in (subject, obj)]
+        return list(dict.fromkeys(out + list(self.standard_concepts)))
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #33a2f87e
 def distinct_strs(x, # a sequence of strings
                   name:str, # the argument's name, for error messages
-                  F:str, # the calling function's name, for error messages
+                  caller:str, # the calling function's name, for error messages
                   low:int=1, # the fewest strings allowed
                  ) -> tuple[str, ...]:
     "A sequence of at least `low` distinct non-empty str, as a tuple."
-    v = tuple(check_str(s, f'{name}[{i}]', F) for i, s in enumerate(check_sequence(x, name, F)))
-    if any(not s.strip() for s in v): raise ValueError(f"{F}: {name} holds an empty string")
-    if len(set(v)) != len(v):
-        raise ValueError(f"{F}: {name} holds {brief(Counter(v).most_common(1)[0][0])} twice")
-    if len(v) < low: raise ValueError(f"{F}: {name} must hold at least {low} strings, got {len(v)}")
-    return v
+    strs = tuple(check_str(s, f'{name}[{i}]', caller)
+                 for i, s in enumerate(check_sequence(x, name, caller)))
+    if any(not s.strip() for s in strs):
+        raise ValueError(f"{caller}: {name} holds an empty string")
+    if len(set(strs)) != len(strs):
+        twice = Counter(strs).most_common(1)[0][0]
+        raise ValueError(f"{caller}: {name} holds {brief(twice)} twice")
+    if len(strs) < low:
+        raise ValueError(f"{caller}: {name} must hold at least {low} strings, got {len(strs)}")
+    return strs
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #4064544e
-def _pairs(x, F:str) -> tuple:
+def _pairs(x, caller:str) -> tuple:
     out = []
-    for i, p in enumerate(check_sequence(x, 'concept_pairs', F)):
+    for i, p in enumerate(check_sequence(x, 'concept_pairs', caller)):
         if not isinstance(p, Mapping):
-            raise TypeError(f"{F}: concept_pairs[{i}] must be an object with a, b and expected, "
+            raise TypeError(f"{caller}: concept_pairs[{i}] must be an object with a, b and "
+                            "expected, "
                             f"got {type(p).__name__}")
-        a, b = (check_str(p.get(k), f'concept_pairs[{i}].{k}', F) for k in ('a', 'b'))
-        e = check_float(p.get('expected'), f'concept_pairs[{i}].expected', F, 0, 1)
+        a, b = (check_str(p.get(k), f'concept_pairs[{i}].{k}', caller) for k in ('a', 'b'))
+        e = check_float(p.get('expected'), f'concept_pairs[{i}].expected', caller, 0, 1)
         if not a.strip() or not b.strip():
-            raise ValueError(f"{F}: concept_pairs[{i}] has an empty concept")
+            raise ValueError(f"{caller}: concept_pairs[{i}] has an empty concept")
         if a == b:
-            raise ValueError(f"{F}: concept_pairs[{i}] pairs {brief(a)} with itself; its cosine "
+            raise ValueError(f"{caller}: concept_pairs[{i}] pairs {brief(a)} with itself; its "
+                             "cosine "
                              f"is 1 for any model")
         out.append((a, b, e))
     if len(out) < 3:
-        raise ValueError(f"{F}: concept_pairs must hold at least 3 pairs, got {len(out)}")
+        raise ValueError(f"{caller}: concept_pairs must hold at least 3 pairs, got {len(out)}")
     return tuple(out)
 
-def _clusters(x, F:str) -> dict:
+def _clusters(x, caller:str) -> dict:
     if not isinstance(x, Mapping) or len(x) < 2:
-        raise ValueError(f"{F}: clusters must be an object of at least 2 themes -> concepts, "
+        raise ValueError(f"{caller}: clusters must be an object of at least 2 themes -> concepts, "
                          f"got {brief(x)}")
-    out = {check_str(k, 'a theme of clusters', F): distinct_strs(v, f'clusters[{k!r}]', F, 2)
-           for k, v in x.items()}
+    out = {check_str(theme, 'a theme of clusters', caller):
+           distinct_strs(concepts, f'clusters[{theme!r}]', caller, 2)
+           for theme, concepts in x.items()}
     seen = Counter(c for cs in out.values() for c in cs)
     if (c := seen.most_common(1)[0])[1] > 1:
-        raise ValueError(f"{F}: concept {brief(c[0])} is in {c[1]} clusters")
+        raise ValueError(f"{caller}: concept {brief(c[0])} is in {c[1]} clusters")
     return out
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #280c9b45
-def _texts(x, types:tuple, F:str) -> tuple:
+def _texts(x, types:tuple, caller:str) -> tuple:
     out, seen = [], {}
-    for i, t in enumerate(check_sequence(x, 'texts', F)):
+    for i, t in enumerate(check_sequence(x, 'texts', caller)):
         if not isinstance(t, Mapping):
-            raise TypeError(f"{F}: texts[{i}] must be an object with text and entities, "
+            raise TypeError(f"{caller}: texts[{i}] must be an object with text and entities, "
                             f"got {type(t).__name__}")
-        text, ents = check_str(t.get('text'), f'texts[{i}].text', F), []
-        for j, e in enumerate(check_sequence(t.get('entities'), f'texts[{i}].entities', F)):
+        text, ents = check_str(t.get('text'), f'texts[{i}].text', caller), []
+        for j, e in enumerate(check_sequence(t.get('entities'), f'texts[{i}].entities', caller)):
             if isinstance(e, (str, bytes)) or not isinstance(e, Sequence) or len(e) != 2:
-                raise ValueError(f"{F}: texts[{i}].entities[{j}] must be an [entity, type] pair, "
+                raise ValueError(f"{caller}: texts[{i}].entities[{j}] must be an [entity, type] "
+                                 "pair, "
                                  f"got {brief(e)}")
-            ent, ty = (check_str(v, f'texts[{i}].entities[{j}]', F) for v in e)
+            ent, ty = (check_str(v, f'texts[{i}].entities[{j}]', caller) for v in e)
             if ty not in types:
-                raise ValueError(f"{F}: texts[{i}].entities[{j}] has the unknown type "
+                raise ValueError(f"{caller}: texts[{i}].entities[{j}] has the unknown type "
                                  f"{brief(ty)}; entity_types are {', '.join(types)}")
             if not ent.strip() or ent not in text:
-                raise ValueError(f"{F}: texts[{i}].entities[{j}] {brief(ent)} is not in its text")
+                raise ValueError(f"{caller}: texts[{i}].entities[{j}] {brief(ent)} is not in its "
+                                 "text")
             if seen.setdefault(ent, ty) != ty:
-                raise ValueError(f"{F}: entity {brief(ent)} has two types, {seen[ent]} and {ty}")
+                raise ValueError(f"{caller}: entity {brief(ent)} has two types, {seen[ent]} and "
+                                 f"{ty}")
             ents.append((ent, ty))
         out.append((text, tuple(ents)))
-    if not any(e for _, e in out): raise ValueError(f"{F}: texts must annotate at least one entity")
+    if not any(e for _, e in out):
+        raise ValueError(f"{caller}: texts must annotate at least one entity")
     return tuple(out)
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #7d6c07cc
-def _test_set(d, F:str) -> KGTestSet:
+def _test_set(d, caller:str) -> KGTestSet:
     "A validated `KGTestSet` from the test set's JSON object."
     if not isinstance(d, Mapping):
-        raise TypeError(f"{F}: the test set must be a JSON object (a mapping), "
+        raise TypeError(f"{caller}: the test set must be a JSON object (a mapping), "
                         f"got {type(d).__name__}")
     keys = ('concept_pairs', 'clusters', 'entity_types', 'texts', 'triplets', 'standard_concepts')
     missing = [k for k in keys if k not in d]
-    if missing: raise ValueError(f"{F}: the test set has no {', '.join(missing)}")
-    types = distinct_strs(d['entity_types'], 'entity_types', F, 2)
+    if missing: raise ValueError(f"{caller}: the test set has no {', '.join(missing)}")
+    types = distinct_strs(d['entity_types'], 'entity_types', caller, 2)
     name = d.get('name', '')
-    return KGTestSet(_pairs(d['concept_pairs'], F), _clusters(d['clusters'], F), types,
-                     _texts(d['texts'], types, F),
-                     tuple(check_triplets(d['triplets'], 'triplets', F)),
-                     distinct_strs(d['standard_concepts'], 'standard_concepts', F, 2),
+    return KGTestSet(_pairs(d['concept_pairs'], caller), _clusters(d['clusters'], caller), types,
+                     _texts(d['texts'], types, caller),
+                     tuple(check_triplets(d['triplets'], 'triplets', caller)),
+                     distinct_strs(d['standard_concepts'], 'standard_concepts', caller, 2),
                      name if isinstance(name, str) else '')
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #487b977c
 def load_test_set(source=None, # None: the bundled one; a JSON file; a dict like it; a KGTestSet
                  ) -> KGTestSet:
     "The test set of the five scores, validated: the bundled philosophical one by default."
-    F = 'load_test_set'
+    caller = 'load_test_set'
     if isinstance(source, KGTestSet): return source
     if source is None: source = Path(str(files('cah_metrics') / 'data' / 'kg_test_set.json'))
-    if not isinstance(source, (str, os.PathLike)): return _test_set(source, F)
-    path = as_path(source, F, 'source')
+    if not isinstance(source, (str, os.PathLike)): return _test_set(source, caller)
+    path = as_path(source, caller, 'source')
     try: d = json.loads('\n'.join(read_lines(path)))
     except json.JSONDecodeError as e:
         raise InputError(path, e.lineno, f"not valid JSON ({e.msg})") from None
-    return _test_set(d, F)
+    return _test_set(d, caller)
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #82769ab1
 def _jsonl(path:Path) -> list[tuple[int, dict]]:
@@ -189,10 +197,10 @@ def load_sts(folder, # a folder holding sts_<split>.jsonl (the repository's test
              split:str='dev', # 'dev' (shipped), 'train' or 'test' (where present)
             ) -> STSData:
     "STS Benchmark pairs from JSON Lines: sentence1, sentence2 and a gold score (0 to 5) per line."
-    F = 'load_sts'
+    caller = 'load_sts'
     if not isinstance(split, str) or split not in ('train', 'dev', 'test'):
-        raise ValueError(f"{F}: split must be 'train', 'dev' or 'test', got {brief(split)}")
-    path = as_path(folder, F, 'folder') / f'sts_{split}.jsonl'
+        raise ValueError(f"{caller}: split must be 'train', 'dev' or 'test', got {brief(split)}")
+    path = as_path(folder, caller, 'folder') / f'sts_{split}.jsonl'
     s1, s2, g, src = [], [], [], []
     for i, r in _jsonl(path):
         a, b, sc = r.get('sentence1'), r.get('sentence2'), r.get('score')
@@ -228,12 +236,12 @@ class STSResult(Result):
         return {**super().to_dict(), 'correlation': self.correlation.to_dict()}
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #890e1a5e
-def _run_setup(encoder, name, n_resamples, seed, F:str):
+def _run_setup(encoder, name, n_resamples, seed, caller:str):
     "The checked encoder, its name, resamples and seed of a benchmark function."
-    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    seed = check_seed(seed, F)
-    enc = encoder_from(encoder, F)
-    name = encoder_name(encoder, enc) if name is None else check_str(name, 'name', F)
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    seed = check_seed(seed, caller)
+    enc = encoder_from(encoder, caller)
+    name = encoder_name(encoder, enc) if name is None else check_str(name, 'name', caller)
     return enc, name, B, seed
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #e71ae2c2
@@ -244,16 +252,16 @@ def sts_correlation(encoder, # an encoder, or a name, model folder or vectors (`
                     name:str|None=None, # what the result calls the encoder
                    ) -> STSResult:
     "Spearman and Pearson of the encoder's cosines with gold scores (MTEB's STS), with intervals."
-    F = 'sts_correlation'
+    caller = 'sts_correlation'
     if not isinstance(data, STSData):
-        raise TypeError(f"{F}: data must be STSData from load_sts, got {type(data).__name__}")
-    enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, F)
+        raise TypeError(f"{caller}: data must be STSData from load_sts, got {type(data).__name__}")
+    enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, caller)
     ce = task_cache(enc, list(dict.fromkeys(data.sentence1 + data.sentence2)), name)
     cos, g = cos_rows(ce.encode(data.sentence1), ce.encode(data.sentence2)), data.score
     corr = similarity_correlation(cos, g, (0, 5))
     B = B if corr.spearman is not None else 0           # constant input: no interval
     both = lambda i: np.column_stack([spearman_rows(cos[i], g[i]), pearson_rows(cos[i], g[i])])
-    v = boot_values(both, len(g), B, seed, F) if B else None
+    v = boot_values(both, len(g), B, seed, caller) if B else None
     cis = (percentile_interval(v[:, 0]), percentile_interval(v[:, 1])) if B else (None, None)
     return STSResult(name, corr.n, corr.spearman, cis[0], corr.pearson, cis[1], corr)
 
@@ -307,28 +315,28 @@ def _codex_triples(path:Path, labels:dict, relations:dict) -> tuple:
 def load_codex(folder, # entities.jsonl, relations.jsonl and triple files (the repository's codex_s)
               ) -> KGData:
     "CoDEx-style data: entities (id, label or null, types), relations, triples and negatives."
-    F = 'load_codex'
-    d = as_path(folder, F, 'folder')
-    labels, types = _codex_entities(d / 'entities.jsonl')
+    caller = 'load_codex'
+    root = as_path(folder, caller, 'folder')
+    labels, types = _codex_entities(root / 'entities.jsonl')
     relations = {}
-    for i, r in _jsonl(d / 'relations.jsonl'):
+    for i, r in _jsonl(root / 'relations.jsonl'):
         label = r.get('label')
         if not isinstance(r.get('id'), str) or not isinstance(label, str) or not label.strip():
-            raise InputError(d / 'relations.jsonl', i, "id and label must be strings")
+            raise InputError(root / 'relations.jsonl', i, "id and label must be strings")
         relations[r['id']] = r['label']
-    splits = {s: _codex_triples(d / f'{s}.txt', labels, relations) for s in KG_SPLITS}
+    splits = {s: _codex_triples(root / f'{s}.txt', labels, relations) for s in KG_SPLITS}
     return KGData(labels, types, relations, splits)
 
 # %% ../nbs/11d_embedding_benchmarks.ipynb #903e60c2
-def _kg(kg, F:str) -> KGData:
+def _kg(kg, caller:str) -> KGData:
     if not isinstance(kg, KGData):
-        raise TypeError(f"{F}: kg must be KGData from load_codex, got {type(kg).__name__}")
+        raise TypeError(f"{caller}: kg must be KGData from load_codex, got {type(kg).__name__}")
     return kg
 
-def _entity_texts(kg:KGData, unlabelled:str, F:str) -> tuple[list[str], list[str]]:
+def _entity_texts(kg:KGData, unlabelled:str, caller:str) -> tuple[list[str], list[str]]:
     "Candidate entity ids and texts: the label; unlabelled, its type labels ('type') or none."
     if not isinstance(unlabelled, str) or unlabelled not in ('type', 'drop'):
-        raise ValueError(f"{F}: unlabelled must be 'type' or 'drop', got {brief(unlabelled)}")
+        raise ValueError(f"{caller}: unlabelled must be 'type' or 'drop', got {brief(unlabelled)}")
     pairs = [(e, lab if lab is not None else ', '.join(kg.types.get(e, ())) or e)
              for e, lab in kg.labels.items() if lab is not None or unlabelled == 'type']
     return [e for e, _ in pairs], [t for _, t in pairs]
@@ -377,18 +385,18 @@ def link_prediction(encoder, # an encoder, or a name, model folder or vectors (`
                     name:str|None=None, # what errors call the encoder
                    ) -> RankResult:
     "Text link prediction: each triple's ends ranked among the candidates by cosine with the query."
-    F = 'link_prediction'
-    kg = _kg(kg, F)
-    setting, ks, _ = rank_options(setting, ks, 0, F)
+    caller = 'link_prediction'
+    kg = _kg(kg, caller)
+    setting, ks, _ = rank_options(setting, ks, 0, caller)
     if not isinstance(split, str) or split not in ('test', 'valid'):
-        raise ValueError(f"{F}: split must be 'test' or 'valid', got {brief(split)}")
-    if max_triples is not None: max_triples = check_int(max_triples, 'max_triples', F)
-    ids, etexts = _entity_texts(kg, unlabelled, F)
-    enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, F)
+        raise ValueError(f"{caller}: split must be 'test' or 'valid', got {brief(split)}")
+    if max_triples is not None: max_triples = check_int(max_triples, 'max_triples', caller)
+    ids, etexts = _entity_texts(kg, unlabelled, caller)
+    enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, caller)
     at, text = {e: i for i, e in enumerate(ids)}, dict(zip(ids, etexts))
     triples = [t for t in kg.splits[split] if t[0] in at and t[2] in at][:max_triples]
     qt, true, filt, side = _lp_queries(kg, triples, at, text)
-    if not qt: raise ValueError(f"{F}: no {split} triple has both ends among the candidates")
+    if not qt: raise ValueError(f"{caller}: no {split} triple has both ends among the candidates")
     ce = task_cache(enc, list(dict.fromkeys(etexts + qt)), name)
     filt = filt if setting == 'filtered' else [[]] * len(filt)
     return rank_cosine(ce.encode(qt), ce.encode(etexts), np.array(true), filt, np.array(side),
@@ -407,10 +415,10 @@ class TripleClassification(Result):
     threshold: float        # chosen on the validation triples and negatives (best accuracy there)
     n_skipped: int          # triples with an unlabelled end, not scored
 
-def _auc_ci(pos:np.ndarray, neg:np.ndarray, B:int, seed, F:str) -> tuple[float, float]:
+def _auc_ci(pos:np.ndarray, neg:np.ndarray, B:int, seed, caller:str) -> tuple[float, float]:
     "Percentile interval of the AUC, positives and negatives resampled apart, 100 at a time."
     from scipy.stats import rankdata
-    rng, m, k, vals = seeded_generator(seed, F), len(pos), len(neg), []
+    rng, m, k, vals = seeded_generator(seed, caller), len(pos), len(neg), []
     for s in range(0, B, 100):
         b = min(100, B - s)
         pos_b, neg_b = pos[rng.integers(0, m, (b, m))], neg[rng.integers(0, k, (b, k))]
@@ -437,14 +445,14 @@ def triple_classification(encoder, # an encoder, or a name, model folder or vect
                          ) -> TripleClassification:
     """AUC on the test triples and their hard negatives (with a stratified bootstrap interval), and
     the accuracy at a threshold chosen on the validation ones."""
-    F = 'triple_classification'
-    kg = _kg(kg, F)
-    enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, F)
+    caller = 'triple_classification'
+    kg = _kg(kg, caller)
+    enc, name, B, seed = _run_setup(encoder, name, n_resamples, seed, caller)
     labelled = lambda t: kg.labels[t[0]] is not None and kg.labels[t[2]] is not None
     sets = {s: [t for t in kg.splits[s] if labelled(t)]
             for s in ('valid', 'valid_negatives', 'test', 'test_negatives')}
     if any(not v for v in sets.values()):
-        raise ValueError(f"{F}: kg needs labelled valid and test triples and negatives")
+        raise ValueError(f"{caller}: kg needs labelled valid and test triples and negatives")
     pair = lambda ts: ([f"{kg.labels[h]}, {kg.relations[r]}" for h, r, _ in ts],
                        [kg.labels[t] for _, _, t in ts])
     texts = {s: pair(v) for s, v in sets.items()}
@@ -454,7 +462,7 @@ def triple_classification(encoder, # an encoder, or a name, model folder or vect
     right = (sc['test'] >= th).sum() + (sc['test_negatives'] < th).sum()
     acc = right / (len(sc['test']) + len(sc['test_negatives']))
     skipped = sum(len(kg.splits[s]) - len(v) for s, v in sets.items())
-    ci = _auc_ci(sc['test'], sc['test_negatives'], B, seed, F) if B else None
+    ci = _auc_ci(sc['test'], sc['test_negatives'], B, seed, caller) if B else None
     return TripleClassification(name, len(sc['test']), len(sc['test_negatives']),
                                 auc(sc['test'], sc['test_negatives']), ci, float(acc), th, skipped)
 
@@ -466,18 +474,19 @@ def subgraph_score(encoder, # an encoder, or a name, model folder or vectors (`a
                    name:str|None=None, # what errors call the encoder
                   ) -> GraphScore:
     "The knowledge-graph score on a seeded sample of the test triples, as (head, relation, tail)."
-    F = 'subgraph_score'
-    kg = _kg(kg, F)
-    n = check_int(n_triples, 'n_triples', F)
-    seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
+    caller = 'subgraph_score'
+    kg = _kg(kg, caller)
+    n = check_int(n_triples, 'n_triples', caller)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
     pool = [(kg.labels[h], kg.relations[r], kg.labels[t]) for h, r, t in kg.splits['test']
             if kg.labels[h] is not None and kg.labels[t] is not None and h != t]
     if n > len(pool):
-        raise ValueError(f"{F}: n_triples must be at most {len(pool)} (the labelled test triples), "
+        raise ValueError(f"{caller}: n_triples must be at most {len(pool)} (the labelled test "
+                         "triples), "
                          f"got {n}")
     picked = np.random.default_rng(seed).choice(len(pool), n, replace=False)
     trip = [pool[i] for i in sorted(picked.tolist())]
-    enc, name, _, _ = _run_setup(encoder, name, 0, None, F)
+    enc, name, _, _ = _run_setup(encoder, name, 0, None, caller)
     nodes = list(dict.fromkeys(x for s, _, o in trip for x in (s, o)))
     vectors = dict(zip(nodes, task_cache(enc, nodes, name).encode(nodes)))
     return knowledge_graph_score(trip, vectors, n_resamples=0)

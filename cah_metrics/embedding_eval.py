@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from fastcore.basics import patch
 
 from .text import brief, check_int, check_sequence, check_str
 from .io import AtomicWriteSet, as_path
@@ -97,11 +96,11 @@ def evaluate_encoder(encoder, # an encoder, or a name, model folder or vectors (
                      name:str|None=None, # what the result calls the encoder (default: its name)
                     ) -> EvaluationResult:
     "The five scores, composite and band of one encoder on a test set; each string encoded once."
-    F = 'evaluate_encoder'
-    seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
-    n_resamples = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    ts, enc = load_test_set(test_set), encoder_from(encoder, F)
-    name = encoder_name(encoder, enc) if name is None else check_str(name, 'name', F)
+    caller = 'evaluate_encoder'
+    seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
+    n_resamples = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    ts, enc = load_test_set(test_set), encoder_from(encoder, caller)
+    name = encoder_name(encoder, enc) if name is None else check_str(name, 'name', caller)
     t0, texts = time.perf_counter(), ts.strings()
     ce = task_cache(enc, texts, name)
     ce.encode(texts)
@@ -140,38 +139,28 @@ USE_CASES = (('general knowledge-graph work', 'composite'),
 def recommend(results, # a mapping name -> EvaluationResult, or a sequence of them
              ) -> dict[str, str]:
     "For each use case the model with the highest score for it (general work: the composite)."
-    F = 'recommend'
+    caller = 'recommend'
     if isinstance(results, Mapping): items = list(results.items())
-    else: items = [(getattr(r, 'name', None), r) for r in check_sequence(results, 'results', F)]
+    else:
+        items = [(getattr(result, 'name', None), result)
+                 for result in check_sequence(results, 'results', caller)]
     for k, r in items:
         if not isinstance(r, EvaluationResult):
-            raise TypeError(f"{F}: results must hold EvaluationResult values (from "
+            raise TypeError(f"{caller}: results must hold EvaluationResult values (from "
                             f"evaluate_encoder), got {type(r).__name__}")
-    if not items: raise ValueError(f"{F}: results is empty; there is nothing to recommend")
+    if not items: raise ValueError(f"{caller}: results is empty; there is nothing to recommend")
     score = lambda r, key: r.composite if key == 'composite' else getattr(r, key).score
     best = lambda key: items[int(np.argmax([score(r, key) for _, r in items]))][0]   # ties: first
     return {use: best(key) for use, key in USE_CASES}
 
 # %% ../nbs/11e_embedding_eval.ipynb #a2f50cab
-BENCHMARKS = ('sts', 'link_prediction', 'triple_classification', 'kg_subgraph')
-
-@dataclass(frozen=True, repr=False)
-class Comparison(Result):
-    "Encoders side by side: the five scores on the test set, the real benchmarks, recommendations."
-    results: dict               # encoder name -> EvaluationResult
-    benchmarks: dict            # encoder name -> {benchmark: its result}, those of BENCHMARKS run
-    recommendations: dict       # use case -> encoder name
-    seconds: dict = field(default_factory=dict, repr=False)   # encoder name -> wall time (to_dict)
-    def __repr__(self): return self.table()
-
-# %% ../nbs/11e_embedding_eval.ipynb #6a0c53f9
 def _ci(c) -> str: return f" [{c[0]:.3f}, {c[1]:.3f}]" if c else ''
 
-def _score_cells(r:EvaluationResult) -> list[str]:
+def _score_cells(result:EvaluationResult) -> list[str]:
     "The score columns of an encoder's row: the five, the composite (intervals), the corrected."
-    scores = [f"{getattr(r, k).score:.3f}{_ci(getattr(r, k).ci)}" for k in SCORES]
-    comp = f"{r.composite:.3f}{_ci(r.composite_ci)} ({r.band})"
-    return [*scores, comp, f"{r.composite_corrected:.3f}"]
+    scores = [f"{getattr(result, k).score:.3f}{_ci(getattr(result, k).ci)}" for k in SCORES]
+    comp = f"{result.composite:.3f}{_ci(result.composite_ci)} ({result.band})"
+    return [*scores, comp, f"{result.composite_corrected:.3f}"]
 
 def _bench_cells(b:dict) -> list[str]:
     "The benchmark columns of one encoder's row."
@@ -186,54 +175,71 @@ def _bench_cells(b:dict) -> list[str]:
             f"{b['kg_subgraph'].score:.3f}" if 'kg_subgraph' in b else '-']
     return out
 
-# %% ../nbs/11e_embedding_eval.ipynb #5e83ee2f
-@patch
-def table(self:Comparison) -> str:
-    "The comparison as a text table: the five scores, composite (band), corrected; the benchmarks."
-    ci = ' [95% CI]' if any(r.composite_ci for r in self.results.values()) else ''
-    heads = ('similarity', 'clustering', 'entities', 'graph', 'quality', 'composite')
-    head = ['model', *[f'{h}{ci}' for h in heads], 'corrected']
-    bh = ['STS Spearman [95% CI]', 'CoDEx MRR [95% CI]', 'H@10', 'triple AUC [95% CI]', 'subgraph']
-    bench = any(self.benchmarks.values())
-    rows = [[n, *_score_cells(r)] + (_bench_cells(self.benchmarks.get(n, {})) if bench else [])
-            for n, r in self.results.items()]
-    head += bh if bench else []
-    w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    lines = ['  '.join(str(x).ljust(k) for x, k in zip(line, w)).rstrip() for line in [head, *rows]]
-    recommended = '; '.join(f"{u}: {n}" for u, n in self.recommendations.items())
-    return '\n'.join(lines + ['recommended: ' + recommended])
+# %% ../nbs/11e_embedding_eval.ipynb #6a0c53f9
+BENCHMARKS = ('sts', 'link_prediction', 'triple_classification', 'kg_subgraph')
+
+@dataclass(frozen=True, repr=False)
+class Comparison(Result):
+    "Encoders side by side: the five scores on the test set, the real benchmarks, recommendations."
+    results: dict               # encoder name -> EvaluationResult
+    benchmarks: dict            # encoder name -> {benchmark: its result}, those of BENCHMARKS run
+    recommendations: dict       # use case -> encoder name
+    seconds: dict = field(default_factory=dict, repr=False)   # encoder name -> wall time (to_dict)
+    def __repr__(self): return self.table()
+
+    def table(self) -> str:
+        "The comparison as a text table: five scores, composite (band), corrected; the benchmarks."
+        ci = ' [95% CI]' if any(r.composite_ci for r in self.results.values()) else ''
+        heads = ('similarity', 'clustering', 'entities', 'graph', 'quality', 'composite')
+        head = ['model', *[f'{h}{ci}' for h in heads], 'corrected']
+        bench_heads = ['STS Spearman [95% CI]', 'CoDEx MRR [95% CI]', 'H@10',
+                       'triple AUC [95% CI]', 'subgraph']
+        bench = any(self.benchmarks.values())
+        rows = [[name, *_score_cells(result)]
+                + (_bench_cells(self.benchmarks.get(name, {})) if bench else [])
+                for name, result in self.results.items()]
+        head += bench_heads if bench else []
+        widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+        lines = ['  '.join(str(x).ljust(width) for x, width in zip(line, widths)).rstrip()
+                 for line in [head, *rows]]
+        recommended = '; '.join(f"{use}: {name}" for use, name in self.recommendations.items())
+        return '\n'.join(lines + ['recommended: ' + recommended])
 
 # %% ../nbs/11e_embedding_eval.ipynb #26b21103
-def _named_encoders(encoders, F:str) -> list[tuple[str, object]]:
+def _named_encoders(encoders, caller:str) -> list[tuple[str, object]]:
     "(name, encoder) pairs from names, encoders or a mapping name -> encoder; distinct names."
     if isinstance(encoders, (str, os.PathLike)) or is_encoder(encoders): encoders = [encoders]
     if isinstance(encoders, Mapping):
-        out = [(check_str(k, 'a key of encoders', F), encoder_from(v, F, f'encoders[{k!r}]'))
-               for k, v in encoders.items()]
+        out = [(check_str(name, 'a key of encoders', caller),
+                encoder_from(spec, caller, f'encoders[{name!r}]'))
+               for name, spec in encoders.items()]
     else:
-        specs = check_sequence(encoders, 'encoders', F)
+        specs = check_sequence(encoders, 'encoders', caller)
         out = [(encoder_name(s, e), e)
-               for i, s in enumerate(specs) for e in [encoder_from(s, F, f'encoders[{i}]')]]
+               for i, s in enumerate(specs) for e in [encoder_from(s, caller, f'encoders[{i}]')]]
     if not out:
-        raise ValueError(f"{F}: encoders is empty; name at least one ({', '.join(ENCODER_NAMES)})")
+        raise ValueError(f"{caller}: encoders is empty; name at least one "
+                         f"({', '.join(ENCODER_NAMES)})")
     if (dup := Counter(n for n, _ in out).most_common(1)[0])[1] > 1:
-        raise ValueError(f"{F}: two encoders are called {dup[0]!r}; give a mapping name -> encoder")
+        raise ValueError(f"{caller}: two encoders are called {dup[0]!r}; give a mapping name -> "
+                         "encoder")
     return out
 
-def _benchmarks(benchmarks, data_dir, F:str) -> tuple[tuple, Path|None]:
+def _benchmarks(benchmarks, data_dir, caller:str) -> tuple[tuple, Path|None]:
     "The benchmarks to run (all when data_dir is given and benchmarks is None), the checked folder."
-    d = None if data_dir is None else as_path(data_dir, F, 'data_dir')
-    if d is not None and not d.is_dir():
-        raise ValueError(f"{F}: data_dir {str(d)!r} is not a folder; it must hold sts/ and "
-                         f"codex_s/ (the repository's tests/data)")
-    if benchmarks is None: return (BENCHMARKS if d is not None else ()), d
-    b = tuple(distinct_strs(benchmarks, 'benchmarks', F, 0))
-    if bad := [x for x in b if x not in BENCHMARKS]:
-        raise ValueError(f"{F}: unknown benchmark {brief(bad[0])}; "
+    folder = None if data_dir is None else as_path(data_dir, caller, 'data_dir')
+    if folder is not None and not folder.is_dir():
+        raise ValueError(f"{caller}: data_dir {str(folder)!r} is not a folder; it must hold "
+                         "sts/ and codex_s/ (the repository's tests/data)")
+    if benchmarks is None: return (BENCHMARKS if folder is not None else ()), folder
+    chosen = tuple(distinct_strs(benchmarks, 'benchmarks', caller, 0))
+    if bad := [x for x in chosen if x not in BENCHMARKS]:
+        raise ValueError(f"{caller}: unknown benchmark {brief(bad[0])}; "
                          f"choose from {', '.join(BENCHMARKS)}")
-    if b and d is None:
-        raise ValueError(f"{F}: the benchmarks need data_dir, the folder holding sts/ and codex_s/")
-    return b, d
+    if chosen and folder is None:
+        raise ValueError(f"{caller}: the benchmarks need data_dir, "
+                         "the folder holding sts/ and codex_s/")
+    return chosen, folder
 
 # %% ../nbs/11e_embedding_eval.ipynb #d2f55693
 def _run_cache(name:str, enc):
@@ -271,13 +277,13 @@ def compare_encoders(encoders, # names, encoders, model folders, or a mapping na
                      max_triples:int|None=None, # link prediction: the first this many (None: all)
                     ) -> Comparison:
     "Each encoder's five scores and, given data_dir, benchmarks, with recommendations."
-    F = 'compare_encoders'
-    seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
-    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    if max_triples is not None: max_triples = check_int(max_triples, 'max_triples', F)
-    b, d = _benchmarks(benchmarks, data_dir, F)
+    caller = 'compare_encoders'
+    seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    if max_triples is not None: max_triples = check_int(max_triples, 'max_triples', caller)
+    b, d = _benchmarks(benchmarks, data_dir, caller)
     ts = load_test_set(test_set)
-    named = _named_encoders(encoders, F)
+    named = _named_encoders(encoders, caller)
     sts = load_sts(d / 'sts') if 'sts' in b else None
     kg = load_codex(d / 'codex_s') if set(b) - {'sts'} else None
     results, bm, secs = {}, {}, {}
@@ -321,14 +327,14 @@ def plot_comparison(comparison:Comparison, # from `compare_encoders`
                     dpi:int=150, # resolution of a .png
                    ):
     "A bar chart of the five scores and composite per encoder, and of the benchmarks, with 95% CIs."
-    F = 'plot_comparison'
+    caller = 'plot_comparison'
     if not isinstance(comparison, Comparison):
-        raise TypeError(f"{F}: comparison must be a Comparison from compare_encoders, "
+        raise TypeError(f"{caller}: comparison must be a Comparison from compare_encoders, "
                         f"got {type(comparison).__name__}")
-    dpi = check_int(dpi, 'dpi', F, low=10, high=1200)
-    p = None if path is None else as_path(path, F)
+    dpi = check_int(dpi, 'dpi', caller, low=10, high=1200)
+    p = None if path is None else as_path(path, caller)
     if p is not None and p.suffix.lower() not in ('.png', '.svg', '.pdf'):
-        raise ValueError(f"{F}: path must end in .png, .svg or .pdf, got {str(p)!r:.80}")
+        raise ValueError(f"{caller}: path must end in .png, .svg or .pdf, got {str(p)!r:.80}")
     from matplotlib.figure import Figure
     names = list(comparison.results)
     bars = _bench_bars(comparison.benchmarks, names)
@@ -349,5 +355,5 @@ def plot_comparison(comparison:Comparison, # from `compare_encoders`
     if p is not None:
         buf = io.BytesIO()
         fig.savefig(buf, format=p.suffix.lower()[1:], dpi=dpi)
-        with AtomicWriteSet(F) as ws: ws.write_bytes(p, buf.getvalue())
+        with AtomicWriteSet(caller) as ws: ws.write_bytes(p, buf.getvalue())
     return fig

@@ -54,17 +54,19 @@ def hidden_field(**kw):
 # %% ../nbs/11b_embedding_stats.ipynb #84fa2fa3
 def label_codes(labels, # (n,) labels, each a str or an int
                 name:str, # the argument's name, for error messages
-                F:str, # the calling function's name, for error messages
+                caller:str, # the calling function's name, for error messages
                 n:int, # how many labels there must be (one per vector)
                ) -> tuple[np.ndarray, list]:
     "Each label's code 0..k-1, in order of first appearance, and the distinct labels."
-    L, index = check_sequence(labels, name, F), {}
-    if len(L) != n: raise ValueError(f"{F}: {name} has {len(L)} labels but there are {n} vectors")
-    for i, v in enumerate(L):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (str, int, np.integer)):
-            raise TypeError(f"{F}: {name}[{i}] must be a str or int label, got {type(v).__name__}")
-        index.setdefault(v.item() if isinstance(v, np.generic) else v, len(index))
-    codes = [index[v.item() if isinstance(v, np.generic) else v] for v in L]
+    given, index = check_sequence(labels, name, caller), {}
+    if len(given) != n:
+        raise ValueError(f"{caller}: {name} has {len(given)} labels but there are {n} vectors")
+    for i, label in enumerate(given):
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (str, int, np.integer)):
+            raise TypeError(f"{caller}: {name}[{i}] must be a str or int label, got "
+                            f"{type(label).__name__}")
+        index.setdefault(label.item() if isinstance(label, np.generic) else label, len(index))
+    codes = [index[label.item() if isinstance(label, np.generic) else label] for label in given]
     return np.array(codes, np.int64), list(index)
 
 # %% ../nbs/11b_embedding_stats.ipynb #91096ac0
@@ -91,15 +93,15 @@ def cos_rows(A:np.ndarray, # (n, d) finite numbers
 # %% ../nbs/11b_embedding_stats.ipynb #1d7d1e2c
 def as_vector(x, # a list, array or tensor of numbers
               name:str, # the argument's name, for error messages
-              F:str, # the calling function's name, for error messages
+              caller:str, # the calling function's name, for error messages
               n:int|None=None, # the length it must have (None: any)
              ) -> np.ndarray:
     "`x` as a finite 1-D float64 array (of length `n`, when given)."
-    a = as_array(x, name, F, finite=True)
+    a = as_array(x, name, caller, finite=True)
     if a.ndim != 1:
-        raise ValueError(f"{F}: {name} must be a 1-D sequence of numbers, got shape {a.shape}")
+        raise ValueError(f"{caller}: {name} must be a 1-D sequence of numbers, got shape {a.shape}")
     if n is not None and len(a) != n:
-        raise ValueError(f"{F}: {name} has {len(a)} values but there are {n} items")
+        raise ValueError(f"{caller}: {name} has {len(a)} values but there are {n} items")
     return a.astype(np.float64)
 
 def pearson_rows(x:np.ndarray, # (m, n) finite numbers (or (n,))
@@ -135,12 +137,13 @@ class SimilarityCorrelation(Result):
     within_0_1: float      # share with |predicted - gold on [0, 1]| <= 0.1 (to_dict: 'within_0.1')
     _keys = {'within_0_1': 'within_0.1'}
 
-def _scale(gold_scale, F:str) -> tuple[float, float]:
+def _scale(gold_scale, caller:str) -> tuple[float, float]:
     "A gold scale (lo, hi), lo < hi, finite."
     if not isinstance(gold_scale, (tuple, list)) or len(gold_scale) != 2:
-        raise TypeError(f"{F}: gold_scale must be a pair (lo, hi), got {brief(gold_scale)}")
-    lo, hi = (check_float(v, f'gold_scale[{i}]', F) for i, v in enumerate(gold_scale))
-    if not lo < hi: raise ValueError(f"{F}: gold_scale must have lo < hi, got {brief(gold_scale)}")
+        raise TypeError(f"{caller}: gold_scale must be a pair (lo, hi), got {brief(gold_scale)}")
+    lo, hi = (check_float(v, f'gold_scale[{i}]', caller) for i, v in enumerate(gold_scale))
+    if not lo < hi:
+        raise ValueError(f"{caller}: gold_scale must have lo < hi, got {brief(gold_scale)}")
     return lo, hi
 
 # %% ../nbs/11b_embedding_stats.ipynb #4945c67d
@@ -149,13 +152,13 @@ def similarity_correlation(predicted, # (n,) predicted similarities, e.g. cosine
                            gold_scale:tuple[float, float]=(0, 5), # the gold scale (STS: 0 to 5)
                           ) -> SimilarityCorrelation:
     "Correlations of predicted with gold similarities (SciPy's p-values), MAE, share within 0.1."
-    F = 'similarity_correlation'
-    p = as_vector(predicted, 'predicted', F)
-    g = as_vector(gold, 'gold', F, len(p))
-    lo, hi = _scale(gold_scale, F)
-    if len(p) < 3: raise ValueError(f"{F}: needs at least 3 pairs, got {len(p)}")
+    caller = 'similarity_correlation'
+    p = as_vector(predicted, 'predicted', caller)
+    g = as_vector(gold, 'gold', caller, len(p))
+    lo, hi = _scale(gold_scale, caller)
+    if len(p) < 3: raise ValueError(f"{caller}: needs at least 3 pairs, got {len(p)}")
     if g.min() < lo or g.max() > hi:
-        raise ValueError(f"{F}: gold must lie in gold_scale [{lo:g}, {hi:g}], "
+        raise ValueError(f"{caller}: gold must lie in gold_scale [{lo:g}, {hi:g}], "
                          f"got values from {g.min():g} to {g.max():g}")
     d = np.abs(p - (g - lo) / (hi - lo))                  # against the gold mapped onto [0, 1]
     parts = (float(d.mean()), float((d <= 0.1 + 1e-9).mean()))
@@ -205,13 +208,13 @@ def silhouette(X, # (n, d) vectors, finite numbers
                metric:str='cosine', # 'cosine' (1 - cosine; our choice) or 'euclidean' (sklearn's)
               ) -> float:
     "The mean silhouette of a clustering (Rousseeuw 1987), as scikit-learn's `silhouette_score`."
-    F = 'silhouette'
-    X = as_matrix(X, 'X', F)
-    y, names = label_codes(labels, 'labels', F, len(X))
+    caller = 'silhouette'
+    X = as_matrix(X, 'X', caller)
+    y, names = label_codes(labels, 'labels', caller, len(X))
     if not isinstance(metric, str) or metric not in _METRICS:
-        raise ValueError(f"{F}: metric must be 'cosine' or 'euclidean', got {brief(metric)}")
+        raise ValueError(f"{caller}: metric must be 'cosine' or 'euclidean', got {brief(metric)}")
     if not 2 <= len(names) <= len(X) - 1:
-        raise ValueError(f"{F}: labels must form at least 2 clusters and fewer clusters than "
+        raise ValueError(f"{caller}: labels must form at least 2 clusters and fewer clusters than "
                          f"vectors (scikit-learn's rule), got {len(names)} of {len(X)}")
     return float(silhouette_samples(X, y, len(names), metric).mean())
 
@@ -254,12 +257,13 @@ def clustering_agreement(labels_true, # (n,) the true class of each item (str or
                          labels_pred, # (n,) the cluster each item was put in
                         ) -> ClusteringAgreement:
     "Homogeneity, completeness, V-measure, NMI and ARI against true classes, as scikit-learn's."
-    F = 'clustering_agreement'
-    Lt = check_sequence(labels_true, 'labels_true', F)
-    t, _ = label_codes(Lt, 'labels_true', F, len(Lt))
-    p, _ = label_codes(labels_pred, 'labels_pred', F, len(t))
+    caller = 'clustering_agreement'
+    Lt = check_sequence(labels_true, 'labels_true', caller)
+    t, _ = label_codes(Lt, 'labels_true', caller, len(Lt))
+    p, _ = label_codes(labels_pred, 'labels_pred', caller, len(t))
     if not len(t):
-        raise ValueError(f"{F}: labels_true and labels_pred are empty; there is nothing to compare")
+        raise ValueError(f"{caller}: labels_true and labels_pred are empty; there is nothing to "
+                         "compare")
     C = np.zeros((t.max() + 1, p.max() + 1), np.int64)
     np.add.at(C, (t, p), 1)
     I, hc, hk = _mutual_info(C), _entropy(C.sum(1)), _entropy(C.sum(0))

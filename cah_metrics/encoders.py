@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-from fastcore.basics import patch
 
 from .text import brief, as_array, as_texts, check_bool, check_int, check_str
 from .diversity import unit_vectors
@@ -22,16 +21,16 @@ __all__ = ['ENCODER_NAMES', 'RandomEncoder', 'TfidfLsaEncoder', 'PrecomputedEnco
 # %% ../nbs/11a_encoders.ipynb #e49ab911
 def as_matrix(X, # a list, array or tensor of vectors, one row each
               name:str, # the argument's name, for error messages
-              F:str, # the calling function's name, for error messages
+              caller:str, # the calling function's name, for error messages
               rows:int=1, # the fewest rows (vectors) allowed
              ) -> np.ndarray:
-    "`X` as a finite (n, d) float64 array, n >= `rows`, d >= 1; else an error naming `F`, `name`."
-    A = as_array(X, name, F, finite=True)
+    "`X` as finite (n, d) float64, n >= `rows`, d >= 1; else an error naming `caller` and `name`."
+    A = as_array(X, name, caller, finite=True)
     if A.ndim != 2 or A.shape[1] == 0:
-        raise ValueError(f"{F}: {name} must be a 2-D array of vectors (items x dimensions), "
+        raise ValueError(f"{caller}: {name} must be a 2-D array of vectors (items x dimensions), "
                          f"got shape {A.shape}")
     if len(A) < rows:
-        raise ValueError(f"{F}: {name} must have at least {rows} row{'s' if rows > 1 else ''} "
+        raise ValueError(f"{caller}: {name} must have at least {rows} row{'s' if rows > 1 else ''} "
                          f"(vectors), got {len(A)}")
     return A.astype(np.float64, copy=False)
 
@@ -48,10 +47,10 @@ class RandomEncoder:
                  seed:int=0, # mixed into every text's hash, 0 to 2**32 - 1
                  normalize:bool=True, # unit vectors (as sentence-transformers); False: raw draws
                 ):
-        F = 'RandomEncoder'
-        self.dim = check_int(dim, 'dim', F, high=65536)
-        self.seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
-        self.normalize = check_bool(normalize, 'normalize', F)
+        caller = 'RandomEncoder'
+        self.dim = check_int(dim, 'dim', caller, high=65536)
+        self.seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
+        self.normalize = check_bool(normalize, 'normalize', caller)
     def __repr__(self):
         return f"RandomEncoder(dim={self.dim}, seed={self.seed}, normalize={self.normalize})"
     def encode(self, texts:str|Sequence[str], # the texts (a lone str is one text)
@@ -71,9 +70,9 @@ class TfidfLsaEncoder:
                  n_components:int=256, # LSA dimensions, 1 to 4,096 (capped by the texts, words)
                  seed:int=0, # the SVD's random_state, 0 to 2**32 - 1
                 ):
-        F = 'TfidfLsaEncoder'
-        self.n_components = check_int(n_components, 'n_components', F, high=4096)
-        self.seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
+        caller = 'TfidfLsaEncoder'
+        self.n_components = check_int(n_components, 'n_components', caller, high=4096)
+        self.seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
         self.fit_per_task, self._model = corpus is None, None
         if corpus is not None: self.fit(corpus)
     def __repr__(self):
@@ -81,42 +80,39 @@ class TfidfLsaEncoder:
         return (f"TfidfLsaEncoder(n_components={self.n_components}, seed={self.seed}, "
                 f"fitted on {fitted})")
 
-# %% ../nbs/11a_encoders.ipynb #6028fdd4
-@patch
-def fit(self:TfidfLsaEncoder, texts:str|Sequence[str], # texts to learn words, idf, axes from
-       ) -> TfidfLsaEncoder:
-    "Fit on `texts` (in place) and return the encoder."
-    from sklearn.decomposition import TruncatedSVD
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    texts = as_texts(texts, 'texts', 'TfidfLsaEncoder.fit')
-    if not texts: raise ValueError("TfidfLsaEncoder.fit: texts must hold at least one text")
-    tf = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b")
-    self.fit_per_task = False                            # fitted: from now on used as it is
-    try: X = tf.fit_transform(texts)
-    except ValueError:                                   # no word in any text: every vector is zero
-        self._model = (None, None)
+    def fit(self, texts:str|Sequence[str], # texts to learn words, idf, axes from
+           ) -> TfidfLsaEncoder:
+        "Fit on `texts` (in place) and return the encoder."
+        from sklearn.decomposition import TruncatedSVD
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        texts = as_texts(texts, 'texts', 'TfidfLsaEncoder.fit')
+        if not texts: raise ValueError("TfidfLsaEncoder.fit: texts must hold at least one text")
+        tf = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b")
+        self.fit_per_task = False                    # fitted: from now on used as it is
+        try: X = tf.fit_transform(texts)
+        except ValueError:                           # no word in any text: every vector is zero
+            self._model = (None, None)
+            return self
+        k = min(self.n_components, X.shape[0] - 1, X.shape[1] - 1)
+        with warnings.catch_warnings():
+            # explained-variance ratios of degenerate texts (all alike): not used
+            warnings.simplefilter('ignore', RuntimeWarning)
+            self._model = (tf, TruncatedSVD(k, random_state=self.seed).fit(X) if k >= 2 else None)
         return self
-    k = min(self.n_components, X.shape[0] - 1, X.shape[1] - 1)
-    with warnings.catch_warnings():
-        # explained-variance ratios of degenerate texts (all alike): not used
-        warnings.simplefilter('ignore', RuntimeWarning)
-        self._model = (tf, TruncatedSVD(k, random_state=self.seed).fit(X) if k >= 2 else None)
-    return self
 
-# %% ../nbs/11a_encoders.ipynb #414aba44
-@patch
-def encode(self:TfidfLsaEncoder, texts:str|Sequence[str], # the texts (a lone str is one text)
-          ) -> np.ndarray:
-    "(n, d) unit vectors; unfitted, it first fits on `texts`; a text with no known word gets zeros."
-    texts = as_texts(texts, 'texts', 'TfidfLsaEncoder.encode')
-    if self._model is None:
-        if not texts: return np.zeros((0, 1))
-        self.fit(texts)
-    tf, svd = self._model
-    if tf is None: return np.zeros((len(texts), 1))
-    if not texts: return np.zeros((0, svd.n_components if svd is not None else len(tf.vocabulary_)))
-    X = tf.transform(texts)
-    return unit_vectors(svd.transform(X) if svd is not None else X.toarray())
+    def encode(self, texts:str|Sequence[str], # the texts (a lone str is one text)
+              ) -> np.ndarray:
+        "(n, d) unit vectors; unfitted, it first fits on `texts`; a text of unknown words: zeros."
+        texts = as_texts(texts, 'texts', 'TfidfLsaEncoder.encode')
+        if self._model is None:
+            if not texts: return np.zeros((0, 1))
+            self.fit(texts)
+        tf, svd = self._model
+        if tf is None: return np.zeros((len(texts), 1))
+        if not texts:
+            return np.zeros((0, svd.n_components if svd is not None else len(tf.vocabulary_)))
+        X = tf.transform(texts)
+        return unit_vectors(svd.transform(X) if svd is not None else X.toarray())
 
 # %% ../nbs/11a_encoders.ipynb #9ce03c40
 class PrecomputedEncoder:
@@ -124,14 +120,14 @@ class PrecomputedEncoder:
     name = 'precomputed'
     def __init__(self, vectors:Mapping, # text -> vector (a list, array or tensor of d numbers)
                 ):
-        F = 'PrecomputedEncoder'
+        caller = 'PrecomputedEncoder'
         if not isinstance(vectors, Mapping):
-            raise TypeError(f"{F}: vectors must be a mapping text -> vector, "
+            raise TypeError(f"{caller}: vectors must be a mapping text -> vector, "
                             f"got {type(vectors).__name__}")
-        if not vectors: raise ValueError(f"{F}: vectors must hold at least one text")
-        self._index = {check_str(k, 'a key of vectors', F): i for i, k in enumerate(vectors)}
-        rows = [as_array(v, f'vectors[{brief(k, 30)}]', F) for k, v in vectors.items()]
-        self._X = as_matrix(rows, 'vectors', F)
+        if not vectors: raise ValueError(f"{caller}: vectors must hold at least one text")
+        self._index = {check_str(k, 'a key of vectors', caller): i for i, k in enumerate(vectors)}
+        rows = [as_array(v, f'vectors[{brief(k, 30)}]', caller) for k, v in vectors.items()]
+        self._X = as_matrix(rows, 'vectors', caller)
     def __repr__(self):
         return f"PrecomputedEncoder({len(self._index)} texts x {self._X.shape[1]} dimensions)"
     def encode(self, texts:str|Sequence[str], # the texts, each one a key of the mapping
@@ -149,14 +145,15 @@ def is_encoder(x) -> bool:
     return not isinstance(x, (str, bytes, bytearray)) and callable(getattr(x, 'encode', None))
 
 # %% ../nbs/11a_encoders.ipynb #e2e383bf
-def _encoded(encoder, texts:list[str], name:str, F:str) -> np.ndarray:
+def _encoded(encoder, texts:list[str], name:str, caller:str) -> np.ndarray:
     "The encoder's vectors of `texts`, checked: (len(texts), d) finite numbers."
     from cah_metrics.embeddings import Encoder
     own = isinstance(encoder, Encoder)                  # the library's: no progress bar
     out = encoder.encode(texts, progress=False) if own else encoder.encode(texts)
-    V = as_array(out, f"the vectors of encoder {name}", F, finite=True)
+    V = as_array(out, f"the vectors of encoder {name}", caller, finite=True)
     if V.ndim != 2 or V.shape[0] != len(texts) or V.shape[1] == 0:
-        raise ValueError(f"{F}: encoder {name} returned shape {V.shape} for {len(texts)} texts; "
+        raise ValueError(f"{caller}: encoder {name} returned shape {V.shape} for {len(texts)} "
+                         "texts; "
                          f"it must return ({len(texts)}, d) with d >= 1")
     return V.astype(np.float64)
 
@@ -176,23 +173,22 @@ class CachedEncoder:
     @property
     def n_encoded(self) -> int: return len(self._vec)
 
-# %% ../nbs/11a_encoders.ipynb #8e4cf57e
-@patch
-def encode(self:CachedEncoder, texts:str|Sequence[str], # the texts (a lone str is one text)
-          ) -> np.ndarray:
-    "(n, d) float64 vectors; only texts not seen before reach the encoder, each once, in one call."
-    F = 'CachedEncoder.encode'
-    texts = as_texts(texts, 'texts', F)
-    new = list(dict.fromkeys(t for t in texts if t not in self._vec))
-    if new:
-        V = _encoded(self.encoder, new, self.name, F)
-        self.n_calls += 1
-        if self.dim is not None and V.shape[1] != self.dim:
-            raise ValueError(f"{F}: encoder {self.name} returned {V.shape[1]}-dimensional vectors, "
-                             f"but {self.dim}-dimensional ones before")
-        self.dim = V.shape[1]
-        self._vec.update(zip(new, V))
-    return np.array([self._vec[t] for t in texts]).reshape(len(texts), self.dim or 0)
+    def encode(self, texts:str|Sequence[str], # the texts (a lone str is one text)
+              ) -> np.ndarray:
+        "(n, d) float64 vectors; only texts not seen before reach the encoder, once, in one call."
+        caller = 'CachedEncoder.encode'
+        texts = as_texts(texts, 'texts', caller)
+        new = list(dict.fromkeys(t for t in texts if t not in self._vec))
+        if new:
+            vectors = _encoded(self.encoder, new, self.name, caller)
+            self.n_calls += 1
+            if self.dim is not None and vectors.shape[1] != self.dim:
+                raise ValueError(f"{caller}: encoder {self.name} returned "
+                                 f"{vectors.shape[1]}-dimensional vectors, "
+                                 f"but {self.dim}-dimensional ones before")
+            self.dim = vectors.shape[1]
+            self._vec.update(zip(new, vectors))
+        return np.array([self._vec[t] for t in texts]).reshape(len(texts), self.dim or 0)
 
 # %% ../nbs/11a_encoders.ipynb #5284e8cd
 ENCODER_NAMES = ('minilm', 'tfidf', 'random')
@@ -205,10 +201,10 @@ def _is_model_dir(p:str) -> bool:
 
 # %% ../nbs/11a_encoders.ipynb #90664290
 def encoder_from(spec, # 'minilm', 'tfidf', 'random', a model folder, vectors by text, or an encoder
-                 F:str, # the calling function's name, for error messages
+                 caller:str, # the calling function's name, for error messages
                  arg:str='encoder', # the argument's name, for error messages
                 ):
-    "`as_encoder` with errors that name the calling function `F` and its argument `arg`."
+    "`as_encoder` with errors that name the calling function `caller` and its argument `arg`."
     if isinstance(spec, os.PathLike): spec = os.fspath(spec)
     if isinstance(spec, str):
         if spec in ('minilm', 'all-MiniLM-L6-v2'):
@@ -217,18 +213,19 @@ def encoder_from(spec, # 'minilm', 'tfidf', 'random', a model folder, vectors by
         if spec == 'tfidf': return TfidfLsaEncoder()
         if spec == 'random': return RandomEncoder()
         if not _is_model_dir(spec):
-            raise ValueError(f"{F}: {arg} must be one of {', '.join(ENCODER_NAMES)} "
+            raise ValueError(f"{caller}: {arg} must be one of {', '.join(ENCODER_NAMES)} "
                              f"or a local sentence-transformers model folder, got {brief(spec)}")
         from cah_metrics.embeddings import Encoder
         try: return Encoder(spec)
         except (OSError, ValueError) as e:
-            raise ValueError(f"{F}: {arg} {brief(spec)} cannot be loaded as a "
+            raise ValueError(f"{caller}: {arg} {brief(spec)} cannot be loaded as a "
                              f"sentence-transformers model ({brief(str(e), 200)})") from None
     if isinstance(spec, Mapping):
         try: return PrecomputedEncoder(spec)
-        except (TypeError, ValueError) as e: raise type(e)(f"{F}: {arg}: {e}") from None
+        except (TypeError, ValueError) as e: raise type(e)(f"{caller}: {arg}: {e}") from None
     if is_encoder(spec): return spec
-    raise TypeError(f"{F}: {arg} must be an encoder name ({', '.join(ENCODER_NAMES)}), a model "
+    raise TypeError(f"{caller}: {arg} must be an encoder name ({', '.join(ENCODER_NAMES)}), a "
+                    "model "
                     f"folder, a mapping text -> vector, or an object with encode(texts); "
                     f"got {type(spec).__name__}")
 
@@ -244,10 +241,10 @@ def encoder_name(spec, # what the encoder was given as: a name, a model folder o
                 ) -> str:
     "What results call an encoder: its name as given, a folder's name, its `name` or its class."
     if isinstance(spec, (str, os.PathLike)):
-        s = os.fspath(spec)
-        return s if s in ENCODER_NAMES else (Path(s).name or s)
-    n = getattr(enc, 'name', None)
-    return n if isinstance(n, str) and n else type(enc).__name__
+        path = os.fspath(spec)
+        return path if path in ENCODER_NAMES else (Path(path).name or path)
+    name = getattr(enc, 'name', None)
+    return name if isinstance(name, str) and name else type(enc).__name__
 
 # %% ../nbs/11a_encoders.ipynb #affa7854
 def _for_task(enc, texts:list[str]):

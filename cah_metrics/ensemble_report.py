@@ -127,25 +127,29 @@ def ensemble_text(report:dict, # what `ensemble_file` returned first
     if not isinstance(report, Mapping) or not keys <= set(report):
         raise TypeError("ensemble_text: report must be the report dict `ensemble_file` returns, "
                         f"got {brief(report)}")
-    s, c = report['summary'], report['corpus']
+    summary, corpus = report['summary'], report['corpus']
     names = ', '.join(report['corpus_scores'])
-    lines = [f"{len(report['strategies'])} strategies ({names}) on {s['n_items']} responses",
+    lines = [f"{len(report['strategies'])} strategies ({names}) on {summary['n_items']} "
+             "responses",
              f"corpus: ensemble score {report['ensemble_score']:.4f}, "
-             f"consensus {c['consensus']:.4f}, reliability {c['reliability']:.4f}",
-             f"items: mean ensemble score {s['mean_ensemble_score']:.4f}, "
-             f"mean consensus {s['mean_consensus']:.4f}, "
-             f"mean reliability {s['mean_reliability']:.4f}",
-             "flags: " + (', '.join(f"{k} on {v} items" for k, v in s['flag_counts'].items())
+             f"consensus {corpus['consensus']:.4f}, reliability {corpus['reliability']:.4f}",
+             f"items: mean ensemble score {summary['mean_ensemble_score']:.4f}, "
+             f"mean consensus {summary['mean_consensus']:.4f}, "
+             f"mean reliability {summary['mean_reliability']:.4f}",
+             "flags: " + (', '.join(f"{flag} on {count} items"
+                                    for flag, count in summary['flag_counts'].items())
                           or 'none')]
     if report.get('diversity'):
         div = report['diversity']
         lines.append(f"semantic diversity {div['value']:.4f} ({div['method']})")
-    if (h := report.get('human')):
-        a = 'n/a (' + h['alpha_note'] + ')' if h['alpha'] is None else f"{h['alpha']:.4f}"
-        rho = h['spearman_with_human_mean']['ensemble_score']
-        lines.append(f"human ratings: {len(h['raters'])} raters, {h['items_rated']} items rated; "
-                     f"Krippendorff's alpha ({h['level']}) {a}; Spearman of the ensemble score "
-                     f"with the mean rating {'n/a' if rho is None else f'{rho:.4f}'}")
+    if (human := report.get('human')):
+        alpha = human['alpha']
+        alpha = f"n/a ({human['alpha_note']})" if alpha is None else f"{alpha:.4f}"
+        rho = human['spearman_with_human_mean']['ensemble_score']
+        lines.append(f"human ratings: {len(human['raters'])} raters, "
+                     f"{human['items_rated']} items rated; "
+                     f"Krippendorff's alpha ({human['level']}) {alpha}; Spearman of the ensemble "
+                     f"score with the mean rating {'n/a' if rho is None else f'{rho:.4f}'}")
     return '\n'.join(lines)
 
 # %% ../nbs/85b_ensemble_report.ipynb #9f9dbcec
@@ -156,17 +160,17 @@ def find_benchmark_data(data:str|Path|None=None, # a folder with sts/ and codex_
     "The benchmark folder to use: `data` (checked), or tests/data under this folder, or None."
     fn = 'find_benchmark_data'
     if data is not None:
-        d = as_path(data, fn, 'data')
-        try: ok = (d / 'sts').is_dir() and (d / 'codex_s').is_dir()
+        folder = as_path(data, fn, 'data')
+        try: ok = (folder / 'sts').is_dir() and (folder / 'codex_s').is_dir()
         except OSError as e:
-            raise ValueError(f"{fn}: data {str(d)[:80]!r} cannot be read "
+            raise ValueError(f"{fn}: data {str(folder)[:80]!r} cannot be read "
                              f"({e.strerror or e})") from None
         if not ok:
-            raise ValueError(f"{fn}: {d} must hold the folders sts/ and codex_s/ "
+            raise ValueError(f"{fn}: {folder} must hold the folders sts/ and codex_s/ "
                              "(as the repository's tests/data does)")
-        return d
-    d = Path('tests') / 'data'
-    return d if (d / 'sts').is_dir() and (d / 'codex_s').is_dir() else None
+        return folder
+    folder = Path('tests') / 'data'
+    return folder if (folder / 'sts').is_dir() and (folder / 'codex_s').is_dir() else None
 
 def embed_eval_outputs(comparison, # from `embedding_eval.compare_encoders`
                        dpi:int=150, # the chart's resolution

@@ -121,7 +121,7 @@ OVERALL_WEIGHTS = {'surprisal_score': 0.2, 'ambiguity_score': 0.2 * 0.6,
 # %% ../nbs/06_humor.ipynb #29359625
 @dataclass
 class StatisticalHumorScores:
-    "Every score of the statistical humor evaluator for one text in its context (0-10 unless noted)."
+    "Every score of the statistical humor evaluator for one text in context (0-10 unless noted)."
     surprisal_score: float
     ambiguity_score: float
     distinctiveness_ratio: float
@@ -539,7 +539,7 @@ class HumorEvaluator:
         return TasteReport(model, cv.accuracy, base, rows, data.n_rounds, judge)
 
 # %% ../nbs/06_humor.ipynb #3cbdaaca
-BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}     # the Self-BLEU of a batch, as the humor metrics take it
+BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}   # a batch's Self-BLEU for the humor metrics
 
 # %% ../nbs/06_humor.ipynb #cb9bbf4f
 def _one_thread():

@@ -46,26 +46,27 @@ def rank_answers(cards:str|Sequence[str]|None=None, # answer cards (None: the ma
                  reference_texts:str|Sequence[str]|None=None, # human texts for MAUVE (None: none)
                 ) -> HumorRanking:
     "Score every answer against every sampled prompt with the humor evaluator."
-    F = 'rank_answers'
+    caller = 'rank_answers'
     named = (('cards', cards), ('prompts', prompts), ('profile', profile), ('corpus', corpus),
              ('reference_texts', reference_texts))
-    cards, prompts, profile, corpus, refs = (None if v is None else as_texts(v, k, F)
+    cards, prompts, profile, corpus, refs = (None if v is None else as_texts(v, k, caller)
                                              for k, v in named)
-    n_prompts = check_int(n_prompts, 'n_prompts', F, low=0)
-    seed = check_int(seed, 'seed', F, low=-2**63, high=2**63 - 1)
+    n_prompts = check_int(n_prompts, 'n_prompts', caller, low=0)
+    seed = check_int(seed, 'seed', caller, low=-2**63, high=2**63 - 1)
     if not isinstance(encoder, str):
-        raise TypeError(f"{F}: encoder must be a str, got {type(encoder).__name__}")
+        raise TypeError(f"{caller}: encoder must be a str, got {type(encoder).__name__}")
     if encoder not in ('minilm', 'cooccurrence'):
-        raise ValueError(f"{F}: encoder must be 'minilm' or 'cooccurrence', got {encoder!r:.60}")
+        raise ValueError(f"{caller}: encoder must be 'minilm' or 'cooccurrence', got "
+                         f"{encoder!r:.60}")
     from cah_metrics.humor import resolve_scorer
     try: resolve_scorer(scorer, encoder)             # a bad scorer fails before anything is trained
     except (TypeError, ValueError) as e:
-        raise type(e)(str(e).replace('HumorEvaluator:', f'{F}:', 1)) from None
+        raise type(e)(str(e).replace('HumorEvaluator:', f'{caller}:', 1)) from None
     if refs is not None and len(refs) < 2:
-        raise ValueError(f"{F}: reference_texts must hold at least 2 texts for MAUVE, "
+        raise ValueError(f"{caller}: reference_texts must hold at least 2 texts for MAUVE, "
                          f"got {len(refs)}")
     if not isinstance(progress, bool):
-        raise TypeError(f"{F}: progress must be True or False, got {type(progress).__name__}")
+        raise TypeError(f"{caller}: progress must be True or False, got {type(progress).__name__}")
     return _rank(cards, prompts, n_prompts, seed, profile, corpus, encoder, progress, scorer, refs)
 
 # %% ../nbs/85c_humor_report.ipynb #e5a193e0
@@ -309,9 +310,9 @@ def ranking_chart(ranking:HumorRanking, # from `rank_answers`
                   max_prompts:int=6, # prompts drawn (the first ones), an int >= 1
                  ) -> bytes:
     "A PNG of each prompt's top answers: bars split by component, or beside the `design` score."
-    F = 'ranking_chart'
-    r, top = _check_ranking(ranking, F), check_int(top, 'top', F)
-    mp = check_int(max_prompts, 'max_prompts', F)
+    caller = 'ranking_chart'
+    r, top = _check_ranking(ranking, caller), check_int(top, 'top', caller)
+    mp = check_int(max_prompts, 'max_prompts', caller)
     from cah_metrics.humor import OVERALL_WEIGHTS, creativity_component
     import matplotlib
     matplotlib.use('Agg')

@@ -319,10 +319,11 @@ def _response(value, path, i) -> tuple:
         raise InputError(path, i, f"object has none of the fields {', '.join(RESPONSE_FIELDS)}")
     ref_key = next((field for field in ('references', 'reference') if field in value), None)
     context_key = next((field for field in CONTEXT_FIELDS if field in value), None)
+    refs = None if ref_key is None else record_strings(value[ref_key], path, i, 'references')
+    context = (None if context_key is None
+               else record_strings(value[context_key], path, i, 'contexts')[0])
     return (record_id(value, path, i), record_strings(value[key], path, i, 'responses')[0],
-            None if ref_key is None else record_strings(value[ref_key], path, i, 'references'),
-            None if context_key is None else record_strings(value[context_key], path, i, 'contexts')[0],
-            _ratings(value['ratings'], path, i) if 'ratings' in value else None)
+            refs, context, _ratings(value['ratings'], path, i) if 'ratings' in value else None)
 
 # %% ../nbs/00a_io.ipynb #3125d5ba
 def read_responses(path:str|Path, # a JSON Lines file, one response per line (see above)

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from fastcore.basics import patch
 
 from .text import brief, as_array, check_float, check_int, check_sequence, check_str
 from .diversity import pair_sum
@@ -34,17 +33,17 @@ def boot_values(stat, # index blocks (m, n) -> m values of the statistic
                 n:int, # the items resampled
                 B:int, # the resamples, >= 1
                 seed, # the resamples' seed (None: fresh entropy)
-                F:str, # the calling function's name, for error messages
+                caller:str, # the calling function's name, for error messages
                ) -> np.ndarray:
     "`stat(idx)` over B resamples of n items, (m, n) index blocks of the significance module."
-    return np.concatenate([stat(idx) for idx in index_blocks(seeded_generator(seed, F), n, B)])
+    return np.concatenate([stat(idx) for idx in index_blocks(seeded_generator(seed, caller), n, B)])
 
 def check_seed(seed, # an int from 0 to 2**63 - 1, or None
-               F:str, # the calling function's name, for error messages
+               caller:str, # the calling function's name, for error messages
                name:str='seed', # the argument's name, for error messages
               ) -> int|None:
     "A resampling seed, checked: None, or an int from 0 to 2**63 - 1."
-    return None if seed is None else check_int(seed, name, F, low=0, high=2**63 - 1)
+    return None if seed is None else check_int(seed, name, caller, low=0, high=2**63 - 1)
 
 # %% ../nbs/11c_kg_scores.ipynb #05f751f7
 def _sim_parts(c:np.ndarray, e:np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -58,11 +57,11 @@ def _sums_boot(rows:np.ndarray, B:int, seed, stat) -> np.ndarray|None:
 
 def _pct(v) -> tuple[float, float]|None: return None if v is None else percentile_interval(v)
 
-def _unit_interval(x, name:str, F:str, n:int) -> np.ndarray:
-    v = as_vector(x, name, F, n)
+def _unit_interval(x, name:str, caller:str, n:int) -> np.ndarray:
+    v = as_vector(x, name, caller, n)
     if len(v) and (v.min() < 0 or v.max() > 1):
         bad = v[(v < 0) | (v > 1)][0]
-        raise ValueError(f"{F}: {name} must hold values in [0, 1], got one of {bad:g}")
+        raise ValueError(f"{caller}: {name} must hold values in [0, 1], got one of {bad:g}")
     return v
 
 # %% ../nbs/11c_kg_scores.ipynb #bc6caa1b
@@ -88,21 +87,22 @@ def semantic_similarity_score(A, # (n, d) vectors of the first concept of each p
                               seed:int|None=DEFAULT_SEED, # the resamples' seed (significance's)
                              ) -> SimilarityScore:
     "0.4 share within 0.1 + 0.4 Pearson r + 0.2 (1 - MAE) of the pairs' cosines against expected."
-    F = 'semantic_similarity_score'
-    A, B = as_matrix(A, 'A', F, 2), as_matrix(B, 'B', F, 2)
-    _same_shape(A, B, ('A', 'B'), F)
-    e = _unit_interval(expected, 'expected', F, len(A))
-    Bn = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
+    caller = 'semantic_similarity_score'
+    A, B = as_matrix(A, 'A', caller, 2), as_matrix(B, 'B', caller, 2)
+    _same_shape(A, B, ('A', 'B'), caller)
+    e = _unit_interval(expected, 'expected', caller, len(A))
+    Bn = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
     c = cos_rows(A, B)
     acc, r, mae = (float(v[0]) for v in _sim_parts(c[None], e[None]))
     resampled = lambda idx: _sim_score(*_sim_parts(c[idx], e[idx]))
-    v = boot_values(resampled, len(c), Bn, seed, F) if Bn else None
+    v = boot_values(resampled, len(c), Bn, seed, caller) if Bn else None
     score, corrected = _sim_score(acc, r, mae), _sim_score(acc, max(r, 0.0), mae)
     return SimilarityScore(len(c), acc, r, mae, score, corrected, _pct(v), v)
 
-def _same_shape(A:np.ndarray, B:np.ndarray, names:tuple[str, str], F:str):
+def _same_shape(A:np.ndarray, B:np.ndarray, names:tuple[str, str], caller:str):
     if A.shape != B.shape:
-        raise ValueError(f"{F}: {names[0]} and {names[1]} must have the same shape (one row each "
+        raise ValueError(f"{caller}: {names[0]} and {names[1]} must have the same shape (one row "
+                         "each "
                          f"per item, one dimension), got {A.shape} and {B.shape}")
 
 # %% ../nbs/11c_kg_scores.ipynb #c5b42ddb
@@ -155,20 +155,21 @@ def clustering_score(X, # (n, d) vectors of the concepts
                      boot_seed:int|None=DEFAULT_SEED, # the resamples' seed (significance's)
                     ) -> ClusteringScore:
     "0.5 silhouette of KMeans (k = true clusters) + 0.3 coherence + 0.2 separation of the themes."
-    F = 'clustering_score'
-    X = as_matrix(X, 'X', F)
-    y, names = label_codes(labels, 'labels', F, len(X))
-    seed = check_int(seed, 'seed', F, low=0, high=2**32 - 1)
-    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    boot_seed = check_seed(boot_seed, F, 'boot_seed')
+    caller = 'clustering_score'
+    X = as_matrix(X, 'X', caller)
+    y, names = label_codes(labels, 'labels', caller, len(X))
+    seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    boot_seed = check_seed(boot_seed, caller, 'boot_seed')
     sizes, k, n = np.bincount(y), len(names), len(X)
-    if k < 2: raise ValueError(f"{F}: labels must name at least 2 clusters, got {k}")
+    if k < 2: raise ValueError(f"{caller}: labels must name at least 2 clusters, got {k}")
     if sizes.min() < 2:
-        raise ValueError(f"{F}: cluster {brief(names[int(sizes.argmin())])} has one member; every "
+        raise ValueError(f"{caller}: cluster {brief(names[int(sizes.argmin())])} has one member; "
+                         "every "
                          f"cluster needs at least 2 (coherence is a mean over pairs)")
     U = unit_rows(X)
     pred = _kmeans(U, k, seed)
-    yp, kp = label_codes(pred.tolist(), 'pred', F, n)
+    yp, kp = label_codes(pred.tolist(), 'pred', caller, n)
     s = silhouette_samples(U, yp, len(kp), 'cosine') if len(kp) > 1 else np.zeros(n)
     within = [pair_sum(U[y == c]) for c in range(k)]
     coh = float(np.mean([w / (m * (m - 1)) for w, m in zip(within, sizes)]))
@@ -199,16 +200,17 @@ def entity_recognition_score(E, # (m, d) vectors of the annotated entities, one 
                              seed:int|None=DEFAULT_SEED, # the resamples' seed (significance's)
                             ) -> EntityScore:
     "0.6 cosine silhouette of the entities by type + 0.4 mean cosine of each entity with its text."
-    F = 'entity_recognition_score'
-    E, T = as_matrix(E, 'E', F), as_matrix(T, 'T', F)
-    _same_shape(E, T, ('E', 'T'), F)
-    y, names = label_codes(types, 'types', F, len(E))
-    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    seed = check_seed(seed, F)
+    caller = 'entity_recognition_score'
+    E, T = as_matrix(E, 'E', caller), as_matrix(T, 'T', caller)
+    _same_shape(E, T, ('E', 'T'), caller)
+    y, names = label_codes(types, 'types', caller, len(E))
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    seed = check_seed(seed, caller)
     _, keep, inv = np.unique(np.column_stack([E, y]), axis=0, return_index=True,
                              return_inverse=True)
     if not 2 <= len(names) < len(keep):
-        raise ValueError(f"{F}: the silhouette needs at least 2 entity types and more distinct "
+        raise ValueError(f"{caller}: the silhouette needs at least 2 entity types and more "
+                         "distinct "
                          f"entities than types, got {len(names)} types and {len(keep)} distinct "
                          f"entities")
     s = silhouette_samples(E[keep], y[keep], len(names), 'cosine')
@@ -246,36 +248,38 @@ def auc(pos:np.ndarray, # scores of the positives, finite
 # %% ../nbs/11c_kg_scores.ipynb #37121ed9
 def check_triplets(triplets, # (subject, predicate, object) triplets, each a non-empty str
                    name:str, # the argument's name, for error messages
-                   F:str, # the calling function's name, for error messages
+                   caller:str, # the calling function's name, for error messages
                   ) -> list[tuple[str, str, str]]:
     "A non-empty list of (subject, predicate, object) triplets of non-empty str, subject != object."
     out = []
-    for i, t in enumerate(check_sequence(triplets, name, F)):
+    for i, t in enumerate(check_sequence(triplets, name, caller)):
         if isinstance(t, (str, bytes)) or not isinstance(t, Sequence) or len(t) != 3:
-            raise ValueError(f"{F}: {name}[{i}] must be a (subject, predicate, object) triplet, "
+            raise ValueError(f"{caller}: {name}[{i}] must be a (subject, predicate, object) "
+                             "triplet, "
                              f"got {brief(t)}")
-        s, p, o = (check_str(v, f'{name}[{i}][{j}]', F) for j, v in enumerate(t))
+        s, p, o = (check_str(v, f'{name}[{i}][{j}]', caller) for j, v in enumerate(t))
         if not s or not p or not o:
-            raise ValueError(f"{F}: {name}[{i}] has an empty string: {brief(t)}")
+            raise ValueError(f"{caller}: {name}[{i}] has an empty string: {brief(t)}")
         if s == o:
-            raise ValueError(f"{F}: {name}[{i}] relates {brief(s)} to itself; its cosine would "
+            raise ValueError(f"{caller}: {name}[{i}] relates {brief(s)} to itself; its cosine "
+                             "would "
                              f"be 1 for any model")
         out.append((s, p, o))
-    if not out: raise ValueError(f"{F}: {name} is empty; there is no graph to score")
+    if not out: raise ValueError(f"{caller}: {name} is empty; there is no graph to score")
     return out
 
 # %% ../nbs/11c_kg_scores.ipynb #59fd4d30
-def _node_vectors(vectors, nodes:list[str], F:str) -> np.ndarray:
+def _node_vectors(vectors, nodes:list[str], caller:str) -> np.ndarray:
     "The unit vectors of `nodes` from a mapping node -> vector; a node without one is named."
     if not isinstance(vectors, Mapping):
-        raise TypeError(f"{F}: vectors must be a mapping from every subject and object to its "
+        raise TypeError(f"{caller}: vectors must be a mapping from every subject and object to its "
                         f"vector, got {type(vectors).__name__}")
     missing = [v for v in nodes if v not in vectors]
     if missing:
-        raise ValueError(f"{F}: vectors has no vector for entity {brief(missing[0])} "
+        raise ValueError(f"{caller}: vectors has no vector for entity {brief(missing[0])} "
                          f"({len(missing)} missing); it must hold every subject and object")
-    V = [as_array(vectors[v], f'vectors[{brief(v, 30)}]', F) for v in nodes]
-    return unit_rows(as_matrix(V, 'vectors', F))
+    V = [as_array(vectors[v], f'vectors[{brief(v, 30)}]', caller) for v in nodes]
+    return unit_rows(as_matrix(V, 'vectors', caller))
 
 def _relation_auc(V:np.ndarray, src:np.ndarray, dst:np.ndarray, seed:int=0) -> float:
     "AUC of related against unrelated node pairs by cosine (2 million pairs at most, else sampled)."
@@ -297,15 +301,15 @@ def knowledge_graph_score(triplets, # (subject, predicate, object) triplets of s
                           seed:int|None=DEFAULT_SEED, # the resamples' seed (significance's)
                          ) -> GraphScore:
     "0.4 mean cosine of related entities + 0.3 min(density, 0.5) + 0.3 clustering coefficient."
-    F = 'knowledge_graph_score'
-    T = check_triplets(triplets, 'triplets', F)
-    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    seed = check_seed(seed, F)
+    caller = 'knowledge_graph_score'
+    checked = check_triplets(triplets, 'triplets', caller)
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    seed = check_seed(seed, caller)
     import networkx as nx
     G = nx.DiGraph()
-    G.add_edges_from((s, o) for s, _, o in T)
+    G.add_edges_from((s, o) for s, _, o in checked)
     nodes = list(G)
-    V = _node_vectors(vectors, nodes, F)
+    V = _node_vectors(vectors, nodes, caller)
     at = {v: i for i, v in enumerate(nodes)}
     src, dst = (np.array([at[e[k]] for e in G.edges], np.int64) for k in (0, 1))
     cos = np.clip(np.einsum('ij,ij->i', V[src], V[dst]), -1, 1)
@@ -348,12 +352,12 @@ def embedding_quality_score(X, # (N, d) vectors of the standard concepts, N >= 2
                             seed:int|None=DEFAULT_SEED, # the resamples' seed (significance's)
                            ) -> QualityScore:
     "0.4 diversity + 0.3 min(mean variance, 1) + 0.3 min(norm sd / mean, 1) of standard concepts."
-    F = 'embedding_quality_score'
-    X = as_matrix(X, 'X', F, 2)
+    caller = 'embedding_quality_score'
+    X = as_matrix(X, 'X', caller, 2)
     U = unit_rows(X)
     n, d = X.shape
-    B = check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
-    seed = check_seed(seed, F)
+    B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
+    seed = check_seed(seed, caller)
     e = int(pow2_exponent(np.abs(X).max()))
     Xs = np.ldexp(X, -e)                              # X / 2**e exactly: no square overflows
     with np.errstate(over='ignore', under='ignore'): var = float(np.ldexp(Xs.var(0).mean(), 2 * e))
@@ -390,20 +394,26 @@ class CompositeScore(Result):
 def composite(scores:Mapping, # the five by name (`SCORES`): numbers, or results with a `score`
              ) -> CompositeScore:
     "The composite score, the mean of the five, with its band."
-    F = 'composite'
+    caller = 'composite'
     if not isinstance(scores, Mapping):
-        raise TypeError(f"{F}: scores must be a mapping of the five score names to numbers, "
+        raise TypeError(f"{caller}: scores must be a mapping of the five score names to numbers, "
                         f"got {type(scores).__name__}")
     if set(scores) != set(SCORES):
-        raise ValueError(f"{F}: scores must have exactly the keys {', '.join(SCORES)}; "
+        raise ValueError(f"{caller}: scores must have exactly the keys {', '.join(SCORES)}; "
                          f"got {brief(sorted(map(str, scores)), 200)}")
-    v = {k: check_float(getattr(scores[k], 'score', scores[k]), f'scores[{k!r}]', F)
+    v = {k: check_float(getattr(scores[k], 'score', scores[k]), f'scores[{k!r}]', caller)
          for k in SCORES}
     s = math.fsum(v.values()) / len(v)
     return CompositeScore(s, score_band(s), v)
 
 # %% ../nbs/11c_kg_scores.ipynb #ebe1e156
 RANK_TYPES, SIDES = ('optimistic', 'pessimistic', 'realistic'), ('head', 'tail', 'both')
+
+def _rank_row(side:str, rank_type:str, values:dict, ks:tuple) -> str:
+    "One row of `RankResult`'s table: a side's and rank type's MRR, Hits@k, mean rank and n."
+    hits = ' '.join(f"{values['hits@%d' % k]:7.4f}" for k in ks)
+    return (f"  {side:<5} {rank_type:<12} {values['mrr']:7.4f} {hits} "
+            f"{values['mean_rank']:9.2f} {values['n']:6d}")
 
 @dataclass(frozen=True, repr=False)
 class RankResult(Result):
@@ -421,26 +431,21 @@ class RankResult(Result):
     candidates: str = ''        # how the candidate set was built
     mrr_ci: tuple|None = None   # 95% interval of the realistic MRR, queries resampled (or None)
 
-# %% ../nbs/11c_kg_scores.ipynb #8fb50018
-@patch(as_prop=True)
-def mrr(self:RankResult) -> float:
-    "The headline number: the realistic MRR over both sides."
-    return self.metrics['both']['realistic']['mrr']
+    @property
+    def mrr(self) -> float:
+        "The headline number: the realistic MRR over both sides."
+        return self.metrics['both']['realistic']['mrr']
 
-def _rank_row(side:str, rt:str, m:dict, ks:tuple) -> str:
-    hits = ' '.join(f"{m['hits@%d' % k]:7.4f}" for k in ks)
-    return f"  {side:<5} {rt:<12} {m['mrr']:7.4f} {hits} {m['mean_rank']:9.2f} {m['n']:6d}"
-
-@patch
-def __repr__(self:RankResult) -> str:
-    ci = f"; MRR 95% CI [{self.mrr_ci[0]:.4f}, {self.mrr_ci[1]:.4f}]" if self.mrr_ci else ''
-    hits = ' '.join(f"{'H@%d' % k:>7}" for k in self.ks)
-    rows = [f"RankResult({self.setting}, {self.n_queries} queries x {self.n_entities} "
-            f"entities{ci})",
-            f"  {'side':<5} {'ranks':<12} {'MRR':>7} " + hits + f" {'MR':>9} {'n':>6}"]
-    rows += [_rank_row(side, rt, m, self.ks)
-             for side, by in self.metrics.items() for rt, m in by.items()]
-    return '\n'.join(rows + ([f"  candidates: {self.candidates}"] if self.candidates else []))
+    def __repr__(self) -> str:
+        ci = f"; MRR 95% CI [{self.mrr_ci[0]:.4f}, {self.mrr_ci[1]:.4f}]" if self.mrr_ci else ''
+        hits = ' '.join(f"{'H@%d' % k:>7}" for k in self.ks)
+        rows = [f"RankResult({self.setting}, {self.n_queries} queries x {self.n_entities} "
+                f"entities{ci})",
+                f"  {'side':<5} {'ranks':<12} {'MRR':>7} " + hits + f" {'MR':>9} {'n':>6}"]
+        rows += [_rank_row(side, rank_type, values, self.ks)
+                 for side, by_type in self.metrics.items() for rank_type, values in by_type.items()]
+        candidates = [f"  candidates: {self.candidates}"] if self.candidates else []
+        return '\n'.join(rows + candidates)
 
 # %% ../nbs/11c_kg_scores.ipynb #ae201b6e
 def _summary(r:np.ndarray, ks:tuple) -> dict:
@@ -486,25 +491,25 @@ def _rank_result(setting, n_e, ks, opt, pess, target, n_options, candidates='', 
 def rank_options(setting, # 'filtered' or 'raw'
                  ks, # the k of Hits@k: a non-empty sequence of ints >= 1
                  n_resamples, # bootstrap resamples, 0 to 100,000
-                 F:str, # the calling function's name, for error messages
+                 caller:str, # the calling function's name, for error messages
                 ) -> tuple[str, tuple, int]:
     "The ranking options, checked: the setting, the sorted distinct ks and the resamples."
     if not isinstance(setting, str) or setting not in ('filtered', 'raw'):
-        raise ValueError(f"{F}: setting must be 'filtered' or 'raw', got {brief(setting)}")
+        raise ValueError(f"{caller}: setting must be 'filtered' or 'raw', got {brief(setting)}")
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or not ks:
-        raise TypeError(f"{F}: ks must be a non-empty sequence of ints (the k of Hits@k), "
+        raise TypeError(f"{caller}: ks must be a non-empty sequence of ints (the k of Hits@k), "
                         f"got {brief(ks)}")
-    ks = tuple(sorted({check_int(k, 'ks[]', F, high=10**9) for k in ks}))
-    return setting, ks, check_int(n_resamples, 'n_resamples', F, low=0, high=MAX_RESAMPLES)
+    ks = tuple(sorted({check_int(k, 'ks[]', caller, high=10**9) for k in ks}))
+    return setting, ks, check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
 
 # %% ../nbs/11c_kg_scores.ipynb #ae6a8a8e
-def _entity_index(entities, F:str) -> dict:
+def _entity_index(entities, caller:str) -> dict:
     "Entity label (str or int) -> column; duplicates are an error."
-    E = check_sequence(entities, 'entities', F)
-    if not E: raise ValueError(f"{F}: entities is empty; there is nothing to rank")
-    _, names = label_codes(E, 'entities', F, len(E))
+    E = check_sequence(entities, 'entities', caller)
+    if not E: raise ValueError(f"{caller}: entities is empty; there is nothing to rank")
+    _, names = label_codes(E, 'entities', caller, len(E))
     if len(names) != len(E):
-        raise ValueError(f"{F}: entities holds {brief(Counter(E).most_common(1)[0][0])} twice")
+        raise ValueError(f"{caller}: entities holds {brief(Counter(E).most_common(1)[0][0])} twice")
     return {v: i for i, v in enumerate(names)}
 
 # %% ../nbs/11c_kg_scores.ipynb #de913dfd
@@ -512,21 +517,23 @@ def _is_label(x) -> bool:
     "An entity label: a str or an int (not a bool)."
     return isinstance(x, (str, int, np.integer)) and not isinstance(x, bool)
 
-def _queries(queries, index:dict, setting:str, F:str) -> tuple[np.ndarray, np.ndarray, list]:
+def _queries(queries, index:dict, setting:str, caller:str) -> tuple[np.ndarray, np.ndarray, list]:
     "Each query's true column, its side, and the columns to filter (none, unread, when raw)."
     true, side, filt = [], [], []
     for i, q in enumerate(queries):
         if not isinstance(q, Mapping):
-            raise TypeError(f"{F}: queries[{i}] must be a dict with head, relation, tail, target "
+            raise TypeError(f"{caller}: queries[{i}] must be a dict with head, relation, tail, "
+                            "target "
                             f"and filtered_entities, got {type(q).__name__}")
         if missing := [k for k in ('head', 'relation', 'tail', 'target') if k not in q]:
-            raise ValueError(f"{F}: queries[{i}] has no {', '.join(missing)}")
+            raise ValueError(f"{caller}: queries[{i}] has no {', '.join(missing)}")
         tg = q['target']
         if not isinstance(tg, str) or tg not in ('head', 'tail'):
-            raise ValueError(f"{F}: queries[{i}]['target'] must be 'head' or 'tail', "
+            raise ValueError(f"{caller}: queries[{i}]['target'] must be 'head' or 'tail', "
                              f"got {brief(tg)}")
         if not _is_label(q[tg]) or q[tg] not in index:
-            raise ValueError(f"{F}: queries[{i}][{tg!r}] {brief(q[tg])} is not one of entities")
+            raise ValueError(f"{caller}: queries[{i}][{tg!r}] {brief(q[tg])} is not one of "
+                             "entities")
         t = index[q[tg]]
         true.append(t)
         side.append(tg)
@@ -534,10 +541,10 @@ def _queries(queries, index:dict, setting:str, F:str) -> tuple[np.ndarray, np.nd
             filt.append([])
             continue
         name = f'queries[{i}]["filtered_entities"]'
-        others = check_sequence(q.get('filtered_entities', ()), name, F)
+        others = check_sequence(q.get('filtered_entities', ()), name, caller)
         bad = [e for e in others if not _is_label(e) or e not in index]
         if bad:
-            raise ValueError(f"{F}: queries[{i}]['filtered_entities'] holds {brief(bad[0])}, "
+            raise ValueError(f"{caller}: queries[{i}]['filtered_entities'] holds {brief(bad[0])}, "
                              f"which is not one of entities")
         filt.append(sorted({index[e] for e in others} - {t}))
     return np.array(true, np.int64), np.array(side), filt
@@ -550,33 +557,35 @@ def rank_metrics(scores, # (n_queries, n_entities) finite numbers: query i's sco
                  ks:Sequence[int]=(1, 3, 10), # the k of Hits@k
                 ) -> RankResult:
     "Each query's optimistic, pessimistic and realistic rank; MRR, Hits@k, mean rank (PyKEEN's)."
-    F = 'rank_metrics'
-    setting, ks, _ = rank_options(setting, ks, 0, F)
-    index, Q = _entity_index(entities, F), check_sequence(queries, 'queries', F)
-    if not Q: raise ValueError(f"{F}: queries is empty; there is nothing to rank")
-    S = as_array(scores, 'scores', F, finite=True)
+    caller = 'rank_metrics'
+    setting, ks, _ = rank_options(setting, ks, 0, caller)
+    index, Q = _entity_index(entities, caller), check_sequence(queries, 'queries', caller)
+    if not Q: raise ValueError(f"{caller}: queries is empty; there is nothing to rank")
+    S = as_array(scores, 'scores', caller, finite=True)
     if S.shape != (len(Q), len(index)):
-        raise ValueError(f"{F}: scores must have one row per query and one column per entity, "
+        raise ValueError(f"{caller}: scores must have one row per query and one column per entity, "
                          f"({len(Q)}, {len(index)}), got shape {S.shape}")
-    true, side, filt = _queries(Q, index, setting, F)
+    true, side, filt = _queries(Q, index, setting, caller)
     indptr, indices = _csr(filt)
     block = lambda a, b: S[a:b].astype(np.float64)
     opt, pess = _rank_blocks(block, len(Q), len(index), true, indptr, indices)
     return _rank_result(setting, len(index), ks, opt, pess, side, len(index) - np.diff(indptr))
 
 # %% ../nbs/11c_kg_scores.ipynb #d5662e75
-def _index_lists(x, name:str, n:int, n_e:int, F:str) -> list[list[int]]:
+def _index_lists(x, name:str, n:int, n_e:int, caller:str) -> list[list[int]]:
     "n lists of entity indices 0..n_e-1."
-    L = check_sequence(x, name, F)
-    if len(L) != n: raise ValueError(f"{F}: {name} has {len(L)} lists but there are {n} queries")
+    lists = check_sequence(x, name, caller)
+    if len(lists) != n:
+        raise ValueError(f"{caller}: {name} has {len(lists)} lists but there are {n} queries")
     out = []
-    for i, l in enumerate(L):
-        a = as_array(l, f'{name}[{i}]', F).reshape(-1) if not isinstance(l, (str, bytes)) else None
-        bad = a is None or a.dtype.kind not in 'iu' and len(a)
-        if bad or (len(a) and (a.min() < 0 or a.max() >= n_e)):
-            raise ValueError(f"{F}: {name}[{i}] must be a list of entity indices 0..{n_e - 1}, "
-                             f"got {brief(l)}")
-        out.append(a.astype(np.int64).tolist())
+    for i, given in enumerate(lists):
+        text = isinstance(given, (str, bytes))
+        indices = None if text else as_array(given, f'{name}[{i}]', caller).reshape(-1)
+        bad = indices is None or indices.dtype.kind not in 'iu' and len(indices)
+        if bad or (len(indices) and (indices.min() < 0 or indices.max() >= n_e)):
+            raise ValueError(f"{caller}: {name}[{i}] must be a list of entity indices "
+                             f"0..{n_e - 1}, got {brief(given)}")
+        out.append(indices.astype(np.int64).tolist())
     return out
 
 # %% ../nbs/11c_kg_scores.ipynb #24f083fb
@@ -591,29 +600,32 @@ def rank_vectors(query_vectors, # (n_queries, d) vectors of the queries
                  seed:int|None=DEFAULT_SEED, # the resamples' seed (the significance module's)
                 ) -> RankResult:
     "Rank every entity for every query by cosine, a block of queries at a time; score the ranks."
-    F = 'rank_vectors'
-    setting, ks, B = rank_options(setting, ks, n_resamples, F)
-    seed = check_seed(seed, F)
-    Q = as_matrix(query_vectors, 'query_vectors', F)
-    E = as_matrix(entity_vectors, 'entity_vectors', F)
+    caller = 'rank_vectors'
+    setting, ks, B = rank_options(setting, ks, n_resamples, caller)
+    seed = check_seed(seed, caller)
+    Q = as_matrix(query_vectors, 'query_vectors', caller)
+    E = as_matrix(entity_vectors, 'entity_vectors', caller)
     if Q.shape[1] != E.shape[1]:
-        raise ValueError(f"{F}: query_vectors and entity_vectors must have the same dimension, "
+        raise ValueError(f"{caller}: query_vectors and entity_vectors must have the same "
+                         "dimension, "
                          f"got {Q.shape[1]} and {E.shape[1]}")
-    true = as_vector(answers, 'answers', F, len(Q))
+    true = as_vector(answers, 'answers', caller, len(Q))
     if (true != np.round(true)).any() or true.min() < 0 or true.max() >= len(E):
-        raise ValueError(f"{F}: answers must be entity indices 0..{len(E) - 1}")
+        raise ValueError(f"{caller}: answers must be entity indices 0..{len(E) - 1}")
     if filtered is None or setting == 'raw': filt = [[]] * len(Q)
-    else: filt = _index_lists(filtered, 'filtered', len(Q), len(E), F)
-    sides = ['tail'] * len(Q) if targets is None else _strs_any(targets, 'targets', len(Q), F)
+    else: filt = _index_lists(filtered, 'filtered', len(Q), len(E), caller)
+    sides = ['tail'] * len(Q) if targets is None else _strs_any(targets, 'targets', len(Q), caller)
     side = np.array([t if t in ('head', 'tail') else '' for t in sides])
-    if (side == '').any(): raise ValueError(f"{F}: targets must each be 'head' or 'tail'")
+    if (side == '').any(): raise ValueError(f"{caller}: targets must each be 'head' or 'tail'")
     return rank_cosine(Q, E, true.astype(np.int64), filt, side, setting, ks, B, seed)
 
 # %% ../nbs/11c_kg_scores.ipynb #6fffad28
-def _strs_any(x, name:str, n:int, F:str) -> list[str]:
-    L = [check_str(v, f'{name}[{i}]', F) for i, v in enumerate(check_sequence(x, name, F))]
-    if len(L) != n: raise ValueError(f"{F}: {name} has {len(L)} values but there are {n} queries")
-    return L
+def _strs_any(x, name:str, n:int, caller:str) -> list[str]:
+    values = [check_str(value, f'{name}[{i}]', caller)
+              for i, value in enumerate(check_sequence(x, name, caller))]
+    if len(values) != n:
+        raise ValueError(f"{caller}: {name} has {len(values)} values but there are {n} queries")
+    return values
 
 # %% ../nbs/11c_kg_scores.ipynb #13b230e0
 def rank_cosine(Q:np.ndarray, # (n_queries, d) query vectors, checked

@@ -285,7 +285,7 @@ class _LM:
     def surprisal(self, text:str|Sequence[str], # the text (or its tokens)
                   context:str|Sequence[str]|None=None, # text before it: its last two tokens count
                  ) -> LMScore:
-        "The humor metrics' surprisal: mean -ln P over the text's tokens (raw), and min(raw / 2, 10)."
+        "The humor metrics' surprisal: mean -ln P over the text's tokens (raw), min(raw / 2, 10)."
         self._check()                     # as token_surprisal, without its (token, value) pairs
         toks = self._tokens(text)
         ctx = self._tokens(context, 'context') if context is not None else []
@@ -337,10 +337,10 @@ def _got(value) -> str:
     return repr(value)[:60] if isinstance(value, (str, int, float)) else type(value).__name__
 
 class NGramLM(_LM):
-    "The humor evaluator's trigram model: add-alpha (Lidstone) estimates, trigram -> bigram -> unigram."
+    "The humor evaluator's trigram model: add-alpha (Lidstone), trigram -> bigram -> unigram."
     kind = 'design'
     def __init__(self, alpha:float=0.1, # the smoothing constant, a number in (0, 1e9]
-                 tokenizer:str|Tokenizer='design', # how texts become tokens (default: the evaluator's)
+                 tokenizer:str|Tokenizer='design', # how texts become tokens (default: evaluator's)
                  bigram_rule:str='bigram-count', # bigram when c(v w) > 0; 'context-count': c(v) > 0
                 ):
         super().__init__(tokenizer)

@@ -15,11 +15,11 @@ from itertools import chain, count
 import numpy as np
 
 # %% auto #0
-__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequence', 'as_texts', 'check_tokens', 'check_int',
-           'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer', 'WhitespaceTokenizer',
-           'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer', 'TreebankTokenizer',
-           'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'ngram_overlap_ids', 'ngram_overlap', 'porter_stem',
-           'stem_tokens', 'split_sentences']
+__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequence', 'as_texts', 'is_count', 'check_tokens',
+           'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer',
+           'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer',
+           'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'ngram_overlap_ids',
+           'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
 def brief(x, n:int=60) -> str:
@@ -70,6 +70,11 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
     for i, text in enumerate(texts): check_str(text, f"{name}[{i}]", metric)
     return texts
 
+# %% ../nbs/00_text.ipynb #a1c0u7e2
+def is_count(value) -> bool:
+    "Whether `value` is an int (Python's or NumPy's) and not a bool."
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
 # %% ../nbs/00_text.ipynb #b1934885
 def check_tokens(x, # the value: a list of str tokens
                  name:str, # the argument's name
@@ -94,8 +99,7 @@ def check_int(x, # the value
     if not isinstance(low, int) or not (high is None or isinstance(high, int)):
         raise TypeError(f"check_int: low and high must be int (high may be None), "
                         f"got {type(low).__name__} and {type(high).__name__}")
-    if (isinstance(x, bool) or not isinstance(x, (int, np.integer))
-            or x < low or (high is not None and x > high)):
+    if not is_count(x) or x < low or (high is not None and x > high):
         upper = f" and <= {high}" if high is not None else ""
         raise ValueError(f"{metric}: {name} must be an int >= {low}{upper}, got {brief(x)}")
     return int(x)
