@@ -643,15 +643,19 @@ class Scores(NamedTuple):
     groups: list | None  # each score's group, or None
     lines: list  # each score's line
 
+def _check_group(group, fn: str):
+    "Raise unless `group` is a field name (str) or None."
+    if group is not None and not isinstance(group, str):
+        raise TypeError(
+            f"{fn}: group must be a field name (str) or None, got {type(group).__name__}"
+        )
+
 def read_scores(
     src,  # a JSON Lines path, or a list of dicts: `id`, `score`, optional group field
     group: str | None = None,  # the field to group by; None: `group` when the lines have it
 ) -> Scores:
     "Scores by id, checked: unique ids, finite numbers, the group field on every line or none."
-    if group is not None and not isinstance(group, str):
-        raise TypeError(
-            f"read_scores: group must be a field name (str) or None, got {type(group).__name__}"
-        )
+    _check_group(group, 'read_scores')
     return _read_scores(src, group, 'read_scores', 'src')
 
 def _read_scores(src, group: str | None, fn: str, arg: str) -> Scores:
@@ -957,10 +961,7 @@ def agree(
         )
     if seed is not None:
         seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
-    if group is not None and not isinstance(group, str):
-        raise TypeError(
-            f"{caller}: group must be a field name (str) or None, got {type(group).__name__}"
-        )
+    _check_group(group, caller)
     sc = _read_scores(scores, group, caller, 'scores')
     jd = _read_judgments(judgments, sc, caller, 'judgments')
     if group is not None and jd.kind != 'ratings':
@@ -1089,10 +1090,7 @@ def permutation_test(
     lower_is_better = check_bool(lower_is_better, 'lower_is_better', caller)
     if seed is not None:
         seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
-    if group is not None and not isinstance(group, str):
-        raise TypeError(
-            f"{caller}: group must be a field name (str) or None, got {type(group).__name__}"
-        )
+    _check_group(group, caller)
     sa = _read_scores(scores_a, group, caller, 'scores_a')
     sb = _read_scores(scores_b, group, caller, 'scores_b')
     jd = _read_judgments(judgments, sa, caller, 'judgments')

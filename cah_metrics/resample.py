@@ -106,21 +106,21 @@ def resampled_means(rows:np.ndarray, # (n, d) per-item values
     return out
 
 # %% ../nbs/00a_resample.ipynb #31c342af
-def _boot_array(boot, caller:str) -> np.ndarray:
-    "The resampled values, checked: a finite, non-empty 1-D float64 array."
+def _boot_and_level(boot, confidence, caller:str) -> tuple[np.ndarray, float]:
+    """The resampled values (a finite, non-empty 1-D float64 array) and the confidence level (in
+    (0, 1)), checked in that order."""
     values = as_array(boot, 'boot', caller, finite=True).astype(np.float64)
     if values.ndim != 1 or not len(values):
         raise ValueError(f"{caller}: boot must be a non-empty 1-D array of resampled values, "
                          f"got shape {values.shape}")
-    return values
+    level = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    return values, level
 
 def percentile_interval(boot, # the resampled values of the statistic, a non-empty 1-D array
                         confidence:float=0.95, # the interval's level, in (0, 1)
                        ) -> tuple[float, float]:
     "The (1 - c)/2 and (1 + c)/2 quantiles of the resampled values (linear interpolation)."
-    caller = 'percentile_interval'
-    values = _boot_array(boot, caller)
-    level = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    values, level = _boot_and_level(boot, confidence, 'percentile_interval')
     low, high = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
     return float(low), float(high)
 
@@ -140,8 +140,7 @@ def bca_interval(boot, # the resampled values of the statistic, a non-empty 1-D 
                 ) -> tuple[float, float]:
     "The BCa interval (Efron 1987): quantiles at levels corrected for bias (z0) and skewness (a)."
     caller = 'bca_interval'
-    values = _boot_array(boot, caller)
-    level = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
+    values, level = _boot_and_level(boot, confidence, caller)
     est = check_float(estimate, 'estimate', caller)
     jk = as_array(jackknife, 'jackknife', caller, finite=True).astype(np.float64).ravel()
     p0 = (np.count_nonzero(values < est) + np.count_nonzero(values <= est)) / (2 * len(values))

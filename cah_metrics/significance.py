@@ -320,8 +320,14 @@ def _named(baseline, systems, baseline_name, caller:str) -> list[tuple[str, obje
                          f"got {names}")
     return [(name, baseline)] + named
 
-def _paired_setup(caller, metric, baseline, systems, references, key, inputs, baseline_name):
-    "Each system scored on the items: the names, the metrics, their per-item statistics, the key."
+def _paired_setup(caller, metric, baseline, systems, references, key, inputs, baseline_name,
+                  compat:tuple|None) -> tuple[list, list, list, str, list]:
+    """Each system scored on the items: the names, the metrics, their per-item statistics, the key
+    and the scores on all the items. `compat`, (confidence, method, seed) when sacrebleu's numbers
+    are asked for, is checked first; too few items are warned of."""
+    if compat:
+        proto = fresh_metric(metric, caller)
+        _check_compat(proto, check_resample_key(proto, key, caller), *compat, caller)
     named = _named(baseline, systems, baseline_name, caller)
     proto = fresh_metric(metric, caller)
     key = check_resample_key(proto, key, caller)
@@ -337,7 +343,9 @@ def _paired_setup(caller, metric, baseline, systems, references, key, inputs, ba
                              f"{metrics[0].state['n']}; a paired test needs the same items")
         metrics.append(scored)
         stats.append(items)
-    return [label for label, _ in named], metrics, stats, key
+    _few_items(metrics[0].state['n'], caller)
+    full = [scored.compute() for scored in metrics]
+    return [label for label, _ in named], metrics, stats, key, full
 
 # %% ../nbs/08_significance.ipynb #a9df8d10
 def _system_results(names, scores, ivs, p_values
@@ -383,7 +391,7 @@ def _few_items(n:int, caller:str):
         warnings.warn(f"{caller}: only {n} item{'s' * (n != 1)} (fewer than {MIN_ITEMS}): the "
                       "p-values are reported, but no difference is flagged significant; a "
                       "resampling test on so few items cannot tell systems apart (one item gives "
-                      "p = 1/(B + 1))", stacklevel=3)
+                      "p = 1/(B + 1))", stacklevel=4)
 
 def paired_bootstrap(metric:str|Metric, # a registry name, or a metric with its options (left alone)
                      baseline, # the baseline's predictions
@@ -402,14 +410,10 @@ def paired_bootstrap(metric:str|Metric, # a registry name, or a metric with its 
     Holm-adjusted p-values."""
     caller = 'paired_bootstrap'
     B, conf, method, compat = _options(caller, n_resamples, confidence, method, compat)
-    if compat:
-        proto = fresh_metric(metric, caller)
-        _check_compat(proto, check_resample_key(proto, key, caller), conf, method, seed, caller)
-    names, metrics, stats, key = _paired_setup(caller, metric, baseline, systems, references, key,
-                                               inputs, baseline_name)
+    checks = (conf, method, seed) if compat else None
+    names, metrics, stats, key, full = _paired_setup(caller, metric, baseline, systems, references,
+                                                     key, inputs, baseline_name, checks)
     n, name = metrics[0].state['n'], metrics[0].name
-    _few_items(n, caller)
-    full = [scored.compute() for scored in metrics]
     test = 'paired-bs' + ('(sacrebleu)' if compat else '')
     options = {'key': key, 'test': test, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
     sig = resampling_signature(full[0], options)
@@ -471,14 +475,10 @@ def paired_randomization(metric:str|Metric, # a registry name, or a metric with 
     caller = 'paired_randomization'
     T = check_int(trials, 'trials', caller, high=MAX_RESAMPLES)
     B, conf, method, compat = _options(caller, n_resamples, confidence, method, compat, low=0)
-    if compat:
-        proto = fresh_metric(metric, caller)
-        _check_compat(proto, check_resample_key(proto, key, caller), conf, method, seed, caller)
-    names, metrics, stats, key = _paired_setup(caller, metric, baseline, systems, references, key,
-                                               inputs, baseline_name)
+    checks = (conf, method, seed) if compat else None
+    names, metrics, stats, key, full = _paired_setup(caller, metric, baseline, systems, references,
+                                                     key, inputs, baseline_name, checks)
     n, name = metrics[0].state['n'], metrics[0].name
-    _few_items(n, caller)
-    full = [scored.compute() for scored in metrics]
     test = 'paired-ar' + ('(sacrebleu)' if compat else '')
     options = {'key': key, 'test': test, 'ar': T, 'bs': B, 'ci': f"{method}-{conf:g}", 'seed': seed}
     sig = resampling_signature(full[0], options)
