@@ -20,13 +20,14 @@ from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,
                               as_array, Tokenizer, get_tokenizer, check_pairs, ngram_counts,
-                              ngram_overlap, is_count, MAX_NGRAM_ORDER, TOKENIZERS, brief)
+                              check_overlap_inputs, ngram_overlap, is_count, MAX_NGRAM_ORDER,
+                              TOKENIZERS, brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
            'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
-           'BLEUScore', 'stats_from_rows', 'nrefs_counter', 'signature_with_nrefs', 'BLEU', 'corpus_bleu',
-           'sentence_bleu', 'SentenceBLEU', 'sacrebleu_bleu_of_sums']
+           'BLEUScore', 'stats_from_rows', 'nrefs_counter', 'signature_with_nrefs', 'NrefsMetric', 'BLEU',
+           'corpus_bleu', 'sentence_bleu', 'SentenceBLEU', 'sacrebleu_bleu_of_sums']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -133,13 +134,7 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
                     ) -> np.ndarray:
     "Per-segment BLEU statistics as an int64 array of rows `[c, r, m_1..m_N, t_1..t_N]`."
     caller = 'bleu_stats_array'
-    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
-    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
-    if len(ref_toks) != len(hyp_toks):
-        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
-                         f"give one list of references per hypothesis")
-    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', caller) for i, rs in enumerate(ref_toks)]
-    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    hyp_toks, ref_toks, orders = check_overlap_inputs(hyp_toks, ref_toks, orders, caller)
     m, t = ngram_overlap(hyp_toks, ref_toks, orders)    # first: it checks that items are str tokens
     N = len(hyp_toks)
     hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
@@ -505,8 +500,24 @@ def signature_with_nrefs(name:str, # the metric's registry name
     refs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
     return Signature(name, {'nrefs': refs, **options})
 
+class NrefsMetric(Metric):
+    """A metric of references whose state sums per-segment rows of counts (`stats`) and counts
+    the segments by their number of references (`nrefs`), which its signature names first."""
+    def empty_state(self) -> dict:
+        "No segment: a subclass gives its zero row; no reference counts."
+        return {'n': 0, 'stats': np.zeros(0, np.int64), 'nrefs': Counter()}
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
+                'nrefs': nrefs_counter(stats['nrefs'])}
+    def _signature(self, state:dict) -> Signature:
+        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
+        return signature_with_nrefs(self.name, state['nrefs'], self.options())
+    def signature(self) -> Signature:
+        "The signature of the scores this metric computes."
+        return self._signature(self.state)
+
 @register()
-class BLEU(Metric):
+class BLEU(NrefsMetric):
     "Corpus BLEU with fixed options over summed per-segment statistics."
     name = 'bleu'
     summary = ('corpus BLEU (Papineni et al. 2002): clipped n-gram precision and '
@@ -580,10 +591,6 @@ class BLEU(Metric):
         "Per-segment statistics, int64 rows `[c, r, m_1.., t_1..]`; they sum to the corpus's."
         return self._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))['stats']
 
-    def reduce_items(self, stats:dict) -> dict:
-        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-                'nrefs': nrefs_counter(stats['nrefs'])}
-
     @property
     def stats(self) -> BLEUStats:
         "The running statistics, a `BLEUStats`."
@@ -593,14 +600,6 @@ class BLEU(Metric):
     def nrefs(self) -> set[int]:
         "The numbers of references per segment seen so far."
         return {int(nrefs) for nrefs in self.state['nrefs']}
-
-    def _signature(self, state:dict) -> Signature:
-        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
-        return signature_with_nrefs(self.name, state['nrefs'], self.options())
-
-    def signature(self) -> Signature:
-        "The signature of the scores this metric computes."
-        return self._signature(self.state)
 
     def signature_options(self) -> str:
         "The options part of the signature (without `nrefs` and the version)."

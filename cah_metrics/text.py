@@ -19,7 +19,7 @@ __all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequenc
            'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer',
            'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer',
            'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'ngram_overlap_ids',
-           'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
+           'check_overlap_inputs', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
 def brief(x, n:int=60) -> str:
@@ -538,19 +538,30 @@ def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
     return matches, totals
 
 # %% ../nbs/00_text.ipynb #36f83160
+def check_overlap_inputs(hyp_toks, # tokens of each hypothesis
+                         ref_toks, # per hypothesis, the tokens of each reference
+                         orders, # count orders 1..orders, at most `MAX_NGRAM_ORDER` + 1
+                         caller:str, # the function's name, for messages
+                        ) -> tuple[list, list[list], int]:
+    "`hyp_toks` and each hypothesis's `ref_toks` as lists, one per hypothesis; `orders` checked."
+    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
+    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
+    if len(ref_toks) != len(hyp_toks):
+        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
+                         f"give one list of references per hypothesis")
+    # + 1: BLEU's methods 5 and 7 read one order past max_n
+    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    ref_toks = [check_sequence(refs, f'ref_toks[{i}]', caller) for i, refs in enumerate(ref_toks)]
+    return hyp_toks, ref_toks, orders
+
+#| export
 def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
                   ref_toks:list[list[list[str]]], # per hypothesis, the tokens of each reference
                   orders:int=4, # count orders 1..orders
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Clipped matches `m[i, n-1]` (max over segment i's references), hypothesis totals `t[i, n-1]`."
     caller = 'ngram_overlap'
-    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
-    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
-    if len(ref_toks) != len(hyp_toks):
-        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
-                         f"give one list of references per hypothesis")
-    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
-    ref_toks = [check_sequence(refs, f'ref_toks[{i}]', caller) for i, refs in enumerate(ref_toks)]
+    hyp_toks, ref_toks, orders = check_overlap_inputs(hyp_toks, ref_toks, orders, caller)
     vocab = Vocab()
     try: hid, hlen = vocab.encode(hyp_toks)
     except TypeError as e:
