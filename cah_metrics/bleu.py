@@ -20,8 +20,8 @@ from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,
                               as_array, Tokenizer, get_tokenizer, check_pairs, ngram_counts,
-                              check_overlap_inputs, ngram_overlap, is_count, MAX_NGRAM_ORDER,
-                              TOKENIZERS, brief)
+                              check_overlap_inputs, ngram_overlap, sorted_codes, is_count,
+                              MAX_NGRAM_ORDER, TOKENIZERS, brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
@@ -143,19 +143,6 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
     r = _closest_ref_lens(hlen, rlen, np.repeat(np.arange(N), nref), np.cumsum(nref) - nref)
     return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * orders)
 
-# %% ../nbs/01_bleu.ipynb #ab03ad27
-def _sorted_codes(key:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "The distinct values of `key`, sorted, and the index of each element's value among them."
-    # keys come nearly sorted (segment by segment): fast here
-    order = np.argsort(key, kind='stable')
-    sorted_key = key[order]
-    new = np.empty(len(sorted_key), bool)
-    new[:1] = True
-    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
-    code = np.empty(len(key), np.int64)
-    code[order] = np.cumsum(new) - 1
-    return sorted_key[new], code
-
 # %% ../nbs/01_bleu.ipynb #d89e2528
 class _RefTable:
     """The references' half of `bleu_stats_array`, counted once: per order, each segment's distinct
@@ -188,7 +175,8 @@ class _RefTable:
                 keep = left >= n
                 pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
             # (segment, n-gram); code: index
-            keys, code = _sorted_codes(code * V + tok[pos + n - 1])
+            # keys come nearly sorted (segment by segment): a stable sort is fast here
+            keys, code = sorted_codes(code * V + tok[pos + n - 1], stable=True)
             U = len(keys)
             c = np.bincount(code if R == 1 else code[src == 0], minlength=U)
             for k in range(1, R): c = np.maximum(c, np.bincount(code[src == k], minlength=U))
