@@ -20,13 +20,14 @@ from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,
                               as_array, Tokenizer, get_tokenizer, check_pairs, ngram_counts,
-                              ngram_overlap, is_count, MAX_NGRAM_ORDER, TOKENIZERS, brief)
+                              check_overlap_inputs, ngram_overlap, sorted_codes, is_count,
+                              MAX_NGRAM_ORDER, TOKENIZERS, brief)
 
 # %% auto #0
 __all__ = ['SACREBLEU_SMOOTHING', 'CHEN_CHERRY_SMOOTHING', 'SMOOTHING', 'closest_ref_length', 'brevity_penalty', 'bleu',
            'BLEUStats', 'bleu_stats_array', 'check_smooth', 'bleu_weights', 'smoothed_log_mean', 'bleu_from_stats',
-           'BLEUScore', 'stats_from_rows', 'nrefs_counter', 'signature_with_nrefs', 'BLEU', 'corpus_bleu',
-           'sentence_bleu', 'SentenceBLEU', 'sacrebleu_bleu_of_sums']
+           'BLEUScore', 'stats_from_rows', 'nrefs_counter', 'signature_with_nrefs', 'NrefsMetric', 'BLEU',
+           'corpus_bleu', 'sentence_bleu', 'SentenceBLEU', 'sacrebleu_bleu_of_sums']
 
 # %% ../nbs/01_bleu.ipynb #a00d0e9b
 def closest_ref_length(hyp_len:int, # length of the hypothesis
@@ -133,13 +134,7 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
                     ) -> np.ndarray:
     "Per-segment BLEU statistics as an int64 array of rows `[c, r, m_1..m_N, t_1..t_N]`."
     caller = 'bleu_stats_array'
-    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
-    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
-    if len(ref_toks) != len(hyp_toks):
-        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
-                         f"give one list of references per hypothesis")
-    ref_toks = [check_sequence(rs, f'ref_toks[{i}]', caller) for i, rs in enumerate(ref_toks)]
-    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    hyp_toks, ref_toks, orders = check_overlap_inputs(hyp_toks, ref_toks, orders, caller)
     m, t = ngram_overlap(hyp_toks, ref_toks, orders)    # first: it checks that items are str tokens
     N = len(hyp_toks)
     hlen = np.fromiter(map(len, hyp_toks), np.int64, N)
@@ -147,19 +142,6 @@ def bleu_stats_array(hyp_toks:list[list[str]], # tokens of each hypothesis
     rlen = np.fromiter((len(r) for rs in ref_toks for r in rs), np.int64, int(nref.sum()))
     r = _closest_ref_lens(hlen, rlen, np.repeat(np.arange(N), nref), np.cumsum(nref) - nref)
     return np.column_stack([hlen, r, m, t]).astype(np.int64).reshape(N, 2 + 2 * orders)
-
-# %% ../nbs/01_bleu.ipynb #ab03ad27
-def _sorted_codes(key:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "The distinct values of `key`, sorted, and the index of each element's value among them."
-    # keys come nearly sorted (segment by segment): fast here
-    order = np.argsort(key, kind='stable')
-    sorted_key = key[order]
-    new = np.empty(len(sorted_key), bool)
-    new[:1] = True
-    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
-    code = np.empty(len(key), np.int64)
-    code[order] = np.cumsum(new) - 1
-    return sorted_key[new], code
 
 # %% ../nbs/01_bleu.ipynb #d89e2528
 class _RefTable:
@@ -193,7 +175,8 @@ class _RefTable:
                 keep = left >= n
                 pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
             # (segment, n-gram); code: index
-            keys, code = _sorted_codes(code * V + tok[pos + n - 1])
+            # keys come nearly sorted (segment by segment): a stable sort is fast here
+            keys, code = sorted_codes(code * V + tok[pos + n - 1], stable=True)
             U = len(keys)
             c = np.bincount(code if R == 1 else code[src == 0], minlength=U)
             for k in range(1, R): c = np.maximum(c, np.bincount(code[src == k], minlength=U))
@@ -505,8 +488,24 @@ def signature_with_nrefs(name:str, # the metric's registry name
     refs = 'var' if len(nrefs) > 1 else next(iter(nrefs), '?')
     return Signature(name, {'nrefs': refs, **options})
 
+class NrefsMetric(Metric):
+    """A metric of references whose state sums per-segment rows of counts (`stats`) and counts
+    the segments by their number of references (`nrefs`), which its signature names first."""
+    def empty_state(self) -> dict:
+        "No segment: a subclass gives its zero row; no reference counts."
+        return {'n': 0, 'stats': np.zeros(0, np.int64), 'nrefs': Counter()}
+    def reduce_items(self, stats:dict) -> dict:
+        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
+                'nrefs': nrefs_counter(stats['nrefs'])}
+    def _signature(self, state:dict) -> Signature:
+        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
+        return signature_with_nrefs(self.name, state['nrefs'], self.options())
+    def signature(self) -> Signature:
+        "The signature of the scores this metric computes."
+        return self._signature(self.state)
+
 @register()
-class BLEU(Metric):
+class BLEU(NrefsMetric):
     "Corpus BLEU with fixed options over summed per-segment statistics."
     name = 'bleu'
     summary = ('corpus BLEU (Papineni et al. 2002): clipped n-gram precision and '
@@ -580,10 +579,6 @@ class BLEU(Metric):
         "Per-segment statistics, int64 rows `[c, r, m_1.., t_1..]`; they sum to the corpus's."
         return self._pair_stats(*check_pairs(hypotheses, references, metric='BLEU'))['stats']
 
-    def reduce_items(self, stats:dict) -> dict:
-        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-                'nrefs': nrefs_counter(stats['nrefs'])}
-
     @property
     def stats(self) -> BLEUStats:
         "The running statistics, a `BLEUStats`."
@@ -593,14 +588,6 @@ class BLEU(Metric):
     def nrefs(self) -> set[int]:
         "The numbers of references per segment seen so far."
         return {int(nrefs) for nrefs in self.state['nrefs']}
-
-    def _signature(self, state:dict) -> Signature:
-        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
-        return signature_with_nrefs(self.name, state['nrefs'], self.options())
-
-    def signature(self) -> Signature:
-        "The signature of the scores this metric computes."
-        return self._signature(self.state)
 
     def signature_options(self) -> str:
         "The options part of the signature (without `nrefs` and the version)."

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import Metric, Score, Signature, register
-from .bleu import nrefs_counter, signature_with_nrefs
+from .core import Score, Signature, register
+from .bleu import NrefsMetric
 from .resample import Plan, Resampling, sum_plan
 from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array,
                               Vocab, is_count, MAX_NGRAM_ORDER, brief)
@@ -335,7 +335,7 @@ class CHRFScore(Score):
 # %% ../nbs/01b_chrf.ipynb #d1fdf0db
 @register()
 @register('chrf++', word_order=2)
-class CHRF(Metric):
+class CHRF(NrefsMetric):
     "Corpus chrF / chrF++ with fixed options over summed per-segment statistics."
     name = 'chrf'
     summary = ('chrF and chrF++ (Popović 2015, 2017): character (and word) n-gram F-score, '
@@ -374,14 +374,6 @@ class CHRF(Metric):
         width = 3 * (self.char_order + self.word_order)
         return {'n': 0, 'stats': np.zeros(width, np.int64), 'nrefs': Counter()}
 
-    def _signature(self, state:dict) -> Signature:
-        "The signature of the scores of `state`: `nrefs` from its reference counts, the options."
-        return signature_with_nrefs(self.name, state['nrefs'], self.options())
-
-    def signature(self) -> Signature:
-        "The signature of the scores this metric computes."
-        return self._signature(self.state)
-
     def _pair_stats(self, hyps:list[str], refs:list[list[str]]) -> dict:
         "Per-segment rows and numbers of references of validated hypotheses and references."
         rows = _chrf_rows(hyps, refs, self.char_order, self.word_order, self.beta,
@@ -392,10 +384,6 @@ class CHRF(Metric):
         "Each segment's row of statistics (against its best reference) and number of references."
         pairs = check_pairs(predictions, references, metric=self.name, name='predictions')
         return self._pair_stats(*pairs)
-
-    def reduce_items(self, stats:dict) -> dict:
-        return {'n': len(stats['nrefs']), 'stats': stats['stats'].sum(axis=0, dtype=np.int64),
-                'nrefs': nrefs_counter(stats['nrefs'])}
 
     def segment_stats(self, hypotheses:str|Sequence[str], # one hypothesis or a sequence of them
                       references:str|Sequence[str|Sequence[str]], # per hypothesis: one or a list

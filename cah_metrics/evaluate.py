@@ -10,6 +10,7 @@ import inspect, json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from . import lazy_attributes
 from .core import Metric, load, metric_class
 from .io import AtomicWriteSet, as_path
 from .text import as_texts, check_sequence
@@ -241,13 +242,5 @@ _MOVED = {**dict.fromkeys(('read_systems', 'compare_datasets'), 'comparison'),
                            'humor_outputs', 'write_humor_outputs'),
                           'humor_report')}                          # name -> the module it moved to
 
-def __getattr__(name:str):
-    "A name that moved to its own module, imported from there on first use and kept here."
-    if name not in _MOVED:
-        raise AttributeError(f"module 'cah_metrics.evaluate' has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(f"cah_metrics.{_MOVED[name]}"), name)
-    globals()[name] = value
-    return value
-
-def __dir__(): return sorted([*globals(), *_MOVED])
+# a name that moved is imported from its module on first use and kept here (the package's way)
+__getattr__, __dir__ = lazy_attributes(globals(), _MOVED)

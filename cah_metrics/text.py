@@ -18,8 +18,8 @@ import numpy as np
 __all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequence', 'as_texts', 'is_count', 'check_tokens',
            'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer',
            'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer',
-           'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'ngram_overlap_ids',
-           'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
+           'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'sorted_codes', 'ngram_overlap_ids',
+           'check_overlap_inputs', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
 def brief(x, n:int=60) -> str:
@@ -455,16 +455,22 @@ class Vocab(dict):
         return ids, lens
 
 # %% ../nbs/00_text.ipynb #85613fa5
-def _unique_inverse(key:np.ndarray) -> tuple[np.ndarray, int]:
-    "Dense ids of the values of `key` (equal values, equal ids), their number: a fast `np.unique`."
-    order = np.argsort(key)
+def sorted_codes(key:np.ndarray, # a 1-D array of integer keys
+                 stable:bool=False, # sort stably: faster when the keys come nearly sorted
+                ) -> tuple[np.ndarray, np.ndarray]:
+    "The distinct values of `key`, sorted, and each element's index among them: a fast `np.unique`."
+    if not isinstance(key, np.ndarray) or key.ndim != 1 or key.dtype.kind not in 'iu':
+        got = (f"{key.dtype} array of shape {key.shape}" if isinstance(key, np.ndarray)
+               else type(key).__name__)
+        raise TypeError(f"sorted_codes: key must be a 1-D array of integers, got {got}")
+    order = np.argsort(key, kind='stable' if stable else None)
     sorted_key = key[order]
     new = np.empty(len(sorted_key), bool)
     new[:1] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
     code = np.empty(len(key), np.int64)
     code[order] = np.cumsum(new) - 1
-    return code, int(new.sum())
+    return sorted_key[new], code
 
 # %% ../nbs/00_text.ipynb #3579890a
 def _count_orders(matches, totals, tok, seg, src, left, n_refs):
@@ -476,7 +482,8 @@ def _count_orders(matches, totals, tok, seg, src, left, n_refs):
             keep = left >= n
             pos, code, seg, src, left = pos[keep], code[keep], seg[keep], src[keep], left[keep]
         # the id of each (segment, n-gram)
-        code, n_codes = _unique_inverse(code * vocab_size + tok[pos + n - 1])
+        keys, code = sorted_codes(code * vocab_size + tok[pos + n - 1])
+        n_codes = len(keys)
         hyp = src < 0
         hyp_c = np.bincount(code[hyp], minlength=n_codes)
         ref_c = np.bincount(code[src == 0], minlength=n_codes)
@@ -538,19 +545,30 @@ def ngram_overlap_ids(hid:np.ndarray, # all hypotheses' token ids, concatenated
     return matches, totals
 
 # %% ../nbs/00_text.ipynb #36f83160
+def check_overlap_inputs(hyp_toks, # tokens of each hypothesis
+                         ref_toks, # per hypothesis, the tokens of each reference
+                         orders, # count orders 1..orders, at most `MAX_NGRAM_ORDER` + 1
+                         caller:str, # the function's name, for messages
+                        ) -> tuple[list, list[list], int]:
+    "`hyp_toks` and each hypothesis's `ref_toks` as lists, one per hypothesis; `orders` checked."
+    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
+    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
+    if len(ref_toks) != len(hyp_toks):
+        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
+                         f"give one list of references per hypothesis")
+    # + 1: BLEU's methods 5 and 7 read one order past max_n
+    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
+    ref_toks = [check_sequence(refs, f'ref_toks[{i}]', caller) for i, refs in enumerate(ref_toks)]
+    return hyp_toks, ref_toks, orders
+
+#| export
 def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
                   ref_toks:list[list[list[str]]], # per hypothesis, the tokens of each reference
                   orders:int=4, # count orders 1..orders
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Clipped matches `m[i, n-1]` (max over segment i's references), hypothesis totals `t[i, n-1]`."
     caller = 'ngram_overlap'
-    hyp_toks = check_sequence(hyp_toks, 'hyp_toks', caller)
-    ref_toks = check_sequence(ref_toks, 'ref_toks', caller)
-    if len(ref_toks) != len(hyp_toks):
-        raise ValueError(f"{caller}: got {len(hyp_toks)} hyp_toks but {len(ref_toks)} ref_toks; "
-                         f"give one list of references per hypothesis")
-    orders = check_int(orders, 'orders', caller, high=MAX_NGRAM_ORDER + 1)
-    ref_toks = [check_sequence(refs, f'ref_toks[{i}]', caller) for i, refs in enumerate(ref_toks)]
+    hyp_toks, ref_toks, orders = check_overlap_inputs(hyp_toks, ref_toks, orders, caller)
     vocab = Vocab()
     try: hid, hlen = vocab.encode(hyp_toks)
     except TypeError as e:
