@@ -561,7 +561,6 @@ def check_overlap_inputs(hyp_toks, # tokens of each hypothesis
     ref_toks = [check_sequence(refs, f'ref_toks[{i}]', caller) for i, refs in enumerate(ref_toks)]
     return hyp_toks, ref_toks, orders
 
-#| export
 def ngram_overlap(hyp_toks:list[list[str]], # tokens of each hypothesis
                   ref_toks:list[list[list[str]]], # per hypothesis, the tokens of each reference
                   orders:int=4, # count orders 1..orders

@@ -104,3 +104,10 @@ def test_load_imports_only_the_metrics_floors():
     loaded = set(eval(out.stdout))
     assert 'cah_metrics.bleu' in loaded
     assert not loaded & {f'cah_metrics.{m}' for m in ('rouge', 'chrf', 'diversity', 'humor', 'bertscore', 'mauve')}, loaded
+
+
+def test_no_notebook_directive_in_exported_code():
+    "A `#| export` written twice in one cell ends up in the module as a stray comment."
+    stray = [f"{path.name}:{i}" for path in sorted(PKG.glob('*.py'))
+             for i, line in enumerate(path.read_text().splitlines(), 1) if line.startswith('#| ')]
+    assert not stray, f"notebook directives in exported code: {stray}"
