@@ -1,4 +1,4 @@
-"""Krippendorff's alpha (any level of measurement, missing ratings, bootstrap interval over items), the six Shrout & Fleiss intraclass correlations, Cohen's and Fleiss' kappa; equal to krippendorff, pingouin, scikit-learn and statsmodels.
+"""Inter-rater agreement: Krippendorff's alpha, intraclass correlations, Cohen's and Fleiss' kappa.
 
 Docs: https://cah-metrics.github.io/cah_metrics/agreement.html.md"""
 

@@ -1,4 +1,4 @@
-"""BERTScore (Zhang et al. 2020), exact and offline: greedy cosine matching of contextual token embeddings from a chosen layer, idf weighting, baseline rescaling and several references; equal to the `bert-score` package, and a `Metric` whose shards merge exactly.
+"""BERTScore (Zhang et al. 2020), exact and offline, equal to the `bert-score` package.
 
 Docs: https://cah-metrics.github.io/cah_metrics/bertscore.html.md"""
 

@@ -1,4 +1,4 @@
-"""BLEU from the tutorial definition to corpus scores that equal sacrebleu and nltk, with every smoothing method, mergeable statistics and a signature.
+"""BLEU from its tutorial definition to corpus scores equal to sacrebleu's and nltk's.
 
 Docs: https://cah-metrics.github.io/cah_metrics/bleu.html.md"""
 

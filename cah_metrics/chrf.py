@@ -1,4 +1,4 @@
-"""Character n-gram F-score (Popović 2015) and its word n-gram extension chrF++ (Popović 2017), equal to sacrebleu's `CHRF` to the last bit, with mergeable per-segment statistics and a signature.
+"""Character n-gram F-score chrF and its word n-gram extension chrF++, equal to sacrebleu's.
 
 Docs: https://cah-metrics.github.io/cah_metrics/chrf.html.md"""
 

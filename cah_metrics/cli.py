@@ -1,4 +1,4 @@
-"""`cah-metrics humor`, the main job: rank Cards Against Humanity answers by what people find funnier; `cah-metrics score`: score a file of predictions against a file of references; `cah-metrics compare` and `cah-metrics ensemble`: systems against a baseline, strategies against each other; `cah-metrics embed-eval`: embedding models for knowledge graphs.
+"""The command line: `cah-metrics humor`, `score`, `compare`, `ensemble` and `embed-eval`.
 
 Docs: https://cah-metrics.github.io/cah_metrics/cli.html.md"""
 

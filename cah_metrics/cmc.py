@@ -1,4 +1,4 @@
-"""How well a summary keeps the language mix of the conversation it summarises: Code-Mixing Coverage (CMC), with pluggable word-level language identification.
+"""How well a summary keeps the language mix of the conversation it summarises (CMC).
 
 Docs: https://cah-metrics.github.io/cah_metrics/cmc.html.md"""
 

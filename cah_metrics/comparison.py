@@ -1,4 +1,4 @@
-"""Paired tests of systems against a baseline on the same items, read from files: what `cah-metrics compare` does.
+"""Paired tests of systems against a baseline on the same items, read from files.
 
 Docs: https://cah-metrics.github.io/cah_metrics/comparison.html.md"""
 

@@ -1,4 +1,4 @@
-"""The shape every metric shares: `Metric` (update, compute, merge over sufficient statistics), `Score`, `Signature` and the registry behind `cah_metrics.load`.
+"""The shape every metric shares: `Metric`, `Score`, `Signature` and the registry behind `load`.
 
 Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 

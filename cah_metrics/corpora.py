@@ -1,4 +1,4 @@
-"""Readers for the real text the language-model and humor metrics are trained and tested on: Cards Against Humanity packs and the Seinfeld laugh corpus.
+"""Readers for the real text the models are trained and tested on: card packs, Seinfeld laughs.
 
 Docs: https://cah-metrics.github.io/cah_metrics/corpora.html.md"""
 

@@ -1,4 +1,4 @@
-"""K-fold cross-validation of a classifier: stratified, grouped and repeated folds, an interval for the mean that allows for dependent folds, the pitfalls that make a cross-validated score lie, and whether the humor metrics tell jokes from headlines.
+"""K-fold cross-validation of a classifier: folds, an honest interval, and the pitfalls.
 
 Docs: https://cah-metrics.github.io/cah_metrics/crossval.html.md"""
 

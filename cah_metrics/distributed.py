@@ -1,4 +1,4 @@
-"""`evaluate` on Dask: each partition computes its metrics' mergeable states, a tree of merges adds them, the driver scores; bootstrap sums resampled on the workers (a Poisson bootstrap), Distinct-n and Self-BLEU from bucketed n-gram count tables, models loaded once per worker, and a capacity plan for a billion pairs.
+"""Evaluation on Dask: mergeable states per partition, a tree of merges, one score.
 
 Docs: https://cah-metrics.github.io/cah_metrics/distributed.html.md"""
 

@@ -1,4 +1,4 @@
-"""Distinct-n, an exact near-linear Self-BLEU, vocabulary richness (TTR to MTLD and HD-D), and semantic diversity from sentence embeddings: clusters, mean similarity and the Vendi score.
+"""Distinct-n, Self-BLEU, vocabulary richness and semantic diversity from sentence embeddings.
 
 Docs: https://cah-metrics.github.io/cah_metrics/diversity.html.md"""
 

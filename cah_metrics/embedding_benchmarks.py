@@ -1,4 +1,4 @@
-"""The data knowledge-graph embedding evaluation measures a model on: a small hand-made philosophy test set for its five scores, and the real benchmarks MTEB and PyKEEN users expect: STS-B correlations, CoDEx-S link prediction with filtered ranks, triple classification, and the graph score on a CoDEx-S subgraph.
+"""The test set and real benchmarks of embedding evaluation: STS-B and CoDEx-S.
 
 Docs: https://cah-metrics.github.io/cah_metrics/embedding_benchmarks.html.md"""
 

@@ -1,4 +1,4 @@
-"""Knowledge-graph embedding evaluation: five scores of a sentence-embedding model for knowledge-graph work, their composite and recommendations, for any encoder or precomputed vectors, on a small hand-made test set and on the real benchmarks MTEB and PyKEEN users expect, models side by side.
+"""Knowledge-graph embedding evaluation of sentence-embedding models, side by side.
 
 Docs: https://cah-metrics.github.io/cah_metrics/embedding_eval.html.md"""
 

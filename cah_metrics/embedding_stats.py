@@ -1,4 +1,4 @@
-"""The statistics knowledge-graph embedding evaluation is built from: correlations of cosines with gold similarities (with SciPy's p-values), the silhouette and clustering agreement (equal to scikit-learn's), exact at any scale of the vectors.
+"""Correlation, silhouette and clustering statistics of embedding evaluation, exact at any scale.
 
 Docs: https://cah-metrics.github.io/cah_metrics/embedding_stats.html.md"""
 

@@ -1,4 +1,4 @@
-"""One way to get sentence vectors for every semantic metric: the bundled all-MiniLM-L6-v2 offline by default, any local sentence-transformers model, or a TF-IDF fallback.
+"""One way to get sentence vectors for every semantic metric, offline by default.
 
 Docs: https://cah-metrics.github.io/cah_metrics/embeddings.html.md"""
 

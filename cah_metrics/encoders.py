@@ -1,4 +1,4 @@
-"""What knowledge-graph embedding evaluation encodes with: a seeded random baseline, TF-IDF with LSA, precomputed vectors, a cache that encodes each string once per run, and `as_encoder`, which makes any of them, or a sentence-transformers model, from a name.
+"""What knowledge-graph embedding evaluation encodes with: baselines, vectors, any model.
 
 Docs: https://cah-metrics.github.io/cah_metrics/encoders.html.md"""
 

@@ -1,4 +1,4 @@
-"""Several evaluators ("strategies") on the same texts: a weighted aggregation, their disagreement, consensus and reliability, validation flags, semantic diversity with a fallback chain, and, on 1,899 rated puns, where those numbers mislead.
+"""Several evaluators on the same texts: aggregation, disagreement, consensus and reliability.
 
 Docs: https://cah-metrics.github.io/cah_metrics/ensemble.html.md"""
 

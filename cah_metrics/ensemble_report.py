@@ -1,4 +1,4 @@
-"""Several strategies on a file of responses, how far they disagree and how they follow human ratings (`cah-metrics ensemble`); the files of an embedding-model comparison (`cah-metrics embed-eval`).
+"""Reports of several strategies on a file of responses, and of embedding-model comparisons.
 
 Docs: https://cah-metrics.github.io/cah_metrics/ensemble_report.html.md"""
 

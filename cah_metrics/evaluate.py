@@ -1,4 +1,4 @@
-"""Scoring predictions with any registered metrics, one dataset or several: what `cah-metrics score` and `evaluate_datasets` do.
+"""Scoring predictions with any registered metrics, one dataset or several.
 
 Docs: https://cah-metrics.github.io/cah_metrics/evaluate.html.md"""
 

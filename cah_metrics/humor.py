@@ -1,4 +1,4 @@
-"""Statistical humor metrics for Cards Against Humanity answers, trained on real cards: surprisal, perplexity, ambiguity, distinctiveness, coherence, entropy, an F1 of relevance and surprise, persona-card similarity and the overall score; `HumorScores` is their mergeable corpus-level metric.
+"""Statistical humor metrics for Cards Against Humanity answers, trained on real cards.
 
 Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 

@@ -1,4 +1,4 @@
-"""The humor main job, `cah-metrics humor`: the funniest answers of each prompt and why, the table and its schema, how far to trust it, the charts and the files.
+"""The humor main job: the funniest answers of each prompt and why, and how far to trust it.
 
 Docs: https://cah-metrics.github.io/cah_metrics/humor_report.html.md"""
 

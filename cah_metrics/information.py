@@ -1,4 +1,4 @@
-"""Shannon entropy of a text's characters, words, n-grams and model tokens, a bias-corrected estimate beside the plug-in one, and the ensemble evaluation's repetition and local-entropy checks.
+"""Entropy of a text's characters, words, n-grams and model tokens; repetition checks.
 
 Docs: https://cah-metrics.github.io/cah_metrics/information.html.md"""
 

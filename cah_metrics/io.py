@@ -1,4 +1,4 @@
-"""Reading predictions and references from plain text or JSON Lines with errors that name the file and line, and writing results atomically.
+"""Reading predictions and references with errors that name file and line; atomic writes.
 
 Docs: https://cah-metrics.github.io/cah_metrics/io.html.md"""
 

@@ -1,4 +1,4 @@
-"""The five scores of knowledge-graph embedding evaluation on vectors (semantic similarity, clustering, entity recognition, knowledge graph, embedding quality), with bootstrap intervals, corrected variants, their composite and bands; and link-prediction ranks as PyKEEN defines them.
+"""The five scores of knowledge-graph embedding evaluation, their composite, and link ranks.
 
 Docs: https://cah-metrics.github.io/cah_metrics/kg_scores.html.md"""
 

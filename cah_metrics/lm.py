@@ -1,4 +1,4 @@
-"""Trigram language models trained on a corpus: the humor evaluator's add-0.1 backoff model exactly, an nltk-compatible Lidstone/Laplace model, and interpolated modified Kneser-Ney; surprisal and perplexity from each.
+"""Trigram language models trained on a corpus, and the surprisal and perplexity they give.
 
 Docs: https://cah-metrics.github.io/cah_metrics/lm.html.md"""
 

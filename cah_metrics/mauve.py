@@ -1,4 +1,4 @@
-"""How far the texts a model generates are from human texts, as a distribution: the area under the divergence frontier of their quantised embeddings (Pillutla et al., 2021), equal to `mauve-text` 0.4.0 given the same features and clusters.
+"""How far generated texts are from human texts as a distribution: MAUVE.
 
 Docs: https://cah-metrics.github.io/cah_metrics/mauve.html.md"""
 

@@ -1,4 +1,4 @@
-"""How well any score agrees with human judgments (ratings, pairwise preferences or the pick among candidates), grouped by prompt, system or item: pairwise accuracy with Deutsch et al.'s tie calibration, Kendall's tau-b and tau-c, WMT's tau-like, Spearman and Pearson at item and group level, top-1 accuracy and NDCG@k, each with a bootstrap interval over groups, and a paired permutation test between two scorers.
+"""How well any score agrees with human judgments: ratings, pairwise preferences or picks.
 
 Docs: https://cah-metrics.github.io/cah_metrics/meta_eval.html.md"""
 

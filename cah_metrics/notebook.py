@@ -1,4 +1,4 @@
-"""What every notebook uses to run anywhere: in the repository, in Colab, or in an empty folder where only the package is installed.
+"""What every notebook uses to run anywhere: in the repository, in Colab, or in an empty folder.
 
 Docs: https://cah-metrics.github.io/cah_metrics/notebook.html.md"""
 

@@ -1,4 +1,4 @@
-"""Perplexity from a model's log-probabilities or negative log-likelihood, for one text or a corpus, token-weighted.
+"""Perplexity from a model's log-probabilities or negative log-likelihood, token-weighted.
 
 Docs: https://cah-metrics.github.io/cah_metrics/perplexity.html.md"""
 

@@ -1,4 +1,4 @@
-"""Learn what a judge finds funnier from the cards they picked: a Bradley-Terry / conditional-logit model of the rounds, saved as plain JSON, with cross-validated pairwise accuracy and a learning curve.
+"""Learn what a judge finds funnier from the cards they picked: a conditional-logit model.
 
 Docs: https://cah-metrics.github.io/cah_metrics/preference.html.md"""
 

@@ -1,4 +1,4 @@
-"""Ambiguity and distinctiveness as Kao, Levy & Goodman (2016) define them for phonetic puns, with homophones from CMUdict and word relatedness from the sentence encoder.
+"""Ambiguity and distinctiveness of phonetic puns as Kao, Levy & Goodman (2016) define them.
 
 Docs: https://cah-metrics.github.io/cah_metrics/puns.html.md"""
 

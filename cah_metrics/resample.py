@@ -1,4 +1,4 @@
-"""The bootstrap's building blocks: resampled sums of per-item statistics in bounded memory, percentile and BCa intervals, and the resampling plans metrics declare.
+"""The bootstrap's building blocks: resampled sums, percentile and BCa intervals, resampling plans.
 
 Docs: https://cah-metrics.github.io/cah_metrics/resample.html.md"""
 

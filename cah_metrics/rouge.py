@@ -1,4 +1,4 @@
-"""ROUGE-N, ROUGE-L and ROUGE-Lsum: rouge-score's numbers exactly when asked, Unicode-aware by default, with a fast exact LCS, mergeable statistics and seeded confidence intervals.
+"""ROUGE-N, ROUGE-L and ROUGE-Lsum: rouge-score's numbers when asked, Unicode-aware by default.
 
 Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 

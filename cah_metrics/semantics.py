@@ -1,4 +1,4 @@
-"""The word model behind the humor evaluator: co-occurrence context vectors, word similarity, and the ambiguity and distinctiveness scores built on them.
+"""The word model behind the humor evaluator: context vectors, similarity, ambiguity.
 
 Docs: https://cah-metrics.github.io/cah_metrics/semantics.html.md"""
 

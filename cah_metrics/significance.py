@@ -1,4 +1,4 @@
-"""Bootstrap intervals for every metric that has one, the paired bootstrap and approximate randomization tests with Holm's correction, and sacrebleu's `--paired-bs` and `--paired-ar` numbers exactly.
+"""Bootstrap intervals, paired bootstrap and approximate randomization tests for every metric.
 
 Docs: https://cah-metrics.github.io/cah_metrics/significance.html.md"""
 

@@ -1,4 +1,4 @@
-"""The share of examples whose true class is among the k highest-scored classes; equal to scikit-learn's `top_k_accuracy_score`, ties included.
+"""The share of examples whose true class is among the k highest-scored classes.
 
 Docs: https://cah-metrics.github.io/cah_metrics/topk.html.md"""
 
