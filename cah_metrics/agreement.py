@@ -17,7 +17,8 @@ from .resample import DEFAULT_SEED, MAX_RESAMPLES, percentile_interval, resample
 from .text import as_array, check_float, check_int, brief
 
 # %% auto #0
-__all__ = ['AlphaResult', 'krippendorff_alpha', 'ICCForm', 'ICCResult', 'icc', 'cohen_kappa', 'fleiss_kappa', 'rating_table']
+__all__ = ['AlphaResult', 'krippendorff_alpha', 'ICCForm', 'ICCResult', 'icc', 'cohen_kappa', 'fleiss_kappa', 'rating_table',
+           'fleiss_kappa_from_ratings']
 
 # %% ../nbs/08a_agreement.ipynb #fba2c61b
 _NUM, _STR = (bool, int, float, np.bool_, np.integer, np.floating), (str, np.str_)
@@ -87,10 +88,14 @@ def _codes_of(vals:list, gone:list, shape) -> tuple[np.ndarray, list]:
     return np.array(codes, np.float64).reshape(shape), labels
 
 # %% ../nbs/08a_agreement.ipynb #4fd16002
+def _is_nan(value) -> bool: return isinstance(value, (float, np.floating)) and math.isnan(value)
+
 def _from_rows(rows:list, caller:str, mk, numbers:str|None, names=('ratings',)):
     "Rectangular rows -> (X, mask, labels). `numbers`: why strings are refused (None: categories)."
     k, N = len(rows), len(rows[0])
     flat = [value for row in rows for value in row]
+    if isinstance(mk, float) and math.isnan(mk):       # NaN marks missing: among str ratings too
+        flat = [None if _is_nan(value) else value for value in flat]
     kinds = set(map(type, flat))
     def at(test):
         first = next(index for index, value in enumerate(flat) if test(value))
@@ -381,6 +386,55 @@ def _pairable(X:np.ndarray, mask:np.ndarray, labels, level:str,
                          "(Krippendorff 2011; krippendorff.alpha raises too)")
     return X, mask, int(pairable.sum())
 
+# %% ../nbs/08a_agreement.ipynb #37e0f418
+def _positions(X:np.ndarray, mask:np.ndarray, cats:list|None, given, caller:str,
+               arg:str) -> tuple[np.ndarray, np.ndarray]:
+    "Each present rating's position among the categories, and those categories."
+    # the categories: the sorted distinct ratings, or `given` in its order
+    distinct, inv = np.unique(X[mask], return_inverse=True)
+    have = [cats[int(value)] for value in distinct] if cats is not None else distinct.tolist()
+    if given is None:
+        if cats is not None: return inv, np.array(have)
+        whole = np.all((distinct == np.round(distinct)) & (np.abs(distinct) < 2**53))
+        return inv, distinct.astype(np.int64) if whole else distinct
+    if isinstance(given, np.ndarray): given = given.tolist()
+    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not len(given):
+        raise TypeError(f"{caller}: {arg} must be a non-empty list of categories (numbers or str), "
+                        f"got {brief(given)}")
+    kind, want = (_STR, 'str') if cats is not None else (_NUM, 'numbers')
+    def odd(category):
+        return (not isinstance(category, kind)
+                or (want == 'numbers' and not math.isfinite(float(category))))
+    if bad := [category for category in given if odd(category)]:
+        raise TypeError(f"{caller}: {arg} must hold {want}, like the ratings; "
+                        f"it holds {brief(bad[0], 30)}")
+    keys = [str(category) if cats is not None else float(category) for category in given]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{caller}: {arg} has a category twice: {brief(given)}")
+    pos = {key: position for position, key in enumerate(keys)}
+    if out := [rating for rating in have if rating not in pos]:
+        raise ValueError(f"{caller}: the rating {out[0]!r} is not one of {arg} {brief(given)}")
+    return np.array([pos[rating] for rating in have], np.int64)[inv], np.array(given)
+
+# %% ../nbs/08a_agreement.ipynb #6591883b
+def _str_refused(level:str, categories) -> str|None:
+    "Why str ratings cannot be read at this level (None: they can)."
+    if level == 'nominal' or (categories is not None and level != 'ratio'): return None
+    if level == 'ratio': return "ratio alpha needs numbers with a true zero"
+    return (f"{level} alpha needs numbers, or str categories with their order given "
+            "(categories=[...], krippendorff's value_domain); alone, strings are nominal")
+
+def _in_order(X:np.ndarray, mask:np.ndarray, labels, categories,
+              caller:str) -> tuple[np.ndarray, list]:
+    "Str ratings (codes of `labels`) as their positions in the ordered `categories`."
+    if labels is None:
+        raise TypeError(f"{caller}: categories orders str ratings; these ratings are numbers, "
+                        "already ordered (leave out categories)")
+    pos, ordered = _positions(X, mask, labels, categories, caller, 'categories')
+    out = np.full(X.shape, np.nan)
+    out[mask] = pos
+    return out, ordered.tolist()
+
 # %% ../nbs/08a_agreement.ipynb #b93b337a
 def _alpha_interval(rows:np.ndarray, level:str, values, B:int, confidence:float, seed, De:float,
                     caller:str) -> tuple[float, float, int]:
@@ -401,6 +455,9 @@ def krippendorff_alpha(ratings, # raters x items: rows (one per rater) or a 2-D 
                        n_resamples:int=0, # bootstrap resamples of the items (0: no interval)
                        confidence:float=0.95, # the interval's level, in (0, 1)
                        seed:int|None=DEFAULT_SEED, # the resamples' seed, 0 to 2**63 - 1 (None: any)
+                       # str categories in their order (krippendorff's value_domain): ordinal,
+                       # interval alpha of their positions 0, 1, 2, ...
+                       categories=None,
                       ) -> AlphaResult:
     "Krippendorff's alpha of a raters x items matrix; items with fewer than 2 ratings are ignored."
     caller = 'krippendorff_alpha'
@@ -410,9 +467,8 @@ def krippendorff_alpha(ratings, # raters x items: rows (one per rater) or a 2-D 
     B = check_int(n_resamples, 'n_resamples', caller, low=0, high=MAX_RESAMPLES)
     confidence = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
     if seed is not None: check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
-    numbers = (None if level == 'nominal'
-               else f"{level} alpha needs numbers (strings are nominal categories)")
-    X, mask, labels = _grid(ratings, caller, missing, numbers)
+    X, mask, labels = _grid(ratings, caller, missing, _str_refused(level, categories))
+    if categories is not None: X, labels = _in_order(X, mask, labels, categories, caller)
     k, N = X.shape
     X, mask, Np = _pairable(X, mask, labels, level, caller)
     e = math.frexp(float(np.nanmax(np.abs(X))))[1] if level in ('interval', 'ratio') else 0
@@ -428,6 +484,7 @@ def krippendorff_alpha(ratings, # raters x items: rows (one per rater) or a 2-D 
         with np.errstate(over='ignore', under='ignore'):
             Do, De = (float(np.ldexp(part, 2 * e)) for part in (Do, De))
     options = {'level': level, 'missing': missing, 'resamples': B}
+    if categories is not None: options['categories'] = labels
     if B: options.update(confidence=confidence, seed=seed)
     sig = Signature(caller, options)
     return AlphaResult(alpha, level, Do, De, k, N, Np, int(mask.sum()), low, high,
@@ -639,9 +696,9 @@ def icc(ratings, # raters x items: a list of rows (one per rater) or a 2-D array
     return ICCResult(tuple(forms), n, k, omitted, confidence, *mean_sq, str(sig))
 
 # %% ../nbs/08a_agreement.ipynb #c9632c04
-def _two_raters(a, b, caller:str) -> tuple[np.ndarray, list|None]:
+def _two_raters(a, b, caller:str, incomplete:str='raise') -> tuple[np.ndarray, list|None]:
     "The two raters' ratings as one checked 2 x n matrix (numbers, or codes of str categories)."
-    # checked: sequences, same length, nothing missing
+    # checked: sequences, same length; an item either skipped (None or NaN): an error, or left out
     rows = []
     for name, given in (('a', a), ('b', b)):
         if isinstance(given, np.ndarray) or hasattr(given, 'detach'):
@@ -659,44 +716,19 @@ def _two_raters(a, b, caller:str) -> tuple[np.ndarray, list|None]:
                          "they must rate the same items, in the same order")
     if not rows[0]: raise ValueError(f"{caller}: a and b are empty; there are no items to compare")
     X, mask, cats = _from_rows(rows, caller, math.nan, None, names=('a', 'b'))
-    if not mask.all():
+    if incomplete == 'omit' and not (both := mask.all(0)).all():
+        if not both.any():
+            raise ValueError(f"{caller}: no item has both raters' ratings "
+                             f"(incomplete='omit' left out all {len(both)})")
+        X = X[:, both]
+    elif not mask.all():
         flat = np.flatnonzero(~mask)[0]
         gap = rows[flat // X.shape[1]][flat % X.shape[1]]
         raise ValueError(f"{caller}: {_at(flat, X.shape[1], ('a', 'b'))} is missing "
                          f"({brief(gap)}); "
                          "Cohen's kappa needs both raters' ratings of every item: "
-                         "leave out the items either rater skipped")
+                         "leave out the items either rater skipped (incomplete='omit')")
     return X, cats
-
-# %% ../nbs/08a_agreement.ipynb #37e0f418
-def _positions(X:np.ndarray, mask:np.ndarray, cats:list|None, given, caller:str,
-               arg:str) -> tuple[np.ndarray, np.ndarray]:
-    "Each present rating's position among the categories, and those categories."
-    # the categories: the sorted distinct ratings, or `given` in its order
-    distinct, inv = np.unique(X[mask], return_inverse=True)
-    have = [cats[int(value)] for value in distinct] if cats is not None else distinct.tolist()
-    if given is None:
-        if cats is not None: return inv, np.array(have)
-        whole = np.all((distinct == np.round(distinct)) & (np.abs(distinct) < 2**53))
-        return inv, distinct.astype(np.int64) if whole else distinct
-    if isinstance(given, np.ndarray): given = given.tolist()
-    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not len(given):
-        raise TypeError(f"{caller}: {arg} must be a non-empty list of categories (numbers or str), "
-                        f"got {brief(given)}")
-    kind, want = (_STR, 'str') if cats is not None else (_NUM, 'numbers')
-    def odd(category):
-        return (not isinstance(category, kind)
-                or (want == 'numbers' and not math.isfinite(float(category))))
-    if bad := [category for category in given if odd(category)]:
-        raise TypeError(f"{caller}: {arg} must hold {want}, like the ratings; "
-                        f"it holds {brief(bad[0], 30)}")
-    keys = [str(category) if cats is not None else float(category) for category in given]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"{caller}: {arg} has a category twice: {brief(given)}")
-    pos = {key: position for position, key in enumerate(keys)}
-    if out := [rating for rating in have if rating not in pos]:
-        raise ValueError(f"{caller}: the rating {out[0]!r} is not one of {arg} {brief(given)}")
-    return np.array([pos[rating] for rating in have], np.int64)[inv], np.array(given)
 
 # %% ../nbs/08a_agreement.ipynb #5abcd8d0
 def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str categories
@@ -704,13 +736,17 @@ def cohen_kappa(a, # the first rater's ratings, one per item: numbers or str cat
                 # None (unweighted), 'linear' or 'quadratic' disagreement weights, by position
                 weights:str|None=None,
                 labels=None, # the categories in order (default: the sorted distinct ratings)
+                # an item either rater skipped (None or NaN): 'raise' an error, or 'omit' the item
+                incomplete:str='raise',
                ) -> float:
     "Cohen's kappa of two raters, optionally weighted; equal to scikit-learn's `cohen_kappa_score`."
     caller = 'cohen_kappa'
     if not (weights is None or isinstance(weights, str) and weights in ('linear', 'quadratic')):
         raise ValueError(f"{caller}: weights must be None, 'linear' or 'quadratic', "
                          f"got {brief(weights)}")
-    X, cats = _two_raters(a, b, caller)
+    if not isinstance(incomplete, str) or incomplete not in ('raise', 'omit'):
+        raise ValueError(f"{caller}: incomplete must be 'raise' or 'omit', got {brief(incomplete)}")
+    X, cats = _two_raters(a, b, caller, incomplete)
     pos, categories = _positions(X, np.ones(X.shape, bool), cats, labels, caller, 'labels')
     L, (i, j) = len(categories), pos.reshape(2, -1)
     O = np.bincount(i * L + j, minlength=L * L).reshape(L, L) / X.shape[1]    # observed shares p_ij
@@ -758,7 +794,10 @@ def fleiss_kappa(table, # items x categories: table[i][j] raters put item i in c
     caller = 'fleiss_kappa'
     if not isinstance(method, str) or method not in ('fleiss', 'randolph'):
         raise ValueError(f"{caller}: method must be 'fleiss' or 'randolph', got {brief(method)}")
-    counts = _check_table(table, caller)
+    return _fleiss(_check_table(table, caller), method, caller)
+
+def _fleiss(counts:np.ndarray, method:str, caller:str) -> float:
+    "Fleiss' (or Randolph's) kappa of a checked items x categories table of counts (float64)."
     (N, q), r = counts.shape, counts[0].sum()
     with np.errstate(all='ignore'):
         P_bar = (((counts * counts).sum(1) - r) / (r * (r - 1))).mean()
@@ -785,3 +824,27 @@ def rating_table(ratings, # raters x items: rows (one per rater) or a 2-D array;
     N, q = X.shape[1], len(categories)
     counts = np.bincount(np.nonzero(mask)[1] * q + pos, minlength=N * q).reshape(N, q)
     return counts, categories
+
+# %% ../nbs/08a_agreement.ipynb #7d915542
+def fleiss_kappa_from_ratings(ratings, # raters x items: rows (one per rater) or a 2-D array
+                              # 'fleiss' (chance from the categories' shares) or 'randolph' (1/q)
+                              method:str='fleiss',
+                              categories=None, # the categories offered, in order (Randolph's q)
+                              # a marker of a missing rating besides None (an error: see above)
+                              missing:float|str|None=None,
+                             ) -> float:
+    "Fleiss' kappa of raw raters x items ratings: statsmodels' `aggregate_raters` + `fleiss_kappa`."
+    caller = 'fleiss_kappa_from_ratings'
+    if not isinstance(method, str) or method not in ('fleiss', 'randolph'):
+        raise ValueError(f"{caller}: method must be 'fleiss' or 'randolph', got {brief(method)}")
+    X, mask, cats = _grid(ratings, caller, missing)
+    if not mask.all():
+        rater, item = np.argwhere(~mask)[0]
+        raise ValueError(f"{caller}: ratings[{rater}][{item}] is missing; Fleiss' kappa needs "
+                         "every item rated by the same number of raters (leave out the incomplete "
+                         "items, or use krippendorff_alpha, which allows missing ratings)")
+    if len(X) < 2: raise ValueError(f"{caller}: ratings has 1 rater (row); Fleiss' kappa needs 2+")
+    pos, found = _positions(X, mask, cats, categories, caller, 'categories')
+    N, q = X.shape[1], len(found)
+    table = np.bincount(np.nonzero(mask)[1] * q + pos, minlength=N * q).reshape(N, q)
+    return _fleiss(table.astype(np.float64), method, caller)

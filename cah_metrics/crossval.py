@@ -44,11 +44,15 @@ def _labels(given, name:str, caller:str, n:int|None=None) -> tuple[np.ndarray, n
     return classes, codes.reshape(-1).astype(np.int64)
 
 # %% ../nbs/09_crossval.ipynb #b461c807
-def _check_folds(n:int, folds, repeats, seed, y, groups, caller:str) -> tuple[int, int, int]:
+def _check_folds(n:int, folds, repeats, seed, y, groups, caller:str,
+                 shuffle:bool=True) -> tuple[int, int, int]:
     "Checked `folds`, `repeats`, `seed` for `n` items, class codes `y` and group codes (or None)."
     folds = check_int(folds, 'folds', caller, low=2, high=max(n, 2))
     repeats = check_int(repeats, 'repeats', caller, high=100)
     seed = check_int(seed, 'seed', caller, low=0, high=2**32 - 1)
+    if not shuffle and repeats > 1:
+        raise ValueError(f"{caller}: repeats={repeats} with shuffle=False would repeat the same "
+                         "folds; use shuffle=True to repeat with fresh shuffles")
     if repeats * folds * n > _MAX_WORK:
         raise ValueError(f"{caller}: repeats x folds x n = {repeats * folds * n:,} is over "
                          f"{_MAX_WORK:,}; use fewer folds or repeats")
@@ -67,16 +71,19 @@ def _splitter(stratified:bool, grouped:bool):
             (True, True): StratifiedGroupKFold}[stratified, grouped]
 
 # %% ../nbs/09_crossval.ipynb #6ab3fe03
-def _assign(n:int, folds, strata, groups, repeats, seed, caller:str) -> tuple[np.ndarray, str]:
+def _assign(n:int, folds, strata, groups, repeats, seed, caller:str,
+            shuffle=True) -> tuple[np.ndarray, str]:
     "The fold assignment (repeats, n) and the splitter's name; `strata`, `groups`: labels or None."
     y = None if strata is None else _labels(strata, 'strata', caller, n)[1]
     codes = None if groups is None else _labels(groups, 'groups', caller, n)[1]
-    folds, repeats, seed = _check_folds(n, folds, repeats, seed, y, codes, caller)
+    shuffle = check_bool(shuffle, 'shuffle', caller)
+    folds, repeats, seed = _check_folds(n, folds, repeats, seed, y, codes, caller, shuffle)
     cls, rng = _splitter(y is not None, codes is not None), np.random.RandomState(seed)
     out = np.empty((repeats, n), np.int64)
     for repeat in range(repeats):   # as RepeatedKFold: one RandomState for every repeat's splitter
-        splits = cls(folds, shuffle=True, random_state=rng).split(np.zeros((n, 0)), y, codes)
-        for fold, (_, test) in enumerate(splits): out[repeat, test] = fold
+        splitter = cls(folds, shuffle=True, random_state=rng) if shuffle else cls(folds)
+        for fold, (_, test) in enumerate(splitter.split(np.zeros((n, 0)), y, codes)):
+            out[repeat, test] = fold
     return out, cls.__name__
 
 def assign_folds(n:int, # the number of items, >= 2
@@ -85,10 +92,11 @@ def assign_folds(n:int, # the number of items, >= 2
                  groups=None, # a group label per item: a group never spans two folds (grouped)
                  repeats:int=1, # repeat with fresh shuffles (repeated K-fold), 1 to 100
                  seed:int=0, # seeds the shuffles: NumPy's `RandomState(seed)`, as scikit-learn's
+                 shuffle:bool=True, # False: the items in their order, as `KFold(shuffle=False)`
                 ) -> np.ndarray:
     "The test fold (0..K-1) of every item in every repeat: an int array of shape (repeats, n)."
     n = check_int(n, 'n', 'assign_folds', low=2)
-    return _assign(n, folds, strata, groups, repeats, seed, 'assign_folds')[0]
+    return _assign(n, folds, strata, groups, repeats, seed, 'assign_folds', shuffle)[0]
 
 # %% ../nbs/09_crossval.ipynb #edb9a162
 def fold_seeds(seed:int, # the cross-validation's seed, 0 to 2**32 - 1
@@ -192,10 +200,12 @@ class CVResult:
     assignment: np.ndarray    # (repeats, n) the fold in which each item was tested
     predictions: np.ndarray   # (repeats, n) each item's predicted class index when it was tested
     decision: np.ndarray|None = None   # (repeats, n) its positive-class score, for roc_auc
+    shuffle: bool = True      # False: the folds cut the items in their order (the seed moves none)
     def __repr__(self) -> str:
         J = len(next(iter(self.scores.values())))
-        head = (f"CVResult({self.model}: {self.splitter}, {self.folds} folds x {self.repeats} "
-                f"repeat{'s' * (self.repeats > 1)}, n = {self.n}, seed {self.seed})")
+        order = '' if self.shuffle else ' (not shuffled)'
+        head = (f"CVResult({self.model}: {self.splitter}{order}, {self.folds} folds x "
+                f"{self.repeats} repeat{'s' * (self.repeats > 1)}, n = {self.n}, seed {self.seed})")
         width = max(map(len, self.scores))
         level = f"{self.confidence * 100:g}% {self.interval}"
         def splits(name): return ' '.join(f'{score:.4f}' for score in self.scores[name][:10])
@@ -211,11 +221,12 @@ class CVResult:
                     repeats=self.repeats, seed=self.seed, interval=self.interval,
                     confidence=self.confidence)
         if self.n_resamples: opts['resamples'] = self.n_resamples
+        if not self.shuffle: opts['shuffle'] = False
         return Signature('crossval', opts)
     def to_dict(self) -> dict:
         "Scores, means, sds, intervals and settings as plain JSON types (no per-item arrays)."
-        keep = ('model', 'splitter', 'folds', 'repeats', 'n', 'seed', 'interval', 'confidence',
-                'n_resamples')
+        keep = ('model', 'splitter', 'shuffle', 'folds', 'repeats', 'n', 'seed', 'interval',
+                'confidence', 'n_resamples')
         settings = {attr: getattr(self, attr) for attr in keep}
         return {**settings, 'classes': json_ready(self.classes),
                 'scores': json_ready(self.scores), 'mean': dict(self.mean), 'sd': dict(self.sd),
@@ -390,13 +401,14 @@ def cross_validate(model, # an estimator (fit, predict), or fit(X_train, y_train
                    interval:str='corrected-t', # 'corrected-t', 'naive-t' or 'bootstrap'
                    confidence:float=0.95, # its level, in (0, 1)
                    n_resamples:int=1000, # the bootstrap's resamples
+                   shuffle:bool=True, # False: folds of the items in their order (`KFold(K)`)
                   ) -> CVResult:
     "K-fold cross-validation of a classifier: every split's scores, their mean, sd and interval."
     caller = 'cross_validate'
     kind, name = _model_kind(model, caller)
     X, classes, y, names = _check_inputs(X, y, scoring, caller)
     strata = y if check_bool(stratify, 'stratify', caller) else None
-    assignment, splitter = _assign(len(y), folds, strata, groups, repeats, seed, caller)
+    assignment, splitter = _assign(len(y), folds, strata, groups, repeats, seed, caller, shuffle)
     check_float(confidence, 'confidence', caller, 0, 1, True, True)
     if not isinstance(interval, str) or interval not in _METHODS:
         raise ValueError(f"{caller}: interval must be one of {', '.join(_METHODS)}, "
@@ -412,5 +424,6 @@ def cross_validate(model, # an estimator (fit, predict), or fit(X_train, y_train
     mean = {score: float(values.mean()) for score, values in per.items()}
     sd = {score: float(values.std()) for score, values in per.items()}
     res = CVResult(per, mean, sd, {}, name, splitter, int(n_folds), assignment.shape[0], len(y),
-                   int(seed), interval, float(confidence), None, classes, y, assignment, pred, dec)
+                   int(seed), interval, float(confidence), None, classes, y, assignment, pred, dec,
+                   bool(shuffle))
     return res.with_interval(interval, confidence, n_resamples)

@@ -138,7 +138,7 @@ class Disagreement(Record):
     cv: float                               # stdev / mean; 0.0 when mean <= 0 (the ensemble's rule)
     consensus: float                        # max(0, 1 - 2 cv)
     outliers: list[str]                     # strategies with |s - mean| / stdev > z_threshold
-    outlier_z: dict[str, float]             # every strategy's |s - mean| / stdev (0.0 if stdev = 0)
+    outlier_z: dict[str, float|None]        # each strategy's |s - mean| / stdev (None if stdev = 0)
     reliability: float                      # consensus (1 - min(1, 5 variance)) (+ 0.1), in [0, 1]
     dimension_cv: dict[str, float]          # each dimension scored by 2+ strategies: its scores' CV
     consensus_dimensions: dict[str, float]  # each dimension: its mean score over the strategies
@@ -207,10 +207,10 @@ def disagreement(scores_by_strategy:dict[str, float], # strategy -> its overall 
     mean, var, sd = _moments(x, caller, 'scores_by_strategy')
     cv = _cv(sd, mean)
     consensus = max(0.0, 1 - 2 * cv)
-    z = {k: abs(v - mean) / sd if sd > 0 else 0.0 for k, v in zip(names, x.tolist())}
+    z = {k: abs(v - mean) / sd if sd > 0 else None for k, v in zip(names, x.tolist())}   # 0/0
     dm = {k: _moments(v, caller, f"dimension_scores[{brief(k)}]") if len(v) > 1
              else (float(v[0]), 0.0, 0.0) for k, v in dims.items()}
-    outliers = [k for k, v in z.items() if v > z_threshold * (1 + _Z_TOL)]
+    outliers = [k for k, v in z.items() if v is not None and v > z_threshold * (1 + _Z_TOL)]
     dimension_cv = {k: _cv(m[2], m[0]) for k, m in dm.items() if len(dims[k]) > 1}
     return Disagreement(len(x), mean, (float(x.min()), float(x.max())), var, sd, cv, consensus,
                         outliers, z, _reliability(consensus, var), dimension_cv,

@@ -70,9 +70,9 @@ class SimilarityScore(Result):
     "The semantic-similarity score of concept pairs, its parts, corrected variant and interval."
     n: int                  # concept pairs
     accuracy: float         # share of pairs whose cosine is within 0.1 of the expected similarity
-    correlation: float      # Pearson's r of cosines and expected values (0.0: either constant)
+    correlation: float|None # Pearson's r of cosines and expected values (None: either constant)
     mae: float              # mean |cosine - expected|
-    score: float            # as defined: 0.4 accuracy + 0.4 correlation + 0.2 (1 - mae)
+    score: float            # 0.4 accuracy + 0.4 correlation + 0.2 (1 - mae); correlation None: 0
     score_corrected: float  # with max(correlation, 0): anti-correlated scores as useless, no worse
     ci: tuple|None = None   # 95% interval of `score`, pairs resampled (None: n_resamples = 0)
     boot: np.ndarray|None = hidden_field(default=None, compare=False)   # the resampled scores
@@ -86,7 +86,7 @@ def semantic_similarity_score(A, # (n, d) vectors of the first concept of each p
                               n_resamples:int=1000, # bootstrap resamples of the pairs, 0 to 100,000
                               seed:int|None=DEFAULT_SEED, # the resamples' seed (significance's)
                              ) -> SimilarityScore:
-    "0.4 share within 0.1 + 0.4 Pearson r + 0.2 (1 - MAE) of the pairs' cosines against expected."
+    "0.4 share within 0.1 + 0.4 Pearson r (0 if undefined) + 0.2 (1 - MAE) of cosines vs expected."
     caller = 'semantic_similarity_score'
     A, B = as_matrix(A, 'A', caller, 2), as_matrix(B, 'B', caller, 2)
     _same_shape(A, B, ('A', 'B'), caller)
@@ -97,7 +97,8 @@ def semantic_similarity_score(A, # (n, d) vectors of the first concept of each p
     resampled = lambda idx: _sim_score(*_sim_parts(c[idx], e[idx]))
     v = boot_values(resampled, len(c), Bn, seed, caller) if Bn else None
     score, corrected = _sim_score(acc, r, mae), _sim_score(acc, max(r, 0.0), mae)
-    return SimilarityScore(len(c), acc, r, mae, score, corrected, _pct(v), v)
+    undefined = np.ptp(c) == 0 or np.ptp(e) == 0          # constant: r is 0/0 (the score takes 0)
+    return SimilarityScore(len(c), acc, None if undefined else r, mae, score, corrected, _pct(v), v)
 
 def _same_shape(A:np.ndarray, B:np.ndarray, names:tuple[str, str], caller:str):
     if A.shape != B.shape:
@@ -393,7 +394,7 @@ class CompositeScore(Result):
 # %% ../nbs/11c_kg_scores.ipynb #8f3cda79
 def composite(scores:Mapping, # the five by name (`SCORES`): numbers, or results with a `score`
              ) -> CompositeScore:
-    "The composite score, the mean of the five, with its band."
+    "The mean of the five scores (numbers: an undefined correlation entered its score as 0); band."
     caller = 'composite'
     if not isinstance(scores, Mapping):
         raise TypeError(f"{caller}: scores must be a mapping of the five score names to numbers, "

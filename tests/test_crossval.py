@@ -118,7 +118,8 @@ def test_result_repr_and_json(ref):
 
 
 JUNK = [None, 'x', -1, 0, 10**12, math.nan, math.inf, [], [[1, 2], [3]], {'a': 1}, object(), np.array([[np.nan, 1.0]])]
-ARGS = ['model', 'X', 'y', 'folds', 'scoring', 'stratify', 'groups', 'repeats', 'seed', 'interval', 'confidence', 'n_resamples']
+ARGS = ['model', 'X', 'y', 'folds', 'scoring', 'stratify', 'groups', 'repeats', 'seed', 'interval', 'confidence', 'n_resamples',
+        'shuffle']
 
 
 @pytest.mark.parametrize('arg', ARGS)
