@@ -206,3 +206,14 @@ def test_import_stays_light():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True,
                          cwd=ROOT)
     assert out.stdout.split() == ['[]', 'False', 'False'], out.stdout
+
+def test_dask_workers_give_sacrebleus_score():
+    "`distributed.evaluate` on two worker processes (the metric pickled to each): sacrebleu's score."
+    pytest.importorskip('distributed')
+    from cah_metrics import distributed
+    for name, lang in [('zh', 'cmn')] + ([('ko-mecab', 'kor')] if HAS_KO else []):
+        hyps, ref1, _ = bleu_corpus(lang)
+        report = distributed.evaluate({'predictions': hyps, 'references': ref1},
+                                      metrics=[BLEU(tokenizer=name)], workers=2, partitions=4)
+        expected = sacrebleu.corpus_bleu(hyps, [ref1], tokenize=name).score / 100
+        assert abs(report['bleu'] - expected) <= 1e-9, (name, report['bleu'], expected)
