@@ -213,7 +213,8 @@ def test_dask_workers_give_sacrebleus_score():
     from cah_metrics import distributed
     for name, lang in [('zh', 'cmn')] + ([('ko-mecab', 'kor')] if HAS_KO else []):
         hyps, ref1, _ = bleu_corpus(lang)
-        report = distributed.evaluate({'predictions': hyps, 'references': ref1},
-                                      metrics=[BLEU(tokenizer=name)], workers=2, partitions=4)
+        columns = {'predictions': hyps, 'references': ref1}
+        report = distributed.evaluate(columns, metrics=[BLEU(tokenizer=name)], workers=2,
+                                      partitions=4)
         expected = sacrebleu.corpus_bleu(hyps, [ref1], tokenize=name).score / 100
         assert abs(report['bleu'] - expected) <= 1e-9, (name, report['bleu'], expected)
