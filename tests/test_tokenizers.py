@@ -124,9 +124,11 @@ def test_corpus_bleu_equals_sacrebleus(name, lang):
         assert (got.hyp_len, got.ref_len) == (expected.sys_len, expected.ref_len)
         assert 0 < got.score < 1
     lc = corpus_bleu(hyps, ref1, tokenizer=name, lowercase=True).score
-    assert abs(lc - sacrebleu.corpus_bleu(hyps, [ref1], tokenize=name, lowercase=True).score / 100) <= 1e-9
+    expected = sacrebleu.corpus_bleu(hyps, [ref1], tokenize=name, lowercase=True).score / 100
+    assert abs(lc - expected) <= 1e-9
 
-@pytest.mark.parametrize('name,lang', [p for p in PARAMS if p.values[1] in ('cmn', 'jpn', 'kor', 'hin')])
+@pytest.mark.parametrize('name,lang', [p for p in PARAMS
+                                       if p.values[1] in ('cmn', 'jpn', 'kor', 'hin')])
 def test_sentence_bleu_equals_sacrebleus(name, lang):
     hyps, ref1, ref2 = bleu_corpus(lang)
     for h, r1, r2 in list(zip(hyps, ref1, ref2))[:40]:
@@ -146,7 +148,7 @@ def test_names_and_signatures():
 @needs_ja
 def test_ja_mecab_signature():
     assert TokenizerJaMecab().signature == 'ja-mecab-0.996-IPA-v1'
-    assert sacre('ja-mecab').signature() == 'ja-mecab-0.996-IPA'       # ours: sacrebleu's, then ours
+    assert sacre('ja-mecab').signature() == 'ja-mecab-0.996-IPA'     # ours: sacrebleu's, then ours
     assert 'tok:ja-mecab-0.996-IPA-v1' in str(load('bleu', tokenizer='ja-mecab').signature())
 
 @needs_ko
@@ -167,8 +169,8 @@ def test_command_line_tokenizer(tmp_path, capsys):
     pred.write_text('\n'.join(hyps) + '\n', encoding='utf-8')
     ref.write_text('\n'.join(ref1) + '\n', encoding='utf-8')
     for name in ('zh', 'char', 'intl'):
-        rc = main(['score', '--predictions', str(pred), '--references', str(ref), '--metrics', 'bleu',
-                   '--tokenizer', name, '--json'])
+        rc = main(['score', '--predictions', str(pred), '--references', str(ref),
+                   '--metrics', 'bleu', '--tokenizer', name, '--json'])
         report = json.loads(capsys.readouterr().out)
         assert rc == 0 and f'tok:{name}-v1' in report['signatures']['bleu']
         expected = sacrebleu.corpus_bleu(hyps, [ref1], tokenize=name).score / 100
@@ -208,7 +210,7 @@ def test_import_stays_light():
     assert out.stdout.split() == ['[]', 'False', 'False'], out.stdout
 
 def test_dask_workers_give_sacrebleus_score():
-    "`distributed.evaluate` on two worker processes (the metric pickled to each): sacrebleu's score."
+    "`distributed.evaluate` on two worker processes (the metric pickled to each): sacrebleu's BLEU."
     pytest.importorskip('distributed')
     from cah_metrics import distributed
     for name, lang in [('zh', 'cmn')] + ([('ko-mecab', 'kor')] if HAS_KO else []):
