@@ -14,7 +14,8 @@ __all__ = ['needs', 'show_doc', 'nbdev_export']
 
 # %% ../nbs/00c_notebook.ipynb #1925c580
 # import names whose package is named otherwise
-_DISTRIBUTIONS = {'mauve': 'mauve-text', 'faiss': 'faiss-cpu', 'sklearn': 'scikit-learn'}
+_DISTRIBUTIONS = {'mauve': 'mauve-text', 'faiss': 'faiss-cpu', 'sklearn': 'scikit-learn',
+                  'MeCab': 'mecab-python3'}
 
 def _requirement(module:str) -> str:
     "What to `pip install` for `module`: its pinned requirement in our metadata, else its name."
