@@ -10,7 +10,8 @@ import argparse, contextlib, json, os, sys, traceback
 from pathlib import Path
 
 from . import __version__
-from .io import AtomicWriteSet, InputError, as_path, bundled_example, check_outputs, read_dataset
+from .io import (AtomicWriteSet, InputError, TABLE_FORMATS, TABLE_KINDS, as_path,
+                            bundled_example, check_outputs, read_dataset)
 from .text import TOKENIZERS, check_int
 
 # %% auto #0
@@ -100,7 +101,9 @@ def _score_parser(sub):
     arg('--predictions', type=Path, metavar='FILE',
         help="one prediction per line: plain text, or JSON Lines "
              "(.jsonl/.ndjson/.json) of strings or objects with a 'prediction', "
-             "'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'")
+             "'hypothesis', 'summary', 'output' or 'text' field, and an optional 'id'; or a "
+             "table (.csv, .tsv, .parquet) with those columns (or 'predictions'), which alone "
+             "(without --references) also gives the references and sources by column")
     arg('--references', type=Path, metavar='FILE', action='append',
         help="references: plain text, or JSON Lines "
              "of strings, lists of strings, or objects with 'references', 'reference', "
@@ -123,9 +126,13 @@ def _score_parser(sub):
     arg('--per-example', type=Path, metavar='FILE',
         help="also write each example's scores as JSON Lines (with --output, as one "
              "atomic set; never an input file)")
-    arg('--format', choices=['auto', 'text', 'jsonl'], default='auto', dest='fmt',
-        help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, else "
-             "plain text (default: auto)")
+    arg('--format', choices=['auto', 'text', 'jsonl', *TABLE_KINDS], default='auto', dest='fmt',
+        help="input format; auto picks JSON Lines for .jsonl/.ndjson/.json files, a table "
+             "for .csv, .tsv/.tab and .parquet/.pq, else plain text (default: auto)")
+    arg('--columns', nargs='+', metavar='INPUT=COLUMN',
+        help="a table's columns, e.g. predictions=hyp references=ref (repeat references= to "
+             "pool several columns), sources=..., ids=... (default: columns named as the JSON "
+             "Lines fields, or predictions, references, sources, ids)")
     _metric_args(parser)
     arg('--scheduler', metavar='ADDRESS',
         help="score on a running Dask cluster, e.g. tcp://10.0.0.5:8786 "
@@ -409,6 +416,24 @@ def _needs_sources(names:list) -> list[str]:
         if 'sources' in cls.inputs: out.append(name)
     return out
 
+def _is_table(path:Path, fmt:str) -> bool:
+    "Is `path` a table file (CSV, TSV, Parquet), by `--format` or its suffix?"
+    return fmt in TABLE_KINDS or (fmt == 'auto' and path.suffix.lower() in TABLE_FORMATS)
+
+def _column_option(pairs:list|None) -> dict|None:
+    "`--columns INPUT=COLUMN ...` as `io.table_columns` reads them (references repeated: pooled)."
+    if not pairs: return None
+    out = {}
+    for pair in pairs:
+        key, sep, col = pair.partition('=')
+        if not sep or not col or key not in ('predictions', 'references', 'sources', 'ids'):
+            raise InputError('--columns', None, f"expected INPUT=COLUMN with INPUT predictions, "
+                             f"references, sources or ids, got {pair!r:.60}")
+        if key in out and key != 'references':
+            raise InputError('--columns', None, f"{key} is given twice")
+        out[key] = [*out[key], col] if key in out else [col] if key == 'references' else col
+    return out
+
 
 # %% ../nbs/90_cli.ipynb #3a1b4c79
 def score(opts, # parsed `score` options
@@ -424,15 +449,17 @@ def score(opts, # parsed `score` options
                          "only each partition's summed statistics; score without them to get "
                          "per-example scores")
     pf, rfs = opts.predictions, opts.references
+    columns = _column_option(getattr(opts, 'columns', None))
     if pf is None and not rfs:
         pf, rp = bundled_example()
         rfs = [rp]
-    elif pf is None or not rfs:
+    elif pf is None or not (rfs or _is_table(pf, opts.fmt)):
         raise InputError('--predictions' if pf is None else '--references', None,
-                         "give both --predictions and --references, or neither")
+                         "give both --predictions and --references, or neither (or a table "
+                         "file, .csv, .tsv or .parquet, as --predictions alone)")
     check_outputs({'--output': opts.output, '--per-example': opts.per_example},
                   {'--predictions': pf, '--references': rfs, '--sources': opts.sources}, 'score')
-    preds, refs, srcs, ids = read_dataset(pf, rfs, opts.sources, opts.fmt)
+    preds, refs, srcs, ids = read_dataset(pf, rfs or None, opts.sources, opts.fmt, columns)
     if not preds: raise InputError(pf, None, "has no predictions: there is nothing to report on")
     metrics = list(DEFAULT_METRICS) if opts.metrics is None else opts.metrics
     no_sources = srcs is None or all(s is None for s in srcs)

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import __version__
 from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
-from .text import brief, check_bool
+from .io import table_columns
+from .text import brief, check_bool, table_kind
 
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items',
@@ -353,9 +354,20 @@ class Metric:
         return self
     def update(self, predictions, # the batch's predictions (hypotheses, candidates, texts, scores)
                references=None, # the batch's references, for metrics that take them
+               *, columns:Mapping|None=None, # predictions a table: its columns (`io.table_columns`)
                **inputs, # other per-item inputs the metric takes (see `inputs`)
               ) -> Metric:
-        "Add a batch to the running statistics."
+        "Add a batch to the running statistics; a table (DataFrame, `Dataset`) gives every input."
+        if table_kind(predictions) is not None:
+            if references is not None or inputs:
+                raise TypeError(f"{self.name}: predictions is a table, which gives the other "
+                                "inputs too; name their columns with columns= instead")
+            inputs = table_columns(predictions, self.inputs, columns, fn=self.name)
+            predictions, references = inputs.pop('predictions'), inputs.pop('references', None)
+        elif columns is not None:
+            raise TypeError(f"{self.name}: columns is for a table (a DataFrame or a "
+                            f"datasets.Dataset) given as predictions, "
+                            f"got {type(predictions).__name__}")
         unknown = [k for k in inputs if k not in self.inputs]
         if unknown:
             raise TypeError(f"{self.name}: unknown input {unknown[0]!r}; "
@@ -367,13 +379,14 @@ class Metric:
         self.state = add_states(self.state, self.reduce_items(stats))
         if self.keep_items: self._items.append(stats)
         return self
-    def compute(self, predictions=None, # a last batch to add first (optional)
+    def compute(self, predictions=None, # a last batch to add first (optional; or a table)
                 references=None, # its references, for metrics that take them
+                *, columns:Mapping|None=None, # predictions a table: its columns, as for `update`
                 **inputs, # its other inputs
                ) -> Score:
         "The score of everything added so far; with inputs, add them first."
-        if predictions is not None: self.update(predictions, references, **inputs)
-        elif references is not None or inputs:
+        if predictions is not None: self.update(predictions, references, columns=columns, **inputs)
+        elif references is not None or inputs or columns is not None:
             raise TypeError(f"{self.name}: compute got inputs but no predictions")
         return self.score_state(self.state)
     def item_stats(self) -> dict:

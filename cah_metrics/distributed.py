@@ -20,6 +20,7 @@ from .core import Metric, ReductionContext, Score, load, metric_class, mix64
 from .embeddings import shared_encoder
 from .evaluate import DEFAULT_METRICS, report_key, metric_options
 from .io import (AtomicWriteSet, InputError, PRED_FIELDS, as_path, check_outputs,
+                            pick_columns, table_columns,
                             json_lines, os_error_reason, read_lines, record_id, record_source,
                             record_strings, show_json)
 from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult,
@@ -27,7 +28,7 @@ from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedR
                                       percentile_interval, resampled_results, resampling_signature,
                                       scored_items)
 from .resample import score_value
-from .text import brief, as_array, as_texts, check_float, check_int
+from .text import brief, as_array, as_texts, check_float, check_int, table_kind
 
 # %% auto #0
 __all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'read_shard', 'shard_paths', 'ShardError', 'worker_metric',
@@ -665,9 +666,26 @@ def _column_parts(cols:Mapping, partitions, caller:str) -> list[Part]:
             for j, (size, end) in enumerate(zip(sizes, ends))]
 
 # %% ../nbs/86_distributed.ipynb #3ebd46eb
-def _sources(source, partitions, caller:str) -> tuple[list, list[Path]]:
+def _dask_frame(frame, columns, caller:str):
+    "A dask DataFrame cut to the columns `evaluate` reads, named as a shard's fields."
+    optional = tuple(_COLUMNS)[1:]
+    picked = pick_columns(list(frame.columns), tuple(_COLUMNS), columns, optional, caller)
+    if isinstance(picked['references'], list):
+        raise ValueError(f"{caller}: a dask DataFrame's references are one column; "
+                         "pool several into one first")
+    use = {col: _COLUMNS[k] for k, col in picked.items() if col is not None}
+    return frame[list(use)].rename(columns=use)
+
+def _sources(source, partitions, caller:str, columns=None) -> tuple[list, list[Path]]:
     """What each partition task gets (a `Part`, a delayed bag or dataframe partition, or a shard's
-    path), and the shard paths."""
+    path), and the shard paths; a table in memory (pandas, `Dataset`) is read by column."""
+    if (kind := table_kind(source)) == 'dask': source = _dask_frame(source, columns, caller)
+    elif kind is not None:
+        cols = table_columns(source, tuple(_COLUMNS), columns, tuple(_COLUMNS)[1:], caller)
+        source = {k: v for k, v in cols.items() if v is not None}
+    elif columns is not None:
+        raise TypeError(f"{caller}: columns is for a table source (a DataFrame or a "
+                        f"datasets.Dataset), got {type(source).__name__}")
     if isinstance(source, Mapping): return _column_parts(source, partitions, caller), []
     if partitions is not None:
         raise ValueError(f"{caller}: partitions is for a mapping of columns; shards, bags and "
@@ -746,7 +764,7 @@ def _check_ids(dups:list, srcs:list, caller:str):
 
 
 # %% ../nbs/86_distributed.ipynb #59f213b2
-def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag or DataFrame, or columns
+def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag, a table, or columns
              metrics:str|Metric|Sequence=DEFAULT_METRICS, # registry names and/or Metric objects
              client=None, # None: run here; a distributed.Client, or a scheduler's address
              options:Mapping|None=None, # metric options, as `metric_options` reads them
@@ -761,11 +779,12 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag or D
              split_every:int=8, # fan-in of the tree of merges, >= 2
              use_gpu:bool=True, # let model-backed metrics use a worker's GPU
              output:str|Path|None=None, # also write the report here as JSON, atomically
+             columns:Mapping|None=None, # a table's columns (a DataFrame, dask's too, a `Dataset`)
             ) -> dict:
     """The report of `metrics` on a partitioned dataset, computed on a Dask cluster (or locally):
     the one `score_dataset` gives on the same items."""
     caller = 'evaluate'
-    srcs, paths = _sources(source, partitions, caller)
+    srcs, paths = _sources(source, partitions, caller, columns)
     n_resamples, conf, seed, n_buckets, split_every = _check_run(
         n_resamples, confidence, seed, buckets, split_every, use_gpu, srcs, caller)
     if workers is not None: workers = check_int(workers, 'workers', caller, high=100_000)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from . import lazy_attributes
 from .core import Metric, load, metric_class
-from .io import AtomicWriteSet, as_path
-from .text import as_texts, check_sequence
+from .io import AtomicWriteSet, as_path, table_columns
+from .text import as_texts, check_sequence, table_kind
 
 # %% auto #0
 __all__ = ['DEFAULT_METRICS', 'metric_options', 'report_key', 'metric_inputs', 'score_dataset', 'per_example_jsonl',
@@ -110,8 +110,19 @@ def score_dataset(predictions:str|Sequence[str], # one prediction per example
                   metrics:str|Sequence[str]=DEFAULT_METRICS, # registry names (at least one)
                   options:Mapping|None=None, # options, as `metric_options` reads them
                   per_example:bool=False, # also return each example's values
+                  columns:Mapping|None=None, # predictions a table: its columns (`io.table_columns`)
                  ) -> tuple[dict, dict]:
     "The report of `metrics` on one dataset, and (with `per_example`) each example's values by key."
+    if table_kind(predictions) is not None:
+        if references is not None or sources is not None:
+            raise TypeError("score_dataset: predictions is a table, which gives the references "
+                            "and sources too; name their columns with columns= instead")
+        predictions, references, sources = table_columns(
+            predictions, ('predictions', 'references', 'sources'), columns,
+            ('references', 'sources'), 'score_dataset').values()
+    elif columns is not None:
+        raise TypeError("score_dataset: columns is for a table (a DataFrame or a datasets.Dataset) "
+                        f"given as predictions, got {type(predictions).__name__}")
     preds = as_texts(predictions, 'predictions', 'score_dataset')
     metrics = as_texts(metrics, 'metrics', 'score_dataset')
     if not metrics: raise ValueError("score_dataset: metrics is empty; name at least one metric")
@@ -134,7 +145,9 @@ def score_dataset(predictions:str|Sequence[str], # one prediction per example
         details[name] = d
         report.update({report_key(name, k): v for k, v in d.items()
                        if isinstance(v, (int, float)) and k not in ('confidence',)})
-        if per_example: per.update(m.per_item())
+        if per_example and type(m).item_values is Metric.item_values:
+            notes.append(f"{name}: no per-example values (it scores the corpus as a whole)")
+        elif per_example: per.update(m.per_item())
     return ({**report, 'n_examples': len(preds), 'signatures': sigs, 'details': details,
              **({'notes': notes} if notes else {})}, per)
 
@@ -182,6 +195,9 @@ def _dataset(name, d) -> tuple[list, list|None, list|None]:
     fn = 'evaluate_datasets'
     if not isinstance(name, str):
         raise TypeError(f"{fn}: dataset names must be str, got {type(name).__name__}")
+    if table_kind(d) is not None:                   # a DataFrame or a Dataset: by column
+        d = table_columns(d, ('predictions', 'references', 'sources'), None,
+                          ('references', 'sources'), f"{fn}: dataset {name!r:.60}")
     if not isinstance(d, Mapping) or 'predictions' not in d:
         raise ValueError(f"{fn}: dataset {name!r:.60} needs a 'predictions' list")
     preds, out = as_texts(d['predictions'], f"datasets[{name!r:.60}]['predictions']", fn), []

@@ -7,17 +7,20 @@ Docs: https://cah-metrics.github.io/cah_metrics/io.html.md"""
 # %% ../nbs/00a_io.ipynb #a8a1166a
 from __future__ import annotations
 import json, math, os, secrets, signal, stat, tempfile, threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import NamedTuple
 
+from .text import brief, table_kind
+
 # %% auto #0
-__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS', 'InputError', 'as_path',
-           'os_error_reason', 'read_lines', 'show_json', 'record_strings', 'record_id', 'json_lines', 'read_json_lines',
-           'read_items', 'record_source', 'read_sources', 'read_dataset', 'bundled_example', 'Responses',
-           'read_responses', 'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
+__all__ = ['PRED_FIELDS', 'REF_FIELDS', 'TABLE_FORMATS', 'TABLE_KINDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS',
+           'TABLE_FIELDS', 'InputError', 'as_path', 'os_error_reason', 'read_lines', 'show_json', 'record_strings',
+           'record_id', 'json_lines', 'read_json_lines', 'read_items', 'record_source', 'read_sources', 'read_dataset',
+           'bundled_example', 'Responses', 'read_responses', 'import_datasets', 'pick_columns', 'table_columns',
+           'read_table', 'AtomicWriteSet', 'atomic_write_bytes', 'atomic_write_text', 'check_outputs']
 
 # %% ../nbs/00a_io.ipynb #7529aa33
 class InputError(ValueError):
@@ -128,12 +131,23 @@ def json_lines(path, lines):
         except (StopIteration, ValueError, RecursionError): value = _json_line(path, i, line)
         yield i, value
 
+TABLE_FORMATS = {'.csv': 'csv', '.tsv': 'tsv', '.tab': 'tsv',          # table files, by suffix
+                 '.parquet': 'parquet', '.pq': 'parquet'}
+TABLE_KINDS = ('csv', 'tsv', 'parquet')
+
 def _fmt(path:Path, fmt, fn:str) -> str:
-    if not isinstance(fmt, str) or fmt not in ('auto', 'text', 'jsonl'):
+    if not isinstance(fmt, str) or fmt not in ('auto', 'text', 'jsonl', *TABLE_KINDS):
         got = f"{fmt!r:.60}" if isinstance(fmt, str) else type(fmt).__name__
-        raise ValueError(f"{fn}: fmt must be 'auto', 'text' or 'jsonl', got " + got)
+        raise ValueError(f"{fn}: fmt must be 'auto', 'text', 'jsonl', 'csv', 'tsv' or 'parquet', "
+                         f"got " + got)
     if fmt != 'auto': return fmt
-    return 'jsonl' if path.suffix.lower() in ('.jsonl', '.ndjson', '.json') else 'text'
+    suffix = path.suffix.lower()
+    if suffix in TABLE_FORMATS: return TABLE_FORMATS[suffix]
+    return 'jsonl' if suffix in ('.jsonl', '.ndjson', '.json') else 'text'
+
+def _no_columns(columns, path, fmt:str):
+    if columns is not None:
+        raise ValueError(f"{path}: columns are for tables (CSV, TSV, Parquet); this file is {fmt}")
 
 # %% ../nbs/00a_io.ipynb #11a153cd
 def read_json_lines(path:str|Path, # a JSON Lines file: one JSON value per line
@@ -145,7 +159,8 @@ def read_json_lines(path:str|Path, # a JSON Lines file: one JSON value per line
 # %% ../nbs/00a_io.ipynb #eb2c1ba5
 def read_items(path:str|Path, # the file to read
                what:str='predictions', # 'predictions' (one text each) or 'references' (one or more)
-               fmt:str='auto', # 'text', 'jsonl', or 'auto' (JSON Lines: .jsonl, .ndjson, .json)
+               fmt:str='auto', # 'text', 'jsonl', 'csv', 'tsv', 'parquet', or 'auto' (by suffix)
+               columns:Mapping|None=None, # a table's columns, as `table_columns` reads them
               ) -> tuple[list, list[list[str]]]:
     "Read a file of items: `(ids, texts)`, `texts[i]` a list of strings (ids None when absent)."
     path = as_path(path, 'read_items')
@@ -153,6 +168,10 @@ def read_items(path:str|Path, # the file to read
         got = f"{what!r:.60}" if isinstance(what, str) else type(what).__name__
         raise ValueError(f"read_items: what must be 'predictions' or 'references', got {got}")
     fmt = _fmt(path, fmt, 'read_items')
+    if fmt in TABLE_KINDS:
+        got = _table_file(path, fmt, (what,), columns)
+        return got['ids'], [[text] if what == 'predictions' else text for text in got[what]]
+    _no_columns(columns, path, fmt)
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), [[line] for line in lines]
     ids, texts = [], []
@@ -180,11 +199,16 @@ def record_source(value, path, i):
 
 # %% ../nbs/00a_io.ipynb #ad196a4c
 def read_sources(path:str|Path, # the file to read
-                 fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
+                 fmt:str='auto', # 'text', 'jsonl', a table's format or 'auto', as for `read_items`
+                 columns:Mapping|None=None, # a table's columns, as `table_columns` reads them
                 ) -> tuple[list, list[str|None]]:
     "`(ids, sources)`: each line's source conversation (None where a JSON Lines object has none)."
     path = as_path(path, 'read_sources')
     fmt = _fmt(path, fmt, 'read_sources')
+    if fmt in TABLE_KINDS:
+        got = _table_file(path, fmt, ('sources',), columns)
+        return got['ids'], got['sources'] or [None] * len(got['ids'])
+    _no_columns(columns, path, fmt)
     lines = read_lines(path)
     if fmt == 'text': return [None] * len(lines), lines
     ids, out = [], []
@@ -233,11 +257,14 @@ def _pair(ppath, pids, pwhere, path, ids, items, what):
 
 # %% ../nbs/00a_io.ipynb #b865b450
 def read_dataset(predictions:str|Path, # the predictions file
-                 references:str|Path|Sequence[str|Path], # references files (pooled per item)
+                 references:str|Path|Sequence[str|Path]|None, # references files (pooled per item)
                  sources:str|Path|None=None, # source conversations (default: the first references')
-                 fmt:str='auto', # 'text', 'jsonl' or 'auto', as for `read_items`
-                ) -> tuple[list[str], list[list[str]], list|None, list]:
-    "`(predictions, references, sources, ids)` from files, paired by id or by line (see above)."
+                 fmt:str='auto', # 'text', 'jsonl', a table's format or 'auto', as for `read_items`
+                 columns:Mapping|None=None, # a table's columns, as `table_columns` reads them
+                ) -> tuple[list[str], list[list[str]]|None, list|None, list]:
+    """`(predictions, references, sources, ids)` from files, paired by id or by line (see above);
+    references None: all from the one table `predictions` (references None if it has none)."""
+    if references is None: return _table_dataset(predictions, sources, fmt, columns)
     rfs = [references] if isinstance(references, (str, os.PathLike)) else references
     if not isinstance(rfs, Sequence) or not rfs:
         raise TypeError(f"read_dataset: references must be a path or a non-empty list of paths, "
@@ -245,17 +272,22 @@ def read_dataset(predictions:str|Path, # the predictions file
     rfs = [as_path(rf, 'read_dataset', f'references[{i}]') for i, rf in enumerate(rfs)]
     predictions = as_path(predictions, 'read_dataset', 'predictions')
     _fmt(Path('x'), fmt, 'read_dataset')                          # checks fmt
-    pids, preds = read_items(predictions, 'predictions', fmt)
+    tables = [p for p in (predictions, *rfs) if _fmt(p, fmt, 'read_dataset') in TABLE_KINDS]
+    if columns is not None and not tables:
+        _no_columns(columns, predictions, _fmt(predictions, fmt, 'read_dataset'))
+    cols = lambda path: columns if path in tables else None       # columns name a table's
+    pids, preds = read_items(predictions, 'predictions', fmt, cols(predictions))
     pwhere, refs = _id_lines(predictions, pids), [[] for _ in preds]
     for rf in rfs:
-        rids, rtexts = read_items(rf, 'references', fmt)
+        rids, rtexts = read_items(rf, 'references', fmt, cols(rf))
         paired = _pair(predictions, pids, pwhere, rf, rids, rtexts, 'references')   # same length
         for item_refs, more in zip(refs, paired): item_refs.extend(more)
     spath = rfs[0] if sources is None else as_path(sources, 'read_dataset', 'sources')
     texts = [pred[0] for pred in preds]
     if sources is None and _fmt(spath, fmt, 'read_dataset') == 'text':
         return texts, refs, None, pids
-    sids, srcs = read_sources(spath, fmt)
+    spath_cols = columns if _fmt(spath, fmt, 'read_dataset') in TABLE_KINDS else None
+    sids, srcs = read_sources(spath, fmt, spath_cols)
     srcs = _sources(spath, _pair(predictions, pids, pwhere, spath, sids, srcs, 'sources'))
     return texts, refs, srcs, pids
 
@@ -347,6 +379,175 @@ def read_responses(path:str|Path, # a JSON Lines file, one response per line (se
     names = list(dict.fromkeys(name for rating in rats for name in rating))
     by_rater = [[rating.get(name) for rating in rats] for name in names]
     return Responses(ids, texts, refs, ctxs, by_rater, names)
+
+# %% ../nbs/00a_io.ipynb #c91594f8
+TABLE_FIELDS = {'predictions': ('predictions', *PRED_FIELDS),
+                'references': ('references', 'reference'),
+                'sources': ('sources', *SOURCE_FIELDS), 'contexts': ('contexts', *CONTEXT_FIELDS),
+                'ids': ('ids', 'id'), 'systems': ('systems', 'system')}
+
+def import_datasets():
+    "The Hugging Face `datasets` package, or an `ImportError` that says how to install it."
+    try: import datasets
+    except ImportError:
+        raise ImportError("reading a Hugging Face Dataset needs the datasets package: "
+                          "pip install datasets (or pip install 'cah-metrics[datasets]')") from None
+    return datasets
+
+# %% ../nbs/00a_io.ipynb #e81e4454
+def _table(table, fn:str) -> tuple:
+    "(the table, ready to read, its column names); a `TypeError` for anything that is not one."
+    kind, name = table_kind(table), type(table).__name__
+    if kind is None:
+        raise TypeError(f"{fn}: expected a table (a pandas DataFrame or a datasets.Dataset), "
+                        f"got {name}")
+    if kind == 'datasets':
+        if not isinstance(table, import_datasets().Dataset):
+            what = ("pick a split, e.g. table['test']" if name.endswith('Dict') else
+                    "make it a Dataset first: datasets.Dataset.from_list(list(table))")
+            raise TypeError(f"{fn}: a datasets {name} is not one table of items; {what}")
+        return table.with_format(None), list(table.column_names)
+    if kind == 'dask': table = table.compute()
+    return table, list(table.columns)
+
+def _plain(cell):
+    "A cell as plain Python: NumPy arrays (Parquet's lists) to lists, NumPy scalars to numbers."
+    return cell.tolist() if hasattr(cell, 'tolist') and not isinstance(cell, str) else cell
+
+def _read(table, col) -> list:
+    "One column of a table `_table` made ready, as a list of plain values."
+    cells = table[col][:] if table_kind(table) == 'datasets' else table[col].to_list()
+    return [_plain(cell) for cell in cells]
+
+# %% ../nbs/00a_io.ipynb #7687c15f
+def pick_columns(names:Sequence, # the table's column names
+                 inputs:Sequence[str], # the inputs to find, in order
+                 columns:Mapping|None=None, # input -> its column (references: one or a list)
+                 optional:Sequence[str]=(), # inputs that may be missing (None then)
+                 fn:str='pick_columns', # the caller, for messages
+                ) -> dict:
+    "input -> its column (a list of columns for pooled references; None if optional and absent)."
+    columns = {} if columns is None else columns
+    if not isinstance(columns, Mapping):
+        raise TypeError(f"{fn}: columns must be a dict of input -> column name, "
+                        f"got {type(columns).__name__}")
+    shown = ', '.join(map(str, names))
+    for key, col in columns.items():
+        if key not in inputs:
+            raise ValueError(f"{fn}: columns names {brief(key)}, which is not an input here "
+                             f"(the inputs are {', '.join(inputs)})")
+        many = key == 'references' and isinstance(col, (list, tuple))
+        for one in (col if many else [col]):
+            if isinstance(one, (list, tuple, Mapping)) or one not in names:
+                raise ValueError(f"{fn}: columns[{key!r}]: no column {brief(one)}; the table's "
+                                 f"columns are {shown}")
+    taken = {one for col in columns.values()
+             for one in (col if isinstance(col, (list, tuple)) else [col])}
+    out = {}
+    for key in inputs:
+        found = columns.get(key)
+        if found is None:
+            defaults = TABLE_FIELDS.get(key, (key,))
+            found = next((c for c in defaults if c in names and c not in taken), None)
+        if found is None and key not in optional:
+            looked = ', '.join(TABLE_FIELDS.get(key, (key,)))
+            raise ValueError(f"{fn}: the table has no column for {key} (looked for {looked}); "
+                             f"its columns are {shown}; name one with columns={{{key!r}: ...}}")
+        out[key] = list(found) if isinstance(found, tuple) else found
+    return out
+
+# %% ../nbs/00a_io.ipynb #e7a3b552
+def table_columns(table, # a pandas (or dask, polars) DataFrame or a `datasets.Dataset`
+                  inputs:Sequence[str], # the inputs to read, in order, e.g. a metric's `inputs`
+                  columns:Mapping|None=None, # input -> its column (references: one or a list)
+                  optional:Sequence[str]=(), # inputs that may be missing (None then)
+                  fn:str='table_columns', # the caller, for messages
+                 ) -> dict[str, list|None]:
+    "Each input's column of `table` as a list of plain Python values (columns: see above)."
+    table, names = _table(table, fn)
+    picked = pick_columns(names, inputs, columns, optional, fn)
+    out = {}
+    for key, col in picked.items():
+        if not isinstance(col, list): out[key] = None if col is None else _read(table, col)
+        else:
+            parts = [_read(table, one) for one in col]
+            out[key] = [[ref for cell in cells for ref in ([cell] if isinstance(cell, str)
+                                                            else cell)] for cells in zip(*parts)]
+    return out
+
+# %% ../nbs/00a_io.ipynb #ed02e110
+def read_table(path:str|Path, # a CSV, TSV or Parquet file
+               fmt:str='auto', # 'csv', 'tsv', 'parquet' or 'auto' (by suffix)
+              ):
+    "The file as a pandas DataFrame; errors name the file."
+    import csv, pandas as pd
+    path = as_path(path, 'read_table')
+    kind = TABLE_FORMATS.get(path.suffix.lower()) if fmt == 'auto' else fmt
+    if kind not in TABLE_KINDS:
+        raise ValueError(f"read_table: fmt must be 'csv', 'tsv', 'parquet' or 'auto' (by suffix: "
+                         f"{', '.join(TABLE_FORMATS)}), got {brief(fmt)} for {path}")
+    if path.is_dir(): raise InputError(path, None, "is a directory, not a file")
+    try:
+        if kind == 'parquet': return pd.read_parquet(path)
+        tsv = {'sep': '\t', 'quoting': csv.QUOTE_NONE} if kind == 'tsv' else {}
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding='utf-8', **tsv)
+    except OSError as e: raise InputError(path, None, os_error_reason(e)) from None
+    except ValueError as e:
+        reason = ' '.join(str(e).split())[:200]
+        raise InputError(path, None, f"not a readable {kind.upper()} file ({reason})") from None
+
+# %% ../nbs/00a_io.ipynb #948c4b3d
+_FILE_INPUTS = ('references', 'sources', 'ids')    # what a file gives beyond predictions
+
+def _table_file(path:Path, fmt:str, inputs:tuple, columns, table=None) -> dict:
+    "`inputs` and `ids` of a table file, checked as JSON Lines fields are (errors name the row)."
+    if columns is not None and not isinstance(columns, Mapping):
+        raise TypeError(f"{path}: columns must be a dict of input -> column name, "
+                        f"got {type(columns).__name__}")
+    if unknown := [k for k in columns or {} if k not in ('predictions', *_FILE_INPUTS)]:
+        raise ValueError(f"{path}: columns names {brief(unknown[0])}, which is not an input of a "
+                         f"file (predictions, references, sources, ids)")
+    keep = {k: v for k, v in (columns or {}).items() if k in (*inputs, 'ids')}
+    optional = tuple(k for k in inputs if k == 'sources') + ('ids',)
+    table = read_table(path, fmt) if table is None else table           # read once, by the caller
+    got = table_columns(table, (*inputs, 'ids'), keep, optional, str(path))
+    first = 1 if fmt == 'parquet' else 2                 # the line of the first row
+    n = len(next(v for v in got.values() if v is not None))
+    ids = [None if got['ids'] is None else record_id({'id': key}, path, i + first)
+           for i, key in enumerate(got['ids'] or [None] * n)]
+    out = {'ids': ids}
+    for what in inputs:
+        vals = got[what]
+        if what == 'sources':
+            vals = None if vals is None else [record_source({'source': v}, path, i + first)
+                                              for i, v in enumerate(vals)]
+        else:
+            vals = [record_strings(v, path, i + first, what) for i, v in enumerate(vals)]
+            if what == 'predictions': vals = [v[0] for v in vals]
+        out[what] = vals
+    return out
+
+# %% ../nbs/00a_io.ipynb #9c754dcc
+def _table_dataset(path, sources, fmt, columns) -> tuple:
+    "`read_dataset`'s result from one table: predictions, references and sources by column."
+    path = as_path(path, 'read_dataset', 'predictions')
+    if (kind := _fmt(path, fmt, 'read_dataset')) not in TABLE_KINDS:
+        raise TypeError(f"read_dataset: references is None, but {path} is not a table "
+                        f"(CSV, TSV, Parquet) that could hold them; give the references file")
+    table = read_table(path, kind)
+    inputs = ('predictions', 'references', 'sources', 'ids')
+    has_refs = pick_columns(list(table.columns), inputs, columns, inputs[1:],
+                            str(path))['references'] is not None
+    inputs = ('predictions', 'references', 'sources') if has_refs else ('predictions', 'sources')
+    got = _table_file(path, kind, inputs, columns, table)
+    _id_lines(path, got['ids'])                        # every row an id or none, and no repeats
+    srcs = _sources(path, got['sources'] or [None] * len(got['ids']))
+    if sources is not None:
+        sids, more = read_sources(sources, fmt if fmt in TABLE_KINDS else 'auto', columns)
+        spath = as_path(sources, 'read_dataset', 'sources')
+        pwhere = _id_lines(path, got['ids'])
+        srcs = _sources(spath, _pair(path, got['ids'], pwhere, spath, sids, more, 'sources'))
+    return got['predictions'], got.get('references'), srcs, got['ids']
 
 # %% ../nbs/00a_io.ipynb #4675c532
 def _umask() -> int:

@@ -16,11 +16,11 @@ from itertools import chain, count
 import numpy as np
 
 # %% auto #0
-__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'check_sequence', 'as_texts', 'is_count', 'check_tokens',
-           'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base', 'Tokenizer',
-           'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer', 'DesignTokenizer',
-           'TreebankTokenizer', 'TokenizerZh', 'TokenizerChar', 'TokenizerIntl', 'TokenizerJaMecab', 'TokenizerKoMecab',
-           'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'sorted_codes', 'ngram_overlap_ids',
+__all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'table_kind', 'check_sequence', 'as_texts', 'is_count',
+           'check_tokens', 'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base',
+           'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
+           'DesignTokenizer', 'TreebankTokenizer', 'TokenizerZh', 'TokenizerChar', 'TokenizerIntl', 'TokenizerJaMecab',
+           'TokenizerKoMecab', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'sorted_codes', 'ngram_overlap_ids',
            'check_overlap_inputs', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
@@ -47,12 +47,26 @@ def check_str(x, # the value
                         + (" (None)" if x is None else ""))
     return x
 
+_TABLE_CLASSES = {'pandas': ('DataFrame',), 'dask': ('DataFrame',), 'polars': ('DataFrame',),
+                  'datasets': ('Dataset', 'IterableDataset', 'DatasetDict', 'IterableDatasetDict')}
+
+def table_kind(x) -> str|None:
+    "The library of a table (`pandas`, `dask`, `polars`, `datasets`), from its class; else None."
+    for cls in type(x).__mro__:
+        root = cls.__module__.split('.')[0]
+        if cls.__name__ in _TABLE_CLASSES.get(root, ()): return root
+    return None
+
 def check_sequence(x, # the value
                    name:str, # the argument's name
                    metric:str, # the metric's name
                   ) -> list:
-    "`x` as a list if it is a sequence (not a str, bytes, dict or None), else a `TypeError`."
+    "`x` as a list if it is a sequence (not a str, bytes, dict, table or None), else a `TypeError`."
     _check_labels(name, metric, 'check_sequence')
+    if (kind := table_kind(x)) is not None:    # iterating a DataFrame gives its column names
+        raise TypeError(f"{metric}: {name} must be a sequence, got a {kind} {type(x).__name__} "
+                        f"(a table); give one of its columns, e.g. table['column'], or the "
+                        f"whole table as the predictions of a metric's compute or score_dataset")
     if x is None or isinstance(x, (str, bytes, dict)) or not isinstance(x, Iterable):
         raise TypeError(f"{metric}: {name} must be a sequence, got {type(x).__name__}")
     return list(x)
@@ -67,6 +81,7 @@ def as_texts(texts:str|Sequence[str], # one text or a sequence of texts
     if isinstance(texts, str): return [texts]
     try: texts = check_sequence(texts, name, metric)
     except TypeError:
+        if table_kind(texts) is not None: raise          # its own message says what to give
         raise TypeError(f"{metric}: {name} must be a str or a sequence of str, "
                         f"got {type(texts).__name__}") from None
     for i, text in enumerate(texts): check_str(text, f"{name}[{i}]", metric)
