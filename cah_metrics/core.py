@@ -476,6 +476,7 @@ METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fi
     'sentence_bleu': MetricEntry('bleu', 'SentenceBLEU'),
     'chrf': MetricEntry('chrf', 'CHRF'),
     'chrf++': MetricEntry('chrf', 'CHRF', {'word_order': 2}),
+    'cider': MetricEntry('cider', 'CIDErD'),
     'code_mixing_coverage': MetricEntry('cmc', 'CodeMixingCoverage'),
     'distinct_n': MetricEntry('diversity', 'DistinctN'),
     'self_bleu': MetricEntry('diversity', 'SelfBLEUMetric'),

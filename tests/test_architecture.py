@@ -51,7 +51,7 @@ def test_no_module_imports_a_higher_floor():
 
 def test_the_statistics_floors():
     "significance imports no metric module; agreement and crossval import neither significance nor an evaluator."
-    metric_modules = {'bleu', 'chrf', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'mauve', 'bertscore', 'cmc',
+    metric_modules = {'bleu', 'chrf', 'cider', 'rouge', 'topk', 'perplexity', 'lm', 'diversity', 'mauve', 'bertscore', 'cmc',
                       'humor'}
     evaluators = {'humor', 'ensemble', 'embedding_eval', 'evaluate'}
     imported = {mod: {other for _, other, _ in _package_imports(PKG / f'{mod}.py')}
@@ -103,7 +103,7 @@ def test_load_imports_only_the_metrics_floors():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, cwd=ROOT)
     loaded = set(eval(out.stdout))
     assert 'cah_metrics.bleu' in loaded
-    assert not loaded & {f'cah_metrics.{m}' for m in ('rouge', 'chrf', 'diversity', 'humor', 'bertscore', 'mauve')}, loaded
+    assert not loaded & {f'cah_metrics.{m}' for m in ('rouge', 'chrf', 'cider', 'diversity', 'humor', 'bertscore', 'mauve')}, loaded
 
 
 def test_no_notebook_directive_in_exported_code():

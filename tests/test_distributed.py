@@ -34,7 +34,7 @@ import cah_metrics.distributed as D
 
 distributed = pytest.importorskip('distributed')
 
-TEXT_METRICS = ['bleu', 'chrf', 'chrf++', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'sentence_bleu', 'distinct_n', 'self_bleu',
+TEXT_METRICS = ['bleu', 'chrf', 'chrf++', 'cider', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'sentence_bleu', 'distinct_n', 'self_bleu',
                 'vocabulary_richness', 'lm_perplexity', 'code_mixing_coverage']
 NUMERIC = ['top_k_accuracy', 'perplexity']
 MODELS = ['bertscore', 'mauve', 'semantic_diversity']

@@ -117,7 +117,8 @@ def other_options(name):
     alt = {'bleu': {'smooth': 'floor'}, 'sentence_bleu': {'smooth': 'floor'}, 'top_k_accuracy': {'k': 2}, 'perplexity': {'base': 2},
            'distinct_n': {'n': 2}, 'self_bleu': {'max_n': 2}, 'vocabulary_richness': {'window': 50}, 'semantic_diversity': {'seed': 1},
            'bertscore': {'idf': True}, 'code_mixing_coverage': {'detector': 'script'},
-           'chrf': {'beta': 3}, 'chrf++': {'beta': 3}, 'mauve': {'seed': 1}}
+           'chrf': {'beta': 3}, 'chrf++': {'beta': 3}, 'mauve': {'seed': 1},
+           'cider': {'sigma': 3}}
     if name.startswith('rouge'): return {'stem': True}
     if name == 'lm_perplexity':
         from cah_metrics.lm import KneserNeyLM
