@@ -269,7 +269,8 @@ class BERTScore(Metric):
     def resampling(self) -> Resampling:
         "The means of the pairs' F1, precision and recall."
         def plan(items, key): return mean_plan(self.item_values(items)[f'bertscore_{key}'])
-        return Resampling(('f1', 'precision', 'recall'), plan)
+        why = 'with idf=True it weighs word pieces by all the references' if self.idf else ''
+        return Resampling(('f1', 'precision', 'recall'), plan, corpus_wide=why)
 
     def __init__(
         self,

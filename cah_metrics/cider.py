@@ -142,7 +142,6 @@ class CIDErD(Metric):
     inputs, value_range, higher_is_better = ('predictions', 'references'), (0.0, 10.0), True
     keys = ('cider',)
     signature_keys = ('n', 'sigma', 'tok', 'case', 'norm', 'idf')
-    idf = True      # weighs items by all the references: no Poisson interval from one partition
 
     def __init__(self, n:int=4, # n-gram orders 1..n (pycocoevalcap: 4)
                  sigma:float=6.0, # standard deviation of the length penalty (pycocoevalcap: 6)
@@ -180,7 +179,9 @@ class CIDErD(Metric):
         return {'cider': self._item_scores(state, state['df'], state['n']).tolist()}
     def resampling(self) -> Resampling:
         "The mean of the items' scores, the full corpus's df held fixed in every resample."
-        return Resampling(('cider',), lambda items, key: mean_plan(self.item_values(items)[key]))
+        def plan(items, key): return mean_plan(self.item_values(items)[key])
+        corpus_wide = 'it weighs n-grams by the document frequencies of all the references'
+        return Resampling(('cider',), plan, corpus_wide=corpus_wide)
     def reduction(self) -> StateReduction:
         "Two passes across workers: df up the tree, then each item scored under it."
         return CiderTwoPass()

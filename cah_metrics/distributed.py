@@ -864,9 +864,9 @@ def _boot_keys(pairs:list, intervals, baseline, caller:str) -> tuple[dict, dict]
             if spec.label in asked: raise
             notes[spec.label] = str(e).removeprefix(f"{caller}: ")
             continue
-        if getattr(metric, 'idf', False) is True:          # items weighted by all the references
-            notes[spec.label] = (f"{metric.name} with idf=True weighs word pieces by all the "
-                                 "references, which no partition holds")
+        corpus_wide = metric.resampling().corpus_wide      # rows that need the whole corpus
+        if corpus_wide:
+            notes[spec.label] = f"{metric.name}: {corpus_wide}, which no partition holds"
             continue
         boot[spec.label] = key
     return boot, notes

@@ -226,6 +226,8 @@ class Resampling(NamedTuple):
     plan: Callable[[dict, str], Plan]|None = None   # (per-item statistics, key) -> plan
     why: str = ''                                   # why other keys (or all) cannot be resampled
     main: bool = True                               # the first key is the score's main value
+    # why an item's rows need the whole corpus (no partition alone can make them), or ''
+    corpus_wide: str = ''
 
 def sum_of_rows_plan(metric, # a metric whose state is the sum of its per-item rows
                      items:dict, # its per-item statistics
