@@ -82,3 +82,32 @@ def json_ready_round_trip(score) -> bool:
     "A score's plain form has its keys, its signature and n."
     plain = score.to_dict()
     return set(score) <= set(plain) and plain['signature'] == str(score.signature) and plain['n'] == score.n
+
+
+# ---- MAUVE and BERTScore (no model needed: counts, and a result built by hand) ----
+import cah_metrics.mauve as mauve_module
+from cah_metrics.bertscore import BERTScore, BERTScoreResult
+from cah_metrics.mauve import MAUVE, MAUVEScore, mauve_from_counts
+
+def test_mauve_result_is_its_metrics_score():
+    r = mauve_from_counts([2, 0, 3], [1, 1, 1])
+    assert type(r) is MAUVEScore and list(r) == list(MAUVE.keys) and r.value == r['mauve']
+    assert r.divergence_curve.shape == (27, 2) and r.p_hist.tolist() == [0.4, 0.0, 0.6] and r.pca_dim is None
+    assert pickle.loads(pickle.dumps(r)) == r
+    for name in ('mauve', 'frontier_integral', 'mauve_star', 'frontier_integral_star', 'num_buckets'):
+        value, warned = old(lambda: getattr(r, name))
+        assert value == r[name] and warned == [(DeprecationWarning, __file__,
+                                                f"MAUVEScore.{name} is deprecated: use score[{name!r}] (0.2 drops it)")]
+    cls, warned = old(lambda: mauve_module.MAUVEResult)
+    assert cls is MAUVEScore and warned[0][:2] == (DeprecationWarning, __file__)
+    with pytest.raises(AttributeError): mauve_module.Nothing
+
+def test_bertscore_result_is_its_metrics_score():
+    r = BERTScoreResult(np.array([.5, .7]), np.array([.6, .8]), np.array([.55, .75]), 'sig')
+    assert isinstance(r, Score) and list(r) == list(BERTScore.keys) and r.n == 2 and r.value == r['f1']
+    assert r['precision'] == pytest.approx(0.6, abs=1e-15) and r.f1.tolist() == [.55, .75]   # means; each example's
+    means, warned = old(r.mean)
+    assert means == {'precision': r['precision'], 'recall': r['recall'], 'f1': r['f1']}
+    assert [w[:2] for w in warned] == [(DeprecationWarning, __file__)] and "keys" in warned[0][2]
+    empty = BERTScoreResult(np.zeros(0), np.zeros(0), np.zeros(0), 'sig')
+    assert dict(empty) == {'f1': 0.0, 'precision': 0.0, 'recall': 0.0} and empty.n == 0
