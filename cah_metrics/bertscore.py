@@ -214,7 +214,8 @@ class BERTScoreResult(Score):
         self.precision, self.recall, self.f1 = precision, recall, f1
     def mean(self) -> dict:
         "0.1's means as a dict (deprecated: the keys `precision`, `recall`, `f1` hold them)."
-        warn_deprecated("BERTScoreResult.mean()", "the keys 'precision', 'recall', 'f1' hold the means")
+        new = "the keys 'precision', 'recall', 'f1' hold the means"
+        warn_deprecated("BERTScoreResult.mean()", new)
         return {k: dict.__getitem__(self, k) for k in ('precision', 'recall', 'f1')}
     def __repr__(self):
         return (f"BERTScore P {self['precision']:.4f} R {self['recall']:.4f} F1 {self['f1']:.4f} "

@@ -161,8 +161,9 @@ def warn_deprecated(old:str, # the old name or access, as a user writes it
                   stacklevel=stacklevel)
 
 class RenamedFields:
-    """A mixin of a `Score` subclass that was a tuple or dataclass in 0.1: `renamed_fields` maps each
-    old field, in its old order, to its key now (or to an attribute); an old name reads with a warning."""
+    """A mixin of a `Score` subclass that was a tuple or dataclass in 0.1: `renamed_fields` maps
+    each old field, in its old order, to its key now (or to an attribute); an old name reads with a
+    warning."""
     renamed_fields: Mapping[str, str] = {}
     def __getattr__(self, name:str):
         "0.1's field `name`: the value of its key (or attribute), with a `DeprecationWarning`."

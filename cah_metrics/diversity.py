@@ -459,12 +459,9 @@ class SemanticDiversityScore(RenamedFields, Score):
     """Semantic diversity's `Score`: the keys `SEMANTIC_KEYS` (the humor evaluator's measures, the
     exact mean similarity, Vendi), of `n` texts, and each text's cluster in `labels` (an array).
     0.1's `SemanticDiversity` fields read with a warning."""
-    renamed_fields = {'n': 'n', 'mean_similarity': 'mean_similarity',
-                      'overall_diversity': 'overall_diversity', 'k': 'k', 'silhouette': 'silhouette',
-                      'intra_cluster_diversity': 'intra_cluster_diversity',
-                      'inter_cluster_diversity': 'inter_cluster_diversity',
-                      'cluster_coherence': 'cluster_coherence', 'semantic_spread': 'semantic_spread',
-                      'vendi': 'vendi', 'labels': 'labels'}
+    renamed_fields = {name: name for name in ('n', 'mean_similarity', 'overall_diversity', 'k',
+                      'silhouette', 'intra_cluster_diversity', 'inter_cluster_diversity',
+                      'cluster_coherence', 'semantic_spread', 'vendi', 'labels')}
     def __init__(self, values:dict, # the measures, keyed by `SEMANTIC_KEYS`
                  signature:str, # the options behind them
                  n:int, # the number of texts
