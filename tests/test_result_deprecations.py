@@ -9,16 +9,10 @@ import cah_metrics.diversity as diversity
 from cah_metrics.core import Score, load
 from cah_metrics.diversity import (DistinctScore, RichnessScore, SemanticDiversityScore, distinct_n,
                                    semantic_diversity, vocabulary_richness)
+from test_rouge_deprecations import old     # an access's value and its warnings
 
 TEXTS = ["the cat is on the mat", "a dog barks", "the cat", "the cat"]
 E = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]], float)
-
-def old(access):
-    "The value of `access()` and its warnings as (category, file, message)."
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter('always')
-        value = access()
-    return value, [(w.category, w.filename, str(w.message)) for w in caught]
 
 def test_functions_return_their_metrics_scores():
     for n in (1, 2):
@@ -61,7 +55,7 @@ def test_old_access_warns_at_the_callers_line(make, access, new, says):
 
 def test_semantic_diversity_asdict_keeps_the_old_fields():
     sd = semantic_diversity(E)
-    fields, _ = old(sd._asdict)
+    fields, _ = old(lambda: sd._asdict())
     assert list(fields)[:3] == ['n', 'mean_similarity', 'overall_diversity'] and fields['labels'] is sd.labels
 
 @pytest.mark.parametrize('name, new', [('Distinct', DistinctScore), ('Richness', RichnessScore),
@@ -106,7 +100,7 @@ def test_bertscore_result_is_its_metrics_score():
     r = BERTScoreResult(np.array([.5, .7]), np.array([.6, .8]), np.array([.55, .75]), 'sig')
     assert isinstance(r, Score) and list(r) == list(BERTScore.keys) and r.n == 2 and r.value == r['f1']
     assert r['precision'] == pytest.approx(0.6, abs=1e-15) and r.f1.tolist() == [.55, .75]   # means; each example's
-    means, warned = old(r.mean)
+    means, warned = old(lambda: r.mean())
     assert means == {'precision': r['precision'], 'recall': r['recall'], 'f1': r['f1']}
     assert [w[:2] for w in warned] == [(DeprecationWarning, __file__)] and "keys" in warned[0][2]
     empty = BERTScoreResult(np.zeros(0), np.zeros(0), np.zeros(0), 'sig')
