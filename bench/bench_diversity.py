@@ -72,12 +72,12 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
         t_o, sd = timed(lambda: semantic_diversity(E), 1 if quick else repeats)
         t_p, p = timed(lambda: peer(E), 1 if quick else repeats)
         m_o, m_p = peak_mib(lambda: semantic_diversity(E)), peak_mib(lambda: peer(E))
-        agree = abs(sd.overall_diversity - p) <= 1e-6
+        agree = abs(sd['overall_diversity'] - p) <= 1e-6
         if N == sizes[0]:                     # the silhouette and spread against scikit-learn and a full distance matrix
             X = E.astype(np.float64); sq = (X * X).sum(1)
             D = np.sqrt(np.maximum(sq[:, None] + sq[None] - 2 * X @ X.T, 0)); np.fill_diagonal(D, 0)
             spread = min(1.0, D.sum() / (N * (N - 1)) / np.sqrt(X.shape[1]) / 2)
-            agree &= abs(sd.silhouette - silhouette_score(X, sd.labels)) <= 1e-9 and abs(sd.semantic_spread - spread) <= 1e-9
+            agree &= abs(sd['silhouette'] - silhouette_score(X, sd.labels)) <= 1e-9 and abs(sd['semantic_spread'] - spread) <= 1e-9
         ok &= agree; ours_t.append(t_o); peer_t.append(t_p)
         rows.append(row(f"semantic diversity of {N:,} x 384 float32 embeddings (KMeans k=2..5, n_init=10, exact silhouette and spread, Vendi)",
                         t_o, 'plain N x N cosine matrix and its mean (numpy, float32)', t_p, ours_mib=m_o, peer_mib=m_p,

@@ -9,14 +9,13 @@ from __future__ import annotations
 import math, os, reprlib, warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 from fastcore.basics import patch
 
-from .core import Metric, Score, register
+from .core import Metric, Score, register, warn_deprecated
 from .resample import Resampling, mean_plan
 from .embeddings import (DEFAULT_MODEL, check_model, check_text, clip_text,
                                     load_transformer, model_path)
@@ -201,21 +200,26 @@ def _padded_in_batch(lc:np.ndarray, lr:np.ndarray,
     return lr < mr[b], lc < mc[b]
 
 # %% ../nbs/07_bertscore.ipynb #b73572a2
-@dataclass(frozen=True)
-class BERTScoreResult:
-    "Per-example BERTScore precision, recall and F1 (numpy arrays), their means, and the signature."
-    precision: np.ndarray = field(repr=False)
-    recall: np.ndarray = field(repr=False)
-    f1: np.ndarray = field(repr=False)
-    signature: str
+class BERTScoreResult(Score):
+    """BERTScore's `Score`: the mean `f1` (the headline), `precision` and `recall` (0 for no
+    examples); each example's values are the arrays `.precision`, `.recall` and `.f1`."""
+    def __init__(self, precision:np.ndarray, # each example's precision
+                 recall:np.ndarray, # each example's recall
+                 f1:np.ndarray, # each example's F1
+                 signature:str, # the options behind them
+                ):
+        def mean(x): return float(np.mean(x)) if len(f1) else 0.0
+        means = {'f1': mean(f1), 'precision': mean(precision), 'recall': mean(recall)}
+        super().__init__(means, signature, n=len(f1))
+        self.precision, self.recall, self.f1 = precision, recall, f1
     def mean(self) -> dict:
-        "The mean precision, recall and F1 (0 for no examples)."
-        return {k: float(np.mean(getattr(self, k))) if len(self.f1) else 0.0
-                for k in ('precision', 'recall', 'f1')}
+        "0.1's means as a dict (deprecated: the keys `precision`, `recall`, `f1` hold them)."
+        new = "the keys 'precision', 'recall', 'f1' hold the means"
+        warn_deprecated("BERTScoreResult.mean()", new)
+        return {k: dict.__getitem__(self, k) for k in ('precision', 'recall', 'f1')}
     def __repr__(self):
-        m = self.mean()
-        return (f"BERTScore P {m['precision']:.4f} R {m['recall']:.4f} F1 {m['f1']:.4f} "
-                f"(n = {len(self.f1)}) | {self.signature}")
+        return (f"BERTScore P {self['precision']:.4f} R {self['recall']:.4f} F1 {self['f1']:.4f} "
+                f"(n = {self.n}) | {self.signature}")
 
 # %% ../nbs/07_bertscore.ipynb #3e397235
 def read_baseline(path:str|Path, # a bert-score baseline file
@@ -333,10 +337,9 @@ class BERTScore(Metric):
         document frequencies."""
         flat = [ref for refs in stats['refs'] for ref in refs]
         return {'n': len(stats['cand']), 'M': len(flat), 'df': doc_freq(flat), **stats}
-    def score_state(self, state:dict) -> Score:
-        "The mean F1, precision and recall of the items (0 for no items)."
-        means = self._result(state).mean()
-        return Score({k: means[k] for k in self.keys}, self.signature(), n=state['n'])
+    def score_state(self, state:dict) -> BERTScoreResult:
+        "The mean F1, precision and recall of the items (0 for no items); each item's in arrays."
+        return self._result(state)
     def item_values(self, items:dict) -> dict:
         "Each item's precision, recall and F1."
         result = self._result(self.reduce_items(items))

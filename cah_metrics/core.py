@@ -19,10 +19,10 @@ from .io import table_columns
 from .text import brief, check_bool, table_kind
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'add_states', 'count_items',
-           'encode_state', 'decode_state', 'ReductionContext', 'bucket_of', 'mix64', 'StateReduction', 'Metric',
-           'MetricEntry', 'register', 'registered', 'import_all_metrics', 'load', 'metric_class', 'MetricInfo',
-           'list_metrics']
+__all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'warn_deprecated',
+           'RenamedFields', 'add_states', 'count_items', 'encode_state', 'decode_state', 'ReductionContext',
+           'bucket_of', 'mix64', 'StateReduction', 'Metric', 'MetricEntry', 'register', 'registered',
+           'import_all_metrics', 'load', 'metric_class', 'MetricInfo', 'list_metrics']
 
 # %% ../nbs/00b_core.ipynb #b05ef074
 def _sig_value(v) -> str:
@@ -151,6 +151,37 @@ class Score(dict):
         mine, theirs = (json.dumps(x.to_dict(), sort_keys=True) for x in (self, other))
         return mine == theirs
     __hash__ = None
+
+# %% ../nbs/00b_core.ipynb #c0renm02
+def warn_deprecated(old:str, # the old name or access, as a user writes it
+                    new:str, # what to write instead
+                    stacklevel:int=3, # the frame blamed: 3, the caller of the function that warns
+                   ):
+    "A `DeprecationWarning` that `old` goes in 0.2, naming `new`, at the line of the user's code."
+    warnings.warn(f"{old} is deprecated: {new} (0.2 drops it)", DeprecationWarning,
+                  stacklevel=stacklevel)
+
+class RenamedFields:
+    """A mixin of a `Score` subclass that was a tuple or dataclass in 0.1: `renamed_fields` maps
+    each old field, in its old order, to its key now (or to an attribute); an old name reads with a
+    warning."""
+    renamed_fields: Mapping[str, str] = {}
+    def __getattr__(self, name:str):
+        "0.1's field `name`: the value of its key (or attribute), with a `DeprecationWarning`."
+        new = type(self).renamed_fields.get(name)
+        if new is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        use = f"use score[{new!r}]" if dict.__contains__(self, new) else f"use score.{new}"
+        warn_deprecated(f"{type(self).__name__}.{name}", use)
+        return self._field(new)
+    def _field(self, new:str):
+        "The value behind an old field: the key `new`, else the attribute `new`."
+        return dict.__getitem__(self, new) if dict.__contains__(self, new) else getattr(self, new)
+    def _asdict(self) -> dict:
+        "0.1's fields as a dict, in their old order (deprecated: the score is a dict of its keys)."
+        warn_deprecated(f"{type(self).__name__}._asdict()", "the score is a dict of its keys")
+        return {name: self._field(new) for name, new in type(self).renamed_fields.items()}
+
 
 # %% ../nbs/00b_core.ipynb #ef6c7ebb
 def add_states(a, b):

@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import (Metric, ReductionContext, Score, Signature, StateReduction, bucket_of,
-                              mix64, register)
+from .core import (Metric, ReductionContext, RenamedFields, Score, Signature,
+                              StateReduction, bucket_of, mix64, register, warn_deprecated)
 from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan
 from .text import (as_array, as_texts, check_float, check_int, check_str, check_tokens,
                               get_tokenizer, ngram_counts, Tokenizer, Vocab)
@@ -25,19 +25,18 @@ from .bleu import (BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, ble
 from .embeddings import DEFAULT_MODEL, get_encoder, shared_encoder
 
 # %% auto #0
-__all__ = ['MAX_N', 'MIN_DISTINCT', 'BLOCK', 'Distinct', 'distinct_of_counts', 'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu',
-           'SelfBLEUMetric', 'lexicalrichness_tokenize', 'Richness', 'LexicalRichnessTokenizer', 'vocabulary_richness',
-           'VocabularyRichness', 'vendi_score', 'unit_vectors', 'SemanticDiversity', 'pair_sum', 'mean_pair_similarity',
-           'semantic_diversity', 'SemanticDiversityMetric', 'DistinctBuckets', 'SelfBleuTables', 'SemanticVectors']
+__all__ = ['MAX_N', 'RICHNESS_KEYS', 'SEMANTIC_KEYS', 'MIN_DISTINCT', 'BLOCK', 'DistinctScore', 'distinct_of_counts',
+           'distinct_n', 'DistinctN', 'SelfBLEU', 'self_bleu', 'SelfBLEUMetric', 'lexicalrichness_tokenize',
+           'RichnessScore', 'LexicalRichnessTokenizer', 'vocabulary_richness', 'VocabularyRichness', 'vendi_score',
+           'unit_vectors', 'SemanticDiversityScore', 'pair_sum', 'mean_pair_similarity', 'semantic_diversity',
+           'SemanticDiversityMetric', 'DistinctBuckets', 'SelfBleuTables', 'SemanticVectors']
 
 # %% ../nbs/05a_diversity.ipynb #3525642c
-class Distinct(NamedTuple):
-    "Distinct-n of a set of texts: the corpus ratio, the mean per-text ratio, and their counts."
-    corpus: float
-    per_text_mean: float
-    distinct: int
-    total: int
-    n_texts: int
+class DistinctScore(RenamedFields, Score):
+    """Distinct-n's `Score`: `distinct` (the corpus ratio, the headline), `per_text_mean`,
+    `distinct_ngrams`, `total_ngrams`, of `n` texts. 0.1's `Distinct` fields read with a warning."""
+    renamed_fields = {'corpus': 'distinct', 'per_text_mean': 'per_text_mean',
+                      'distinct': 'distinct_ngrams', 'total': 'total_ngrams', 'n_texts': 'n'}
 
 # the largest n-gram order of Distinct-n and Self-BLEU: a word n-gram is held as an n-tuple
 MAX_N = 20
@@ -45,6 +44,7 @@ MAX_N = 20
 def _token_lists(texts, tokenizer:Tokenizer, metric:str, name:str='texts') -> list[list[str]]:
     "The tokens of each validated text (a lone str is one text), by the metric's tokenizer."
     return tokenizer.batch(as_texts(texts, name, metric))
+
 
 # %% ../nbs/05a_diversity.ipynb #0cb5c658
 def _distinct_reduce(counts:list[Counter], times:list[int]|None=None) -> dict:
@@ -75,24 +75,28 @@ def distinct_of_counts(n_texts:int, # how many texts
                        distinct:int, # distinct n-grams over all the texts
                        total:int, # n-grams over all the texts
                        ratios:Counter, # the texts' ratios 'd/t' -> how many texts have it
-                      ) -> Distinct:
+                       signature:str='', # the options behind the counts (`DistinctN.signature()`)
+                      ) -> DistinctScore:
     "Distinct-n from its counts alone: the distinct n-grams need only be counted, not held."
-    corpus = distinct / total if total else 0.0
-    return Distinct(corpus, _mean_ratio(ratios), distinct, total, n_texts)
+    values = {'distinct': distinct / total if total else 0.0, 'per_text_mean': _mean_ratio(ratios),
+              'distinct_ngrams': distinct, 'total_ngrams': total}
+    return DistinctScore(values, signature, n=n_texts)
 
-def _distinct(state:dict) -> Distinct:
+def _distinct(state:dict, signature:str='') -> DistinctScore:
     "Distinct-n of a state (which is not changed)."
-    return distinct_of_counts(state['n'], len(state['ngrams']), state['total'], state['ratios'])
+    counts = (state['n'], len(state['ngrams']), state['total'], state['ratios'])
+    return distinct_of_counts(*counts, signature)
 
 # %% ../nbs/05a_diversity.ipynb #54b981c4
 def distinct_n(texts:str|Sequence[str], # the texts; a lone str is one text
                n:int=1, # n-gram order, 1 to `MAX_N` (20)
                tokenizer:str|Tokenizer='unicode', # a name (lowercased first) or a Tokenizer
-              ) -> Distinct:
+              ) -> DistinctScore:
     "Distinct-n: corpus and mean per-text ratios of distinct to total n-grams (0.0 for none)."
     n = check_int(n, 'n', 'distinct_n', high=MAX_N)
     tok = get_tokenizer(tokenizer, lowercase=True, metric='distinct_n')
-    return _distinct(_distinct_counts(_token_lists(texts, tok, 'distinct_n'), n))
+    signature = Signature('distinct_n', {'n': n, **tok.signature_options()})   # `DistinctN`'s
+    return _distinct(_distinct_counts(_token_lists(texts, tok, 'distinct_n'), n), signature)
 
 # %% ../nbs/05a_diversity.ipynb #30cf1342
 @register()
@@ -117,12 +121,10 @@ class DistinctN(Metric):
         tokens = _token_lists(predictions, self.tokenizer, self.name, 'predictions')
         return {'ngrams': [ngram_counts(text, self.n) for text in tokens]}
     def reduce_items(self, stats:dict) -> dict: return _distinct_reduce(stats['ngrams'])
-    def score_state(self, state:dict) -> Score: return self.score_distinct(_distinct(state))
-    def score_distinct(self, counts:Distinct) -> Score:
-        "The Score of Distinct-n's values (`distinct_of_counts`): what `score_state` gives."
-        values = {'distinct': counts.corpus, 'per_text_mean': counts.per_text_mean,
-                  'distinct_ngrams': counts.distinct, 'total_ngrams': counts.total}
-        return Score(values, self.signature(), n=counts.n_texts)
+    def score_state(self, state:dict) -> DistinctScore: return _distinct(state, self.signature())
+    def score_distinct(self, counts:DistinctScore) -> DistinctScore:
+        "Distinct-n's values (`distinct_of_counts`) with this metric's signature: as `score_state`."
+        return DistinctScore(dict(counts), self.signature(), n=counts.n)
     def resampling(self) -> Resampling:
         "The mean of the texts' own Distinct-n; the corpus ratio is not resampled."
         why = "the corpus ratio counts n-grams seen before: " + DIVERSITY_NOT_RESAMPLED
@@ -288,17 +290,17 @@ def lexicalrichness_tokenize(text:str, # the text
     text = text.replace("–", "").replace("—", "").replace("-", "")
     return text.translate(str.maketrans({mark: " " for mark in string.punctuation})).split()
 
-class Richness(NamedTuple):
-    "Vocabulary richness of one text."
-    words: int
-    terms: int
-    ttr: float
-    rttr: float
-    cttr: float
-    score: float
-    mattr: float
-    mtld: float
-    hdd: float
+RICHNESS_KEYS = ('words', 'terms', 'ttr', 'rttr', 'cttr', 'score', 'mattr', 'mtld', 'hdd')
+
+class RichnessScore(RenamedFields, Score):
+    """Vocabulary richness's `Score`: the keys `RICHNESS_KEYS`, headed by `score`, the humor
+    evaluator's combined score. 0.1's `Richness` fields read with a warning."""
+    renamed_fields = dict(zip(RICHNESS_KEYS, RICHNESS_KEYS))
+    def __init__(self, values:dict, # the measures, keyed by `RICHNESS_KEYS`
+                 signature:str, # the options behind them
+                 n:int|None=None, # the number of texts
+                ):
+        super().__init__(values, signature, main='score', n=n)
 
 # %% ../nbs/05a_diversity.ipynb #855a3be3
 class LexicalRichnessTokenizer(Tokenizer):
@@ -350,14 +352,14 @@ def _hdd(words:list, draws:int) -> float:
     return math.fsum((1 - math.comb(N - f, n) / math.comb(N, n)) / n for f in frequencies)
 
 # %% ../nbs/05a_diversity.ipynb #eef80391
-def _richness(words:list[str], window:int, threshold:float, draws:int) -> Richness:
-    "Every richness measure of `words` (which are not changed)."
-    if not words: return Richness(0, 0, *[0.0] * 7)
+def _richness(words:list[str], window:int, threshold:float, draws:int) -> tuple:
+    "Every richness measure of `words` (which are not changed), in the order of `RICHNESS_KEYS`."
+    if not words: return (0, 0, *[0.0] * 7)
     t, n = len(set(words)), len(words)
     ttr, rttr, cttr = t / n, t / math.sqrt(n), t / math.sqrt(2 * n)
     score = min(1.0, (ttr + min(rttr / 10, 1) + min(cttr / 10, 1)) / 3)
     mtld = (_mtld_pass(words, threshold, t) + _mtld_pass(words[::-1], threshold, t)) / 2
-    return Richness(n, t, ttr, rttr, cttr, score, _mattr(words, window), mtld, _hdd(words, draws))
+    return (n, t, ttr, rttr, cttr, score, _mattr(words, window), mtld, _hdd(words, draws))
 
 # %% ../nbs/05a_diversity.ipynb #7b9f8c18
 def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens (a list of str)
@@ -365,12 +367,15 @@ def vocabulary_richness(text:str|Sequence[str], # a text, or its tokens (a list 
                         window:int=100, # MATTR window (words), an int >= 1
                         threshold:float=0.72, # MTLD threshold, in (0, 1)
                         draws:int=42, # HD-D sample size, an int >= 1
-                       ) -> Richness:
+                       ) -> RichnessScore:
     "TTR, root and corrected TTR, the humor evaluator's score, MATTR, MTLD and HD-D of a text."
     window, threshold, draws = _richness_options(window, threshold, draws, 'vocabulary_richness')
-    if isinstance(text, str): words = _richness_tokenizer(tokenizer)(text)
+    tok = _richness_tokenizer(tokenizer)
+    if isinstance(text, str): words = tok(text)
     else: words = check_tokens(text, 'text', 'vocabulary_richness')
-    return _richness(words, window, threshold, draws)
+    options = {**tok.signature_options(), 'window': window, 'threshold': threshold, 'draws': draws}
+    measures = dict(zip(RICHNESS_KEYS, _richness(words, window, threshold, draws)))
+    return RichnessScore(measures, Signature('vocabulary_richness', options), n=1)
 
 # %% ../nbs/05a_diversity.ipynb #b1d424ce
 @register()
@@ -380,7 +385,7 @@ class VocabularyRichness(Metric):
     summary = ("TTR, RTTR, CTTR, the humor evaluator's combined score, MATTR, MTLD and HD-D of all "
                "texts' tokens together")
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
-    keys, signature_keys = Richness._fields, ('tok', 'case', 'norm', 'window', 'threshold', 'draws')
+    keys, signature_keys = RICHNESS_KEYS, ('tok', 'case', 'norm', 'window', 'threshold', 'draws')
     def __init__(self, tokenizer:str|Tokenizer='unicode', # 'lexicalrichness', a name or a Tokenizer
                  window:int=100, # MATTR window (words), an int >= 1
                  threshold:float=0.72, # MTLD threshold, in (0, 1)
@@ -397,10 +402,10 @@ class VocabularyRichness(Metric):
     def empty_state(self) -> dict: return {'n': 0, 'tokens': []}
     def item_statistics(self, predictions, references=None) -> dict:
         return {'tokens': _token_lists(predictions, self.tokenizer, self.name, 'predictions')}
-    def score_state(self, state:dict) -> Score:
+    def score_state(self, state:dict) -> RichnessScore:
         words = list(chain.from_iterable(state['tokens']))
         richness = _richness(words, self.window, self.threshold, self.draws)
-        return Score(richness._asdict(), self.signature(), main='score', n=state['n'])
+        return RichnessScore(dict(zip(RICHNESS_KEYS, richness)), self.signature(), n=state['n'])
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
         why = "it is computed on the texts' words together: " + DIVERSITY_NOT_RESAMPLED
@@ -446,19 +451,24 @@ def _check_embeddings(E, metric:str) -> np.ndarray:
     return E
 
 # %% ../nbs/05a_diversity.ipynb #04483864
-class SemanticDiversity(NamedTuple):
-    "Semantic diversity of texts: the humor evaluator's fields, the exact mean similarity, Vendi."
-    n: int
-    mean_similarity: float
-    overall_diversity: float
-    k: int
-    silhouette: float
-    intra_cluster_diversity: float
-    inter_cluster_diversity: float
-    cluster_coherence: float
-    semantic_spread: float
-    vendi: float
-    labels: np.ndarray
+SEMANTIC_KEYS = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity',
+                 'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence', 'vendi', 'k',
+                 'silhouette')
+
+class SemanticDiversityScore(RenamedFields, Score):
+    """Semantic diversity's `Score`: the keys `SEMANTIC_KEYS` (the humor evaluator's measures, the
+    exact mean similarity, Vendi), of `n` texts, and each text's cluster in `labels` (an array).
+    0.1's `SemanticDiversity` fields read with a warning."""
+    renamed_fields = {name: name for name in ('n', 'mean_similarity', 'overall_diversity', 'k',
+                      'silhouette', 'intra_cluster_diversity', 'inter_cluster_diversity',
+                      'cluster_coherence', 'semantic_spread', 'vendi', 'labels')}
+    def __init__(self, values:dict, # the measures, keyed by `SEMANTIC_KEYS`
+                 signature:str, # the options behind them
+                 n:int, # the number of texts
+                 labels:np.ndarray, # each text's cluster (0 for all when not clustered)
+                ):
+        super().__init__(values, signature, n=n)
+        self.labels = labels
 
 def pair_sum(E:np.ndarray) -> float:
     "Sum of e_i . e_j over ordered pairs i != j, from the sum of the vectors (in float64)."
@@ -632,19 +642,20 @@ def _kmeans_repeated(repeats:_Repeats, k:int, seed:int, n_init:int=10) -> np.nda
 def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite numbers
                        q:float=1.0, # Vendi order, >= 0 or math.inf
                        seed:int=42, # KMeans' random_state (the humor evaluator's), in [0, 2**32)
-                      ) -> SemanticDiversity:
+                      ) -> SemanticDiversityScore:
     """The humor evaluator's semantic diversity measures, the exact mean similarity and Vendi,
-    without an N x N similarity matrix."""
+    without an N x N similarity matrix (signed `emb:vectors`: the vectors are given)."""
     q = _check_q(q, 'semantic_diversity')
     seed = check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
     E = _check_embeddings(E, 'semantic_diversity')
     X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)   # float32 when very large
     U = unit_vectors(X).astype(X.dtype)
-    N = len(U)
-    if N < 2:
-        zeros = (0.0,) * 5                      # silhouette, intra, inter, coherence, spread
-        labels = np.zeros(N, np.int64)
-        return SemanticDiversity(N, 1.0 if N else 0.0, 0.0, N, *zeros, float(N), labels)
+    N, signature = len(U), Signature('semantic_diversity', {'emb': 'vectors', 'q': q, 'seed': seed})
+    def scored(values:tuple, labels:np.ndarray) -> SemanticDiversityScore:
+        return SemanticDiversityScore(dict(zip(SEMANTIC_KEYS, values)), signature, N, labels)
+    if N < 2:   # overall, mean similarity, intra, inter, spread, coherence, Vendi, k, silhouette
+        return scored((0.0, 1.0 if N else 0.0, 0.0, 0.0, 0.0, 0.0, float(N), N, 0.0),
+                      np.zeros(N, np.int64))
     total = pair_sum(U)
     overall = max(0.0, min(1.0, 1 - total / N ** 2))   # the evaluator's: N^2 entries, diagonal 0
     k, sil, lab, spread = _clusters_and_spread(X, seed)
@@ -659,8 +670,8 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
         coher = max(0.0, sil)
     else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
     vendi = vendi_score(U, q)
-    return SemanticDiversity(N, total / (N * (N - 1)), overall, k, sil, float(intra), float(inter),
-                             coher, spread, vendi, lab)
+    mean = total / (N * (N - 1))
+    return scored((overall, mean, float(intra), float(inter), spread, coher, vendi, k, sil), lab)
 
 # %% ../nbs/05a_diversity.ipynb #68a38739
 @register()
@@ -670,9 +681,7 @@ class SemanticDiversityMetric(Metric):
     summary = ("semantic diversity of sentence embeddings: the humor evaluator's overall and "
                "cluster measures, the mean similarity and the Vendi score")
     inputs, value_range, higher_is_better = ('predictions',), (0.0, 1.0), True
-    keys = ('overall_diversity', 'mean_similarity', 'intra_cluster_diversity',
-            'inter_cluster_diversity', 'semantic_spread', 'cluster_coherence', 'vendi', 'k',
-            'silhouette')
+    keys = SEMANTIC_KEYS
     signature_keys = ('emb', 'q', 'seed')
     loads_model = True              # a sentence model (unless tfidf), loaded on every worker
     device_option = None            # no option: on a cluster, its reduction embeds on the GPU
@@ -704,13 +713,13 @@ class SemanticDiversityMetric(Metric):
         try: return get_encoder(self.model, self.backend).encode(texts, progress=False)
         except TypeError as error: raise TypeError(f"{self.name}: {error}") from None  # names it
         except ValueError as error: raise ValueError(f"{self.name}: {error}") from None
-    def score_state(self, state:dict) -> Score:
+    def score_state(self, state:dict) -> SemanticDiversityScore:
         return self.score_vectors(self.embed(state['texts']))
     def score_vectors(self, E:np.ndarray, # the texts' unit vectors, (N, d), in order
-                     ) -> Score:
+                     ) -> SemanticDiversityScore:
         "The Score of the texts' vectors: what `score_state` gives of the texts it embeds."
         scores = semantic_diversity(E, self.q, self.seed)
-        return Score({key: getattr(scores, key) for key in self.keys}, self.signature(), n=scores.n)
+        return SemanticDiversityScore(dict(scores), self.signature(), scores.n, scores.labels)
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
         why = "it is a spread of the texts' embeddings: " + DIVERSITY_NOT_RESAMPLED
@@ -916,3 +925,15 @@ class SemanticVectors(StateReduction):
         if 'texts' in payload: return super().score(metric, payload, finals)
         if not payload['vectors']: return metric.score_vectors(np.zeros((0, 1), np.float32))
         return metric.score_vectors(np.concatenate(payload['vectors']))
+
+# %% ../nbs/05a_diversity.ipynb #dvdep004
+_OLD_NAMES = {'Distinct': 'DistinctScore', 'Richness': 'RichnessScore',
+              'SemanticDiversity': 'SemanticDiversityScore'}
+
+def __getattr__(name:str):
+    "0.1's result names, with a `DeprecationWarning`: the `Score` subclasses that replace them."
+    if name in _OLD_NAMES:
+        new = _OLD_NAMES[name]
+        warn_deprecated(f"cah_metrics.diversity.{name}", f"results are {new} (a Score)", 3)
+        return globals()[new]
+    raise AttributeError(f"module 'cah_metrics.diversity' has no attribute {name!r}")

@@ -555,11 +555,11 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str
     from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
     tok = self.div_tokenizer
     try:
-        div = {'distinct_1': distinct_n(texts, 1, tokenizer=tok).corpus,
-               'distinct_2': distinct_n(texts, 2, tokenizer=tok).corpus,
+        div = {'distinct_1': distinct_n(texts, 1, tokenizer=tok)['distinct'],
+               'distinct_2': distinct_n(texts, 2, tokenizer=tok)['distinct'],
                'self_bleu': self_bleu(texts, tokenizer=tok, **BATCH_SELF_BLEU).score,
                'vocabulary_richness':
-                   vocabulary_richness(TreebankTokenizer()(' '.join(texts))).score}
+                   vocabulary_richness(TreebankTokenizer()(' '.join(texts)))['score']}
     # the tokens of this batch's distinct texts, shared by the three calls
     finally: tok.forget()
     E = self.embed(list(texts))
@@ -567,9 +567,9 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str
         div.update({k: 0.0 for k in BATCH_FIELDS[4:]})
     else:
         with _one_thread(): sd = semantic_diversity(E)
-        div.update(zip(BATCH_FIELDS[4:], (sd.overall_diversity, sd.intra_cluster_diversity,
-                                          sd.inter_cluster_diversity, sd.semantic_spread,
-                                          sd.cluster_coherence)))
+        keys = ('overall_diversity', 'intra_cluster_diversity', 'inter_cluster_diversity',
+                'semantic_spread', 'cluster_coherence')
+        div.update(zip(BATCH_FIELDS[4:], (sd[key] for key in keys)))
     if not refs: return div
     with _one_thread(): return {**div, 'mauve_score': self._mauve(list(texts), list(refs))}
 
@@ -583,9 +583,9 @@ def _mauve(self:HumorEvaluator, texts:list[str], refs:list[str]) -> float:
         if len(given) < 2:
             raise ValueError(f"humor: MAUVE needs at least 2 {name}, got {len(given)}")
     if self.encoder_name == 'minilm':
-        return mauve_from_features(self.embed(refs), self.embed(texts)).mauve
+        return mauve_from_features(self.embed(refs), self.embed(texts))['mauve']
     # the co-occurrence evaluator has no vectors: the bundled encoder's
-    return mauve(texts, refs).mauve
+    return mauve(texts, refs)['mauve']
 
 # %% ../nbs/06_humor.ipynb #8a24b218
 def learned_scorer() -> dict:

@@ -7,18 +7,17 @@ Docs: https://cah-metrics.github.io/cah_metrics/mauve.html.md"""
 # %% ../nbs/05b_mauve.ipynb #193d8611
 from __future__ import annotations
 import math, warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .core import Metric, Score, register
+from .core import Metric, RenamedFields, Score, Signature, register, warn_deprecated
 from .resample import DIVERSITY_NOT_RESAMPLED, Resampling
 from .text import as_array, as_texts, check_float, check_int, brief
 from .embeddings import DEFAULT_MODEL, get_encoder
 
 # %% auto #0
-__all__ = ['MAUVEResult', 'mauve_from_counts', 'mauve_from_features', 'mauve', 'MAUVE']
+__all__ = ['MAUVEScore', 'mauve_from_counts', 'mauve_from_features', 'mauve', 'MAUVE']
 
 # %% ../nbs/05b_mauve.ipynb #652a7567
 def _kl(a:np.ndarray, b:np.ndarray) -> float:
@@ -60,27 +59,32 @@ def _frontier_integral(P:np.ndarray, Q:np.ndarray) -> float:
     return 2 * total
 
 # %% ../nbs/05b_mauve.ipynb #4d723b11
-@dataclass(frozen=True, repr=False)
-class MAUVEResult:
-    "MAUVE and the frontier integral (plain and smoothed), the curve, the histograms and sizes."
-    mauve: float                    # area under the divergence frontier in [0, 1]; higher: closer
-    frontier_integral: float        # the frontier integral, in [0, 1]; lower: closer
-    mauve_star: float               # MAUVE of the histograms smoothed by adding 1/2 to each count
-    frontier_integral_star: float   # the frontier integral of the smoothed histograms
-    divergence_curve: np.ndarray    # (m + 2, 2): the frontier's points, from (1, 0) to (0, 1)
-    p_hist: np.ndarray              # the human texts' histogram over the buckets
-    q_hist: np.ndarray              # the generated texts' histogram
-    num_buckets: int                # the number of buckets (k-means clusters)
-    pca_dim: int|None = None        # the principal components kept (None: counts given)
-    def __repr__(self):
-        return (f"MAUVEResult(mauve={self.mauve:.4f}, "
-                f"frontier_integral={self.frontier_integral:.4f}, "
-                f"mauve_star={self.mauve_star:.4f}, "
-                f"frontier_integral_star={self.frontier_integral_star:.4f}, "
-                f"num_buckets={self.num_buckets}, pca_dim={self.pca_dim})")
-    def to_dict(self) -> dict:
-        "Every field as plain JSON types (arrays as lists)."
-        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(self).items()}
+class MAUVEScore(RenamedFields, Score):
+    """MAUVE's `Score`: `mauve` (the headline, in [0, 1], higher: closer), `frontier_integral`
+    (lower: closer), `mauve_star`, `frontier_integral_star` (of the histograms smoothed by adding
+    1/2 to each count) and `num_buckets`; the frontier, the histograms and the principal components
+    kept are attributes. 0.1's `MAUVEResult` fields read with a warning."""
+    renamed_fields = {name: name for name in ('mauve', 'frontier_integral', 'mauve_star',
+                      'frontier_integral_star', 'divergence_curve', 'p_hist', 'q_hist',
+                      'num_buckets', 'pca_dim')}
+    def __init__(self, values:Mapping, # the keys above
+                 signature:str, # the options behind them
+                 divergence_curve:np.ndarray, # (m + 2, 2): the frontier's points, (1, 0) to (0, 1)
+                 p_hist:np.ndarray, # the human texts' histogram over the buckets
+                 q_hist:np.ndarray, # the generated texts' histogram
+                 pca_dim:int|None=None, # the principal components kept (None: counts given)
+                 n:int|None=None, # the number of generated texts (None: counts given)
+                ):
+        super().__init__(values, signature, n=n)
+        self.divergence_curve, self.p_hist, self.q_hist = divergence_curve, p_hist, q_hist
+        self.pca_dim = pca_dim
+
+def _mauve_options(emb, buckets, kmeans:tuple, curve:tuple) -> dict:
+    "`MAUVE`'s options in signature order: the features, the buckets, k-means and seed, the curve."
+    (ev, redo, iters, seed), (size, c) = kmeans, curve
+    return {'emb': emb, 'buckets': buckets, 'pca_var': ev, 'redo': redo, 'iter': iters,
+            'curve': size, 'c': c, 'seed': seed}
+
 
 # %% ../nbs/05b_mauve.ipynb #3a246b12
 def _check_counts(x, name:str, caller:str) -> np.ndarray:
@@ -103,21 +107,24 @@ def _check_curve_opts(size, c, caller:str) -> tuple[int, float]:
 
 # %% ../nbs/05b_mauve.ipynb #174c086b
 def _from_counts(p_counts:np.ndarray, q_counts:np.ndarray, size:int, c:float,
-                 pca_dim:int|None=None) -> MAUVEResult:
+                 pca_dim:int|None=None, signature:str|None=None, n:int|None=None) -> MAUVEScore:
     "The result from validated counts (float64, same length)."
     P, Q = p_counts / p_counts.sum(), q_counts / q_counts.sum()
     Ps, Qs = (p_counts + 0.5) / (p_counts + 0.5).sum(), (q_counts + 0.5) / (q_counts + 0.5).sum()
     lam = _lambdas(size)
     curve = _curve(P, Q, lam, c)
-    return MAUVEResult(_area(curve), _frontier_integral(P, Q), _area(_curve(Ps, Qs, lam, c)),
-                       _frontier_integral(Ps, Qs), curve, P, Q, len(P), pca_dim)
+    values = {'mauve': _area(curve), 'frontier_integral': _frontier_integral(P, Q),
+              'mauve_star': _area(_curve(Ps, Qs, lam, c)),
+              'frontier_integral_star': _frontier_integral(Ps, Qs), 'num_buckets': len(P)}
+    if signature is None: signature = Signature('mauve', {'emb': 'counts', 'curve': size, 'c': c})
+    return MAUVEScore(values, signature, curve, P, Q, pca_dim, n)
 
 def mauve_from_counts(
     p_counts, # texts of P (human) per bucket: non-negative whole numbers
     q_counts, # texts of Q (generated) per bucket, the same buckets
     divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
     mauve_scaling_factor:float=5.0, # the constant c, > 0
-) -> MAUVEResult:
+) -> MAUVEScore:
     "MAUVE and the frontier integrals of two sets' bucket counts, as mauve-text computes them."
     caller = 'mauve_from_counts'
     pc = _check_counts(p_counts, 'p_counts', caller)
@@ -126,6 +133,14 @@ def mauve_from_counts(
         raise ValueError(f"{caller}: p_counts has {len(pc)} buckets but q_counts has {len(qc)}")
     size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, caller)
     return _from_counts(pc, qc, size, c)
+
+# %% ../nbs/05b_mauve.ipynb #mvdep002
+def __getattr__(name:str):
+    "0.1's `MAUVEResult`, with a `DeprecationWarning`: `MAUVEScore`, the `Score` that replaces it."
+    if name == 'MAUVEResult':
+        warn_deprecated("cah_metrics.mauve.MAUVEResult", "results are MAUVEScore (a Score)", 3)
+        return MAUVEScore
+    raise AttributeError(f"module 'cah_metrics.mauve' has no attribute {name!r}")
 
 # %% ../nbs/05b_mauve.ipynb #7527336f
 def _check_features(x, name:str, caller:str) -> np.ndarray:
@@ -203,7 +218,7 @@ def mauve_from_features(
     divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
     mauve_scaling_factor:float=5.0, # the constant c, > 0
     seed:int=25, # the PCA gets seed + 1 and k-means seed + 2, as in mauve-text; 0 to 2**32 - 3
-) -> MAUVEResult:
+) -> MAUVEScore:
     """MAUVE of two sets of features: PCA, k-means quantisation, the divergence frontier and its
     area, mauve-text 0.4.0's algorithm and defaults."""
     caller = 'mauve_from_features'
@@ -217,7 +232,9 @@ def mauve_from_features(
                                           seed, caller)
     size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, caller)
     pc, qc, d = _quantize(P, Q, k, ev, redo, iters, seed)
-    return _from_counts(pc, qc, size, c, d)
+    options = _mauve_options('features', k, (ev, redo, iters, seed), (size, c))
+    signature = Signature('mauve', options)
+    return _from_counts(pc, qc, size, c, d, signature, len(Q))
 
 # %% ../nbs/05b_mauve.ipynb #bdb2d3a4
 def _check_backend(backend, caller:str) -> str:
@@ -247,7 +264,7 @@ def mauve(
     divergence_curve_discretization_size:int=25, # mixture weights on the frontier, 1 to 100,000
     mauve_scaling_factor:float=5.0, # the constant c, > 0
     seed:int=25, # the PCA gets seed + 1 and k-means seed + 2; 0 to 2**32 - 3
-) -> MAUVEResult:
+) -> MAUVEScore:
     "MAUVE between generated and human texts, on the library encoder's features (embedded at once)."
     caller = 'mauve'
     Q, P = as_texts(predictions, 'predictions', caller), as_texts(references, 'references', caller)
@@ -258,7 +275,11 @@ def mauve(
     kmeans = _check_kmeans(kmeans_explained_var, kmeans_num_redo, kmeans_max_iter, seed, caller)
     size, c = _check_curve_opts(divergence_curve_discretization_size, mauve_scaling_factor, caller)
     E = _embed(P + Q, model, _check_backend(backend, caller), caller)
-    return mauve_from_features(E[:len(P)], E[len(P):], k, *kmeans[:3], size, c, kmeans[3])
+    result = mauve_from_features(E[:len(P)], E[len(P):], k, *kmeans[:3], size, c, kmeans[3])
+    buckets = num_buckets if isinstance(num_buckets, str) else k
+    emb = 'tfidf' if backend == 'tfidf' else model
+    result.signature = Signature('mauve', _mauve_options(emb, buckets, kmeans, (size, c)))
+    return result
 
 # %% ../nbs/05b_mauve.ipynb #17f9c183
 @register()
@@ -299,10 +320,8 @@ class MAUVE(Metric):
 
     def options(self) -> dict:
         "The embedding, the buckets, the PCA and k-means options, the curve's grid and c, the seed."
-        return {'emb': 'tfidf' if self.backend == 'tfidf' else self.model,
-                'buckets': self.num_buckets, 'pca_var': self.kmeans[0], 'redo': self.kmeans[1],
-                'iter': self.kmeans[2], 'curve': self.curve[0], 'c': self.curve[1],
-                'seed': self.kmeans[3]}
+        emb = 'tfidf' if self.backend == 'tfidf' else self.model
+        return _mauve_options(emb, self.num_buckets, self.kmeans, self.curve)
     def empty_state(self) -> dict: return {'n': 0, 'predictions': [], 'references': []}
     def item_statistics(self, predictions, # the batch's generated texts
                         references=None, # the batch's human texts: a flat list, any length
@@ -313,12 +332,13 @@ class MAUVE(Metric):
         return {'predictions': as_texts(predictions, 'predictions', self.name),
                 'references': as_texts(references, 'references', self.name)}
     def reduce_items(self, stats:dict) -> dict: return {'n': len(stats['predictions']), **stats}
-    def score_state(self, state:dict) -> Score:
+    def score_state(self, state:dict) -> MAUVEScore:
         "MAUVE of all the texts added, embedded together in one call."
         (ev, redo, iters, seed), (size, c) = self.kmeans, self.curve
         result = mauve(state['predictions'], state['references'], self.model, self.backend,
                        self.num_buckets, ev, redo, iters, size, c, seed)
-        return Score({k: getattr(result, k) for k in self.keys}, self.signature(), n=state['n'])
+        result.signature, result.n = self.signature(), state['n']
+        return result
     def resampling(self) -> Resampling:
         "None: a resample repeats texts."
         why = "it compares the two sets of texts as distributions: " + DIVERSITY_NOT_RESAMPLED

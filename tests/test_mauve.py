@@ -20,7 +20,7 @@ import pytest
 from cah_metrics.core import load, metric_class
 from cah_metrics.corpora import bundled_pack
 from cah_metrics.embeddings import get_encoder
-from cah_metrics.mauve import MAUVE, MAUVEResult, mauve, mauve_from_counts, mauve_from_features, _area, _curve, _frontier_integral, _lambdas
+from cah_metrics.mauve import MAUVE, MAUVEScore, mauve, mauve_from_counts, mauve_from_features, _area, _curve, _frontier_integral, _lambdas
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -68,9 +68,9 @@ def test_two_buckets_by_hand():
 def test_disjoint_histograms_approach_the_integral():
     "P = (1, 0), Q = (0, 1): the points ((1 - lam)^5, lam^5), area -> 5 B(5, 6) = 1/252; 25 points overestimate slightly."
     r = mauve_from_counts([4, 0], [0, 7])
-    assert r.frontier_integral == 1.0
-    assert 1 / 252 < r.mauve < 1 / 252 * 1.05
-    assert mauve_from_counts([4, 0], [0, 7], divergence_curve_discretization_size=2000).mauve == pytest.approx(1 / 252, rel=1e-3)
+    assert r['frontier_integral'] == 1.0
+    assert 1 / 252 < r['mauve'] < 1 / 252 * 1.05
+    assert mauve_from_counts([4, 0], [0, 7], divergence_curve_discretization_size=2000)['mauve'] == pytest.approx(1 / 252, rel=1e-3)
 
 
 # ---- properties ----------------------------------------------------------------------------------------------------
@@ -81,28 +81,29 @@ def test_properties_of_the_score():
         p, q = rng.integers(0, 6, k), rng.integers(0, 6, k)
         if not p.sum() or not q.sum(): continue
         a, b = mauve_from_counts(p, q), mauve_from_counts(q, p)
-        assert 0 <= a.mauve <= 1 + 1e-12 and 0 <= a.frontier_integral <= 1 + 1e-12 and 0 <= a.mauve_star <= 1 + 1e-12
-        assert a.mauve == pytest.approx(b.mauve, abs=1e-12) and a.frontier_integral == pytest.approx(b.frontier_integral, abs=1e-12)
+        assert 0 <= a['mauve'] <= 1 + 1e-12 and 0 <= a['frontier_integral'] <= 1 + 1e-12 and 0 <= a['mauve_star'] <= 1 + 1e-12
+        assert a['mauve'] == pytest.approx(b['mauve'], abs=1e-12) and a['frontier_integral'] == pytest.approx(b['frontier_integral'], abs=1e-12)
         perm = rng.permutation(k)
-        assert mauve_from_counts(p[perm], q[perm]).mauve == pytest.approx(a.mauve, abs=1e-12)
-        assert mauve_from_counts(p, 3 * p).mauve == pytest.approx(1.0, abs=1e-12)      # the same proportions
+        assert mauve_from_counts(p[perm], q[perm])['mauve'] == pytest.approx(a['mauve'], abs=1e-12)
+        assert mauve_from_counts(p, 3 * p)['mauve'] == pytest.approx(1.0, abs=1e-12)      # the same proportions
 
 
 def test_result_record():
     r = mauve_from_counts([2, 0], [1, 1])
-    assert isinstance(r, MAUVEResult) and r.num_buckets == 2 and r.pca_dim is None and r.divergence_curve.shape == (27, 2)
+    assert isinstance(r, MAUVEScore) and r['num_buckets'] == 2 and r.pca_dim is None and r.divergence_curve.shape == (27, 2)
+    assert r.p_hist.tolist() == [1.0, 0.0] and r.q_hist.tolist() == [0.5, 0.5]
     d = json.loads(json.dumps(r.to_dict()))
-    assert d['p_hist'] == [1.0, 0.0] and d['q_hist'] == [0.5, 0.5] and len(d['divergence_curve']) == 27
-    assert repr(r).startswith('MAUVEResult(mauve=0.') and 'num_buckets=2, pca_dim=None)' in repr(r)
+    assert d == {**dict(r), 'signature': 'mauve|emb:counts|curve:25|c:5|version:0.1.0'} and list(r) == list(MAUVE.keys)
+    assert repr(r) == f"mauve = {r['mauve']:.4f} | mauve|emb:counts|curve:25|c:5|version:0.1.0"
 
 
 def test_features_recover_groups():
     P, Q = groups()
     r = mauve_from_features(P, Q, num_buckets=5)
     assert sorted(r.p_hist.tolist()) == [0.2] * 5 and sorted(r.q_hist.tolist()) == [0, 0, 0.1, 0.1, 0.8] and r.pca_dim == 4
-    assert r.mauve == mauve_from_counts([2] * 5, [8, 1, 1, 0, 0]).mauve
-    assert mauve_from_features(P, P + 1e-3, num_buckets=5).mauve == pytest.approx(1.0, abs=1e-12)
-    assert mauve_from_features(P, Q).num_buckets == 2                         # 'auto': max(2, round(10 / 10))
+    assert r['mauve'] == mauve_from_counts([2] * 5, [8, 1, 1, 0, 0])['mauve']
+    assert mauve_from_features(P, P + 1e-3, num_buckets=5)['mauve'] == pytest.approx(1.0, abs=1e-12)
+    assert mauve_from_features(P, Q)['num_buckets'] == 2                         # 'auto': max(2, round(10 / 10))
 
 
 # ---- mauve-text ----------------------------------------------------------------------------------------------------
@@ -128,8 +129,8 @@ def test_parity_on_histograms(mt):
         if not p.sum() or not q.sum(): continue
         ours = mauve_from_counts(p, q, m, c)
         assert np.array_equal(ours.divergence_curve, mt.get_divergence_curve_for_multinomials(p / p.sum(), q / q.sum(), _lambdas(m), c))
-        for A, B, mv, fi in ((p / p.sum(), q / q.sum(), ours.mauve, ours.frontier_integral),
-                             ((p + .5) / (p + .5).sum(), (q + .5) / (q + .5).sum(), ours.mauve_star, ours.frontier_integral_star)):
+        for A, B, mv, fi in ((p / p.sum(), q / q.sum(), ours['mauve'], ours['frontier_integral']),
+                             ((p + .5) / (p + .5).sum(), (q + .5) / (q + .5).sum(), ours['mauve_star'], ours['frontier_integral_star'])):
             assert fi == mt.get_fronter_integral(A, B)
             theirs = _their_area(mt.get_divergence_curve_for_multinomials(A, B, _lambdas(m), c))
             if np.array_equal(A, B): ties += 1; assert mv == pytest.approx(1.0, abs=1e-12)   # documented: theirs is 0.5, 0.75 or 1
@@ -140,7 +141,7 @@ def test_parity_on_histograms(mt):
 def test_identical_histograms_documented_difference(mt):
     h = np.array([0.75, 0.25, 0.0])
     assert _their_area(mt.get_divergence_curve_for_multinomials(h, h, _lambdas(25), 5)) == pytest.approx(0.75, abs=1e-12)
-    assert mauve_from_counts([3, 1, 0], [30, 10, 0]).mauve == pytest.approx(1.0, abs=1e-12)
+    assert mauve_from_counts([3, 1, 0], [30, 10, 0])['mauve'] == pytest.approx(1.0, abs=1e-12)
 
 
 class _SklearnKmeans:
@@ -161,7 +162,7 @@ def test_parity_pipeline_with_same_clusters(mt, tfidf, monkeypatch, kw):
     G = np.random.default_rng(4).normal(size=(130, 16)).astype(np.float32)
     for P, Q in (tfidf, (G[:60], G[60:] + 0.3), groups()):
         ours, theirs = mauve_from_features(P, Q, **kw), mauve_text.compute_mauve(p_features=P, q_features=Q, **kw)
-        assert (ours.mauve, ours.frontier_integral, ours.mauve_star, ours.frontier_integral_star, ours.num_buckets) == \
+        assert (ours['mauve'], ours['frontier_integral'], ours['mauve_star'], ours['frontier_integral_star'], ours['num_buckets']) == \
                (theirs.mauve, theirs.frontier_integral, theirs.mauve_star, theirs.frontier_integral_star, theirs.num_buckets)
         assert np.array_equal(ours.p_hist, theirs.p_hist) and np.array_equal(ours.q_hist, theirs.q_hist)
         assert np.array_equal(ours.divergence_curve, theirs.divergence_curve)
@@ -171,8 +172,8 @@ def test_parity_with_faiss_on_unambiguous_clusters(mt):
     import mauve as mauve_text
     P, Q = groups(1)
     ours, theirs = mauve_from_features(P, Q, num_buckets=5), mauve_text.compute_mauve(p_features=P, q_features=Q, num_buckets=5)
-    assert ours.mauve == pytest.approx(theirs.mauve, abs=1e-12) and ours.mauve_star == pytest.approx(theirs.mauve_star, abs=1e-12)
-    assert ours.frontier_integral == pytest.approx(theirs.frontier_integral, abs=1e-12)
+    assert ours['mauve'] == pytest.approx(theirs.mauve, abs=1e-12) and ours['mauve_star'] == pytest.approx(theirs.mauve_star, abs=1e-12)
+    assert ours['frontier_integral'] == pytest.approx(theirs.frontier_integral, abs=1e-12)
     assert sorted(ours.q_hist) == sorted(theirs.q_hist)
 
 
@@ -180,7 +181,7 @@ def test_parity_with_faiss_statistically(mt, tfidf):
     "Different k-means draws reach different optima: over ten seeds the means agree within 3 standard errors."
     import mauve as mauve_text
     P, Q = tfidf
-    ours = np.array([mauve_from_features(P, Q, seed=s).mauve for s in range(10)])
+    ours = np.array([mauve_from_features(P, Q, seed=s)['mauve'] for s in range(10)])
     theirs = np.array([mauve_text.compute_mauve(p_features=P, q_features=Q, seed=s).mauve for s in range(10)])
     se = math.sqrt(ours.var(ddof=1) / 10 + theirs.var(ddof=1) / 10)
     assert abs(ours.mean() - theirs.mean()) < 3 * se + 1e-3, (ours.mean(), theirs.mean(), se)
@@ -192,8 +193,10 @@ def test_text_form_is_the_features_form(cards):
     a = main[:100]
     E = get_encoder(backend='tfidf').encode(a + coffee)
     r = mauve(coffee, a, backend='tfidf')
-    assert r.to_dict() == mauve_from_features(E[:100], E[100:]).to_dict()
-    assert mauve(coffee[:30], a, backend='tfidf').num_buckets == 3                      # unequal sizes: min(100, 30) / 10
+    f = mauve_from_features(E[:100], E[100:])
+    assert dict(r) == dict(f) and all(np.array_equal(getattr(r, k), getattr(f, k)) for k in ('p_hist', 'q_hist', 'divergence_curve'))
+    assert r == load('mauve', backend='tfidf').compute(coffee, a) and r.n == f.n == len(coffee)
+    assert mauve(coffee[:30], a, backend='tfidf')['num_buckets'] == 3                      # unequal sizes: min(100, 30) / 10
 
 
 def test_metric_unpaired_shards_state(cards):
@@ -202,7 +205,7 @@ def test_metric_unpaired_shards_state(cards):
     assert cls is MAUVE and defaults == {}
     one = MAUVE(backend='tfidf').update(coffee[:30], main[:70]).update(coffee[30:], main[70:120]).compute()
     want = mauve(coffee, main[:120], backend='tfidf')
-    assert dict(one) == {k: getattr(want, k) for k in MAUVE.keys} and one.n == 100 and one.value == want.mauve
+    assert one == want and one.n == 100 and one.value == want['mauve']
     shards = [MAUVE(backend='tfidf').update(coffee[a:b], main[c:d]) for a, b, c, d in ((0, 1, 0, 60), (1, 99, 60, 61), (99, 100, 61, 120))]
     assert (shards[0] + shards[1] + shards[2]).compute() == one
     back = MAUVE(backend='tfidf').load_state_dict(json.loads(json.dumps(shards[1].state_dict())))
@@ -244,9 +247,9 @@ def test_errors_name_function_and_argument(call, exc, msg):
 
 
 def test_degenerate_inputs_give_numbers():
-    assert mauve(['', '...'], ['', ' ', ''], backend='tfidf').mauve == pytest.approx(1.0, abs=1e-12)      # all vectors zero
+    assert mauve(['', '...'], ['', ' ', ''], backend='tfidf')['mauve'] == pytest.approx(1.0, abs=1e-12)      # all vectors zero
     r = mauve_from_features(np.ones((3, 4)), np.ones((2, 4)) * 7)                                         # one direction only
-    assert r.mauve == pytest.approx(1.0, abs=1e-12) and r.pca_dim == 1
+    assert r['mauve'] == pytest.approx(1.0, abs=1e-12) and r.pca_dim == 1
     big = mauve_from_features(P5 * 1e300, Q5 * 1e300, num_buckets=5)                                      # squares would overflow
-    assert big.mauve == pytest.approx(mauve_from_features(P5, Q5, num_buckets=5).mauve, abs=1e-12)
-    assert math.isfinite(mauve_from_counts([1, 0], [0, 1], mauve_scaling_factor=1e300).mauve)
+    assert big['mauve'] == pytest.approx(mauve_from_features(P5, Q5, num_buckets=5)['mauve'], abs=1e-12)
+    assert math.isfinite(mauve_from_counts([1, 0], [0, 1], mauve_scaling_factor=1e300)['mauve'])

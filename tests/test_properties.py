@@ -232,13 +232,13 @@ def test_vendi_and_mean_similarity_bounds(n, d, seed):
     v = vendi_score(E)
     assert 1 - 1e-9 <= v <= min(n, d) + 1e-9
     sd = semantic_diversity(E) if n < 12 else None
-    if sd: assert 0 <= sd.overall_diversity <= 1 and math.isfinite(sd.vendi) and 0 <= sd.semantic_spread <= 1
+    if sd: assert 0 <= sd['overall_diversity'] <= 1 and math.isfinite(sd['vendi']) and 0 <= sd['semantic_spread'] <= 1
 
 @SETTINGS
 @given(st.lists(DWORDS, max_size=60))
 def test_richness_ranges(words):
     r = vocabulary_richness(words, window=10, draws=8)
-    assert 0 <= r.ttr <= 1 and 0 <= r.mattr <= 1 and 0 <= r.score <= 1 and r.mtld >= 0 and 0 <= r.hdd <= 1 + 1e-12
+    assert 0 <= r['ttr'] <= 1 and 0 <= r['mattr'] <= 1 and 0 <= r['score'] <= 1 and r['mtld'] >= 0 and 0 <= r['hdd'] <= 1 + 1e-12
 
 
 
