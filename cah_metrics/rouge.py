@@ -18,7 +18,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from . import __version__
-from .core import Metric, Score, Signature, StateReduction, register
+from .core import Metric, Score, Signature, StateReduction, register, warn_deprecated
 from .resample import Plan, Resampling, mean_plan, resampled_means
 from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs,
                               ngram_counts, stem_tokens, split_sentences, as_array, as_texts,
@@ -394,10 +394,6 @@ def _lsum_pruned(ref_sents:list[list], can_sents:list[list]) -> int:
     return sum(min(v, ctoks[t]) for t, v in got.items())
 
 # %% ../nbs/01a_rouge.ipynb #a4fd79c2
-def _deprecated(old:str, new:str):
-    "Warn that `old` goes in 0.2, naming `new`, at the line of the user's code."
-    warnings.warn(f"{old} is deprecated: {new} (0.2 drops it)", DeprecationWarning, stacklevel=3)
-
 class _Triple(tuple):
     "(precision, recall, F1) of one measure; 0.1's `RougeScore`: its names warn, then work."
     __slots__ = ()
@@ -407,15 +403,16 @@ class _Triple(tuple):
     def __repr__(self): return f"({self[0]!r}, {self[1]!r}, {self[2]!r})"
     @property
     def precision(self) -> float:
-        _deprecated("a ROUGE triple's .precision", "unpack the (precision, recall, F1) (item 0)")
+        warn_deprecated("a ROUGE triple's .precision",
+                        "unpack the (precision, recall, F1) (item 0)")
         return self[0]
     @property
     def recall(self) -> float:
-        _deprecated("a ROUGE triple's .recall", "unpack the (precision, recall, F1) (item 1)")
+        warn_deprecated("a ROUGE triple's .recall", "unpack the (precision, recall, F1) (item 1)")
         return self[1]
     @property
     def fmeasure(self) -> float:
-        _deprecated("a ROUGE triple's .fmeasure", "unpack the (precision, recall, F1) (item 2)")
+        warn_deprecated("a ROUGE triple's .fmeasure", "unpack the (precision, recall, F1) (item 2)")
         return self[2]
 
 
@@ -882,7 +879,8 @@ class ROUGEScore(Score):
     @property
     def aggregates(self) -> dict:
         "0.1's measure -> aggregate (deprecated): each measure's keys hold the same numbers."
-        _deprecated("ROUGEScore.aggregates", "use the keys t, t_precision, t_recall, t_low, t_high")
+        warn_deprecated("ROUGEScore.aggregates",
+                        "use the keys t, t_precision, t_recall, t_low, t_high")
         return {t: self[t] for t in self._types}
 
     def __repr__(self):
@@ -909,37 +907,37 @@ class _Measure(float):
     def __repr__(self): return float.__repr__(self)
     @property
     def fmeasure(self) -> float:
-        _deprecated(f"score[{self._t!r}].fmeasure", f"score[{self._t!r}] is the F1 itself")
+        warn_deprecated(f"score[{self._t!r}].fmeasure", f"score[{self._t!r}] is the F1 itself")
         return float(self)
     @property
     def precision(self) -> float:
-        _deprecated(f"score[{self._t!r}].precision", f"use score['{self._t}_precision']")
+        warn_deprecated(f"score[{self._t!r}].precision", f"use score['{self._t}_precision']")
         return self._triples[0][0]
     @property
     def recall(self) -> float:
-        _deprecated(f"score[{self._t!r}].recall", f"use score['{self._t}_recall']")
+        warn_deprecated(f"score[{self._t!r}].recall", f"use score['{self._t}_recall']")
         return self._triples[0][1]
     @property
     def mean(self) -> _Triple:
         new = f"use score[{self._t!r}] and its _precision, _recall keys"
-        _deprecated(f"score[{self._t!r}].mean", new)
+        warn_deprecated(f"score[{self._t!r}].mean", new)
         return self._triples[0]
     @property
     def low(self) -> _Triple:
-        _deprecated(f"score[{self._t!r}].low", f"use score['{self._t}_low'] (the F1's bound)")
+        warn_deprecated(f"score[{self._t!r}].low", f"use score['{self._t}_low'] (the F1's bound)")
         return self._triples[1]
     @property
     def high(self) -> _Triple:
-        _deprecated(f"score[{self._t!r}].high", f"use score['{self._t}_high'] (the F1's bound)")
+        warn_deprecated(f"score[{self._t!r}].high", f"use score['{self._t}_high'] (the F1's bound)")
         return self._triples[2]
     @property
     def n(self) -> int:
-        _deprecated(f"score[{self._t!r}].n", "use score.n")
+        warn_deprecated(f"score[{self._t!r}].n", "use score.n")
         return self._n
     @property
     def signature(self) -> str:
         new = f"use ROUGE(rouge_types=[{self._t!r}]).signature()"
-        _deprecated(f"score[{self._t!r}].signature", new)
+        warn_deprecated(f"score[{self._t!r}].signature", new)
         return self._signature
 
 
@@ -1031,12 +1029,13 @@ def corpus_rouge(hypotheses:str|Sequence[str], # candidates
 def __getattr__(name:str):
     "0.1's `RougeScore` and `RougeAggregate`, with a `DeprecationWarning`; no other name."
     if name == 'RougeScore':
-        _deprecated("cah_metrics.rouge.RougeScore", "a (precision, recall, F1) is a plain tuple, "
-                    "and ROUGE's results are ROUGEScore (keys t, t_precision, t_recall)")
+        warn_deprecated("cah_metrics.rouge.RougeScore",
+                        "a (precision, recall, F1) is a plain tuple, "
+                        "and ROUGE's results are ROUGEScore (keys t, t_precision, t_recall)")
         return _Triple
     if name == 'RougeAggregate':
-        _deprecated("cah_metrics.rouge.RougeAggregate", "ROUGE's results are ROUGEScore "
-                    "(keys t, t_precision, t_recall, t_low, t_high)")
+        warn_deprecated("cah_metrics.rouge.RougeAggregate", "ROUGE's results are ROUGEScore "
+                        "(keys t, t_precision, t_recall, t_low, t_high)")
         return _Measure
     raise AttributeError(f"module 'cah_metrics.rouge' has no attribute {name!r}")
 
