@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/rouge.html.md"""
 
 # %% ../nbs/01a_rouge.ipynb #12b9468e
 from __future__ import annotations
-import functools, math, re, warnings
+import functools, math, re
 from fractions import Fraction
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
