@@ -16,7 +16,7 @@ import numpy as np
 
 from .core import Metric, Score, register
 from .resample import Resampling, mean_plan
-from .text import as_texts, check_float, check_int, check_str
+from .text import as_item_texts, as_texts, check_float, check_int, check_str
 
 # %% auto #0
 __all__ = ['NEUTRAL', 'DETECTORS', 'LangdetectDetector', 'ScriptDetector', 'HinglishDetector', 'language_ratios',
@@ -250,13 +250,8 @@ class CodeMixingCoverage(Metric):
     def item_statistics(self, predictions, references=None, sources=None) -> dict:
         "Each (prediction, source) pair's CMC."
         preds = as_texts(predictions, 'predictions', self.name)
-        if sources is None:
-            raise TypeError(f"{self.name}: needs sources=, the source conversation of each of the "
-                            f"predictions")
-        srcs = as_texts(sources, 'sources', self.name)
-        if len(srcs) != len(preds):
-            raise ValueError(f"{self.name}: got {len(preds)} predictions but {len(srcs)} sources; "
-                             f"they must be the same length")
+        srcs = as_item_texts(sources, 'sources', len(preds), self.name,
+                             'the source conversation of each of the predictions')
         cmc = [code_mixing_coverage(pred, src, self.detector, self.min_len)
                for pred, src in zip(preds, srcs)]
         return {'cmc': np.array(cmc, np.float64)}

@@ -26,7 +26,7 @@ from .preference import (PreferenceModel, check_rounds, choices, choose_C,
                                     load_preference_model, pick_agreement, agreement_interval,
                                     read_rounds)
 from .semantics import Semantics
-from .text import (TreebankTokenizer, as_array, as_texts, check_float, check_int,
+from .text import (TreebankTokenizer, as_array, as_item_texts, as_texts, check_float, check_int,
                               check_sequence, check_str)
 
 # %% auto #0
@@ -751,13 +751,8 @@ class HumorScores(Metric):
     def item_statistics(self, predictions, references=None, contexts=None) -> dict:
         "Each prediction's text and its `ITEM_FIELDS` (and scorer's score), as lists."
         texts = as_texts(predictions, 'predictions', self.name)
-        if contexts is None:
-            raise TypeError(f"{self.name}: contexts are required (the prompt each prediction "
-                            f"answers)")
-        contexts = as_texts(contexts, 'contexts', self.name)
-        if len(contexts) != len(texts):
-            raise ValueError(f"{self.name}: got {len(texts)} predictions but {len(contexts)} "
-                             f"contexts; one context per prediction")
+        contexts = as_item_texts(contexts, 'contexts', len(texts), self.name,
+                                 'the prompt each prediction answers')
         items = self.evaluator.item_scores(texts, contexts, self.profile)
         return {'texts': texts, **{k: items[k].tolist() for k in self._fields()}}
     def score_state(self, state:dict) -> Score:

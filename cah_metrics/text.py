@@ -17,11 +17,12 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'MAX_NGRAM_ORDER', 'brief', 'check_str', 'table_kind', 'check_sequence', 'as_texts', 'is_count',
-           'check_tokens', 'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_array', 'check_base',
-           'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a', 'RougeScoreTokenizer',
-           'DesignTokenizer', 'TreebankTokenizer', 'TokenizerZh', 'TokenizerChar', 'TokenizerIntl', 'TokenizerJaMecab',
-           'TokenizerKoMecab', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab', 'sorted_codes', 'ngram_overlap_ids',
-           'check_overlap_inputs', 'ngram_overlap', 'porter_stem', 'stem_tokens', 'split_sentences']
+           'check_tokens', 'check_int', 'check_float', 'check_bool', 'check_pairs', 'as_item_texts', 'as_array',
+           'check_base', 'Tokenizer', 'WhitespaceTokenizer', 'UnicodeWordTokenizer', 'Tokenizer13a',
+           'RougeScoreTokenizer', 'DesignTokenizer', 'TreebankTokenizer', 'TokenizerZh', 'TokenizerChar',
+           'TokenizerIntl', 'TokenizerJaMecab', 'TokenizerKoMecab', 'get_tokenizer', 'ngrams', 'ngram_counts', 'Vocab',
+           'sorted_codes', 'ngram_overlap_ids', 'check_overlap_inputs', 'ngram_overlap', 'porter_stem', 'stem_tokens',
+           'split_sentences']
 
 # %% ../nbs/00_text.ipynb #06e7a31a
 def brief(x, n:int=60) -> str:
@@ -174,6 +175,21 @@ def check_pairs(hypotheses:str|Sequence[str], # one hypothesis, or a sequence of
                          f"(one entry of references per item of {name})")
     refs = [as_texts(item, f"references[{i}]", metric) or [''] for i, item in enumerate(references)]
     return hyps, refs
+
+# %% ../nbs/00_text.ipynb #itemtx02
+def as_item_texts(texts:Sequence[str]|None, # one text per prediction, or None when not given
+                  name:str, # the argument's name, e.g. 'sources'
+                  count:int, # how many predictions there are
+                  metric:str, # the metric's name, for error messages
+                  meaning:str, # what each text is, for the message when it is missing
+                 ) -> list[str]:
+    "A metric's second input: given, texts, and one per prediction."
+    if texts is None: raise TypeError(f"{metric}: needs {name}=, {meaning}")
+    texts = as_texts(texts, name, metric)
+    if len(texts) != count:
+        raise ValueError(f"{metric}: got {count} predictions but {len(texts)} {name}; "
+                         f"give one of {name} per prediction")
+    return texts
 
 # %% ../nbs/00_text.ipynb #dc21a50d
 def as_array(x, # a list, an array or a tensor (a torch tensor is detached and moved to the CPU)
