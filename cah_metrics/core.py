@@ -505,6 +505,7 @@ METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fi
     'bertscore': MetricEntry('bertscore', 'BERTScore'),
     'bleu': MetricEntry('bleu', 'BLEU'),
     'sentence_bleu': MetricEntry('bleu', 'SentenceBLEU'),
+    'cer': MetricEntry('wer', 'CER'),
     'chrf': MetricEntry('chrf', 'CHRF'),
     'chrf++': MetricEntry('chrf', 'CHRF', {'word_order': 2}),
     'cider': MetricEntry('cider', 'CIDErD'),
@@ -516,6 +517,7 @@ METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fi
     'humor': MetricEntry('humor', 'HumorScores'),
     'lm_perplexity': MetricEntry('lm', 'LMPerplexity'),
     'mauve': MetricEntry('mauve', 'MAUVE'),
+    'mer': MetricEntry('wer', 'MER'),
     'perplexity': MetricEntry('perplexity', 'Perplexity'),
     'rouge': MetricEntry('rouge', 'ROUGE'),
     'rouge1': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rouge1',)}),
@@ -523,6 +525,8 @@ METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fi
     'rougeL': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rougeL',)}),
     'rougeLsum': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rougeLsum',)}),
     'top_k_accuracy': MetricEntry('topk', 'TopKAccuracy'),
+    'wer': MetricEntry('wer', 'WER'),
+    'wil': MetricEntry('wer', 'WIL'),
 }
 
 _REGISTERED: dict[str, tuple[type, dict]] = {}   # what the imported modules' `register` calls said

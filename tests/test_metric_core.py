@@ -119,6 +119,7 @@ def other_options(name):
            'bertscore': {'idf': True}, 'code_mixing_coverage': {'detector': 'script'},
            'chrf': {'beta': 3}, 'chrf++': {'beta': 3}, 'mauve': {'seed': 1},
            'cider': {'sigma': 3}}
+    alt.update(dict.fromkeys(('wer', 'cer', 'mer', 'wil'), {'lowercase': True}))   # issue 33: the edit rates
     if name.startswith('rouge'): return {'stem': True}
     if name == 'lm_perplexity':
         from cah_metrics.lm import KneserNeyLM
