@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'), 'core'),
          **dict.fromkeys(('corpus_bleu', 'sentence_bleu'), 'bleu'),
          **dict.fromkeys(('corpus_chrf', 'sentence_chrf'), 'chrf'),
+         **dict.fromkeys(('corpus_ter', 'sentence_ter'), 'ter'),
          **dict.fromkeys(('corpus_rouge', 'rouge_scores'), 'rouge'),
          'top_k_accuracy': 'topk',
          **dict.fromkeys(('perplexity_from_logprobs', 'perplexity_from_nll', 'corpus_perplexity'),
