@@ -27,7 +27,7 @@ INDEX = ROOT / 'nbs' / 'index.ipynb'
 BEGIN, END = '<!-- bench/run_all.py: table begin -->', '<!-- bench/run_all.py: table end -->'
 # (script, extra arguments of the full-size run), in the order of the table. bench_distributed runs 200,000 pairs here: its
 # default, 1M pairs, takes about 25 minutes on 2 cores; run that by hand with --json FILE and take its rows with --rows FILE.
-SCRIPTS = [('bench_bleu', []), ('bench_chrf', []), ('bench_tokenizers', []), ('bench_cider', []), ('bench_wer', []), ('bench_rouge', []), ('bench_score_cli', []), ('bench_significance', []),
+SCRIPTS = [('bench_bleu', []), ('bench_chrf', []), ('bench_tokenizers', []), ('bench_cider', []), ('bench_wer', []), ('bench_ter', []), ('bench_rouge', []), ('bench_score_cli', []), ('bench_significance', []),
            ('bench_lm', []), ('bench_diversity', []), ('bench_humor', []), ('bench_scorers', []), ('bench_encode', []), ('bench_bertscore', []),
            ('bench_agreement', []), ('bench_embedding_eval', []), ('bench_distributed', ['--n', '200000']), ('bench_growth', [])]
 

@@ -15,6 +15,7 @@ _LAZY = {**dict.fromkeys(('load', 'list_metrics', 'Metric', 'Score', 'Signature'
          **dict.fromkeys(('corpus_chrf', 'sentence_chrf'), 'chrf'),
          'corpus_cider': 'cider',
          **dict.fromkeys(('corpus_wer', 'corpus_cer', 'corpus_mer', 'corpus_wil'), 'wer'),
+         **dict.fromkeys(('corpus_ter', 'sentence_ter'), 'ter'),
          **dict.fromkeys(('corpus_rouge', 'rouge_scores'), 'rouge'),
          'top_k_accuracy': 'topk',
          **dict.fromkeys(('perplexity_from_logprobs', 'perplexity_from_nll', 'corpus_perplexity'),

@@ -524,6 +524,7 @@ METRICS: dict[str, MetricEntry] = {    # the registry: name -> module, class, fi
     'rouge2': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rouge2',)}),
     'rougeL': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rougeL',)}),
     'rougeLsum': MetricEntry('rouge', 'ROUGE', {'rouge_types': ('rougeLsum',)}),
+    'ter': MetricEntry('ter', 'TER'),
     'top_k_accuracy': MetricEntry('topk', 'TopKAccuracy'),
     'wer': MetricEntry('wer', 'WER'),
     'wil': MetricEntry('wer', 'WIL'),

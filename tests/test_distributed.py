@@ -35,7 +35,8 @@ import cah_metrics.distributed as D
 distributed = pytest.importorskip('distributed')
 
 TEXT_METRICS = ['bleu', 'chrf', 'chrf++', 'cider', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'sentence_bleu', 'distinct_n', 'self_bleu',
-                'vocabulary_richness', 'lm_perplexity', 'code_mixing_coverage']
+                'vocabulary_richness', 'lm_perplexity', 'code_mixing_coverage',
+                'wer', 'cer', 'mer', 'wil', 'ter']
 NUMERIC = ['top_k_accuracy', 'perplexity']
 MODELS = ['bertscore', 'mauve', 'semantic_diversity']
 REFUSED = {'humor': "humor: needs contexts, which a predictions/references dataset does not have"}

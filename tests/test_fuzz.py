@@ -33,7 +33,7 @@ from cah_metrics.io import InputError
 EXAMPLES = int(os.environ.get('CAH_FUZZ_EXAMPLES', '150'))   # CI's bounded profile: about two minutes on 2 cores
 TIMEOUT = int(os.environ.get('CAH_FUZZ_TIMEOUT', '30'))   # seconds per call: a hang is a failure
 HEAVY_TIMEOUT = 4 * TIMEOUT     # the model-backed targets: a valid default call may run the whole main job (about 20 s on 2 idle cores)
-MODULES = ['text', 'io', 'core', 'bleu', 'chrf', 'cider', 'wer', 'rouge', 'crossval', 'significance', 'meta_eval', 'topk', 'perplexity', 'corpora', 'lm', 'information', 'semantics',
+MODULES = ['text', 'io', 'core', 'bleu', 'chrf', 'cider', 'wer', 'ter', 'rouge', 'crossval', 'significance', 'meta_eval', 'topk', 'perplexity', 'corpora', 'lm', 'information', 'semantics',
            'embeddings', 'diversity', 'mauve', 'preference', 'humor', 'puns', 'bertscore', 'cmc', 'agreement', 'ensemble', 'embedding_eval', 'evaluate', 'distributed', 'cli']
 HEAVY = {'bertscore', 'semantic_diversity', 'humor', 'Encoder', 'encode', 'bert_score', 'load_encoder', 'HumorEvaluator',
          'rank_answers', 'write_humor_outputs', 'humor_summary', 'humor_outputs', 'load_transformer', 'Semantics',

@@ -118,7 +118,7 @@ def other_options(name):
            'distinct_n': {'n': 2}, 'self_bleu': {'max_n': 2}, 'vocabulary_richness': {'window': 50}, 'semantic_diversity': {'seed': 1},
            'bertscore': {'idf': True}, 'code_mixing_coverage': {'detector': 'script'},
            'chrf': {'beta': 3}, 'chrf++': {'beta': 3}, 'mauve': {'seed': 1},
-           'cider': {'sigma': 3}}
+           'cider': {'sigma': 3}, 'ter': {'case_sensitive': True}}
     alt.update(dict.fromkeys(('wer', 'cer', 'mer', 'wil'), {'lowercase': True}))   # issue 33: the edit rates
     if name.startswith('rouge'): return {'stem': True}
     if name == 'lm_perplexity':

@@ -1,0 +1,53 @@
+"""Corpus TER: cah_metrics vs sacrebleu on the same 10,000 segments, in one run.
+
+Sentences of 20-40 words are cut from the real text of the two card packs shipped in the package (cah_metrics/data,
+read with cah_metrics.corpora.bundled_pack); each hypothesis is its reference with about a quarter of the words
+replaced and sometimes one dropped (seeded), and a second reference comes from another seed. Both implementations get
+the raw strings. The script checks that the scores agree (to 1e-9, on sacrebleu's scale divided by 100), then prints
+the median time of each, the ratio, and the peak memory (tracemalloc) of one run.
+
+    python bench/bench_ter.py [--segments 10000] [--repeats 3] [--quick] [--json PATH]
+
+--quick: 1,000 segments (a smoke run). Result rows for the README's table: TER with one and with two references.
+"""
+import argparse, sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import make_pairs, timed, peak_mib, row, emit
+
+AIM = "5x faster than sacrebleu (at least as fast)"
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--segments', type=int, default=10_000); ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--quick', action='store_true', help='1,000 segments (a smoke run)')
+    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
+    a = ap.parse_args()
+    if a.quick: a.segments = min(a.segments, 1_000)
+    import sacrebleu
+    from sacrebleu.metrics import TER as SacreTER
+    from cah_metrics.ter import corpus_ter
+    hyps, refs = make_pairs(a.segments)
+    refs2 = make_pairs(a.segments, seed=1)[1]
+    print(f"corpus TER, {a.segments} segments of 20-40 words (sacrebleu {sacrebleu.__version__})")
+    print(f"{'variant':14s} {'ours s':>8s} {'sacrebleu s':>12s} {'speed-up':>9s} {'ours MiB':>9s} {'sacre MiB':>10s}  |diff|")
+    ok, rows, peer = True, [], f"sacrebleu {sacrebleu.__version__} `TER`"
+    for name, streams in (('TER, 1 ref', [refs]), ('TER, 2 refs', [refs, refs2])):
+        ours_refs = [list(r) for r in zip(*streams)]
+        mine = lambda: corpus_ter(hyps, ours_refs).score
+        theirs = lambda: SacreTER().corpus_score(hyps, streams).score / 100
+        (t_ours, s_ours), (t_sb, s_sb) = timed(mine, a.repeats), timed(theirs, a.repeats)
+        diff = abs(s_ours - s_sb); ok &= diff <= 1e-9
+        m_ours, m_sb = peak_mib(mine), peak_mib(theirs)
+        print(f"{name:14s} {t_ours:8.3f} {t_sb:12.3f} {t_sb / t_ours:8.2f}x {m_ours:9.1f} {m_sb:10.1f}  {diff:.1e}")
+        nrefs = len(streams)
+        rows.append(row(f"corpus TER, {a.segments:,} segments of 20-40 words, {nrefs} reference{'s' * (nrefs > 1)} "
+                        f"(`bench/bench_ter.py`)", t_ours, peer, t_sb, ours_mib=m_ours, peer_mib=m_sb, aim=AIM,
+                        met=t_sb / t_ours >= 5,
+                        numbers=f"equal to 1e-9 (largest difference {diff:.1e})" if diff <= 1e-9 else f"DIFFER (by {diff:.1e})"))
+    print('scores agree to 1e-9' if ok else 'scores DISAGREE')
+    emit(rows, a.json)
+    return 0 if ok else 1
+
+if __name__ == '__main__': sys.exit(main())
