@@ -181,7 +181,8 @@ def test_bad_items_are_named(name):
 def test_registry_lists_every_metric_with_its_facts():
     infos = {i.name: i for i in cah_metrics.list_metrics()}
     want = {'bleu', 'sentence_bleu', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'top_k_accuracy', 'perplexity', 'lm_perplexity',
-            'distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity', 'bertscore', 'code_mixing_coverage', 'humor', 'chrf', 'chrf++', 'mauve'}
+            'distinct_n', 'self_bleu', 'vocabulary_richness', 'semantic_diversity', 'bertscore', 'code_mixing_coverage', 'humor', 'chrf', 'chrf++', 'mauve',
+            'wer', 'cer', 'mer', 'wil', 'ter', 'cider'}
     assert want <= set(infos), want - set(infos)
     for i in infos.values():
         assert i.summary and i.inputs[0] == 'predictions' and len(i.value_range) == 2 and i.keys and i.signature_keys, i
