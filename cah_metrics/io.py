@@ -7,13 +7,13 @@ Docs: https://cah-metrics.github.io/cah_metrics/io.html.md"""
 # %% ../nbs/00a_io.ipynb #a8a1166a
 from __future__ import annotations
 import json, math, os, secrets, signal, stat, tempfile, threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import NamedTuple
 
-from .text import brief, table_kind
+from .text import as_texts, brief, check_sequence, check_str, table_kind
 
 # %% auto #0
 __all__ = ['PRED_FIELDS', 'REF_FIELDS', 'TABLE_FORMATS', 'TABLE_KINDS', 'SOURCE_FIELDS', 'RESPONSE_FIELDS', 'CONTEXT_FIELDS',
@@ -427,6 +427,11 @@ def pick_columns(names:Sequence, # the table's column names
                  fn:str='pick_columns', # the caller, for messages
                 ) -> dict:
     "input -> its column (a list of columns for pooled references; None if optional and absent)."
+    fn = check_str(fn, 'fn', 'pick_columns')
+    names = check_sequence(names, 'names', fn)
+    if unnamed := [name for name in names if not isinstance(name, Hashable)]:
+        raise TypeError(f"{fn}: names must be the table's column names, got {brief(unnamed[0])}")
+    inputs, optional = as_texts(inputs, 'inputs', fn), as_texts(optional, 'optional', fn)
     columns = {} if columns is None else columns
     if not isinstance(columns, Mapping):
         raise TypeError(f"{fn}: columns must be a dict of input -> column name, "
@@ -464,6 +469,7 @@ def table_columns(table, # a pandas (or dask, polars) DataFrame or a `datasets.D
                   fn:str='table_columns', # the caller, for messages
                  ) -> dict[str, list|None]:
     "Each input's column of `table` as a list of plain Python values (columns: see above)."
+    fn = check_str(fn, 'fn', 'table_columns')
     table, names = _table(table, fn)
     picked = pick_columns(names, inputs, columns, optional, fn)
     out = {}
