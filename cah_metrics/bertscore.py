@@ -208,6 +208,11 @@ class BERTScoreResult(Score):
                  f1:np.ndarray, # each example's F1
                  signature:str, # the options behind them
                 ):
+        precision, recall, f1 = (as_array(x, name, 'BERTScoreResult', finite=True) for x, name
+                                  in ((precision, 'precision'), (recall, 'recall'), (f1, 'f1')))
+        if not (precision.ndim == recall.ndim == f1.ndim == 1
+                and len(precision) == len(recall) == len(f1)):
+            raise ValueError("BERTScoreResult: precision, recall and f1 must be 1-D, one length")
         def mean(x): return float(np.mean(x)) if len(f1) else 0.0
         means = {'f1': mean(f1), 'precision': mean(precision), 'recall': mean(recall)}
         super().__init__(means, signature, n=len(f1))

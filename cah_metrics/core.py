@@ -16,7 +16,7 @@ import numpy as np
 from . import __version__
 from .resample import NOT_RESAMPLED, Resampling, sum_of_rows_plan
 from .io import table_columns
-from .text import brief, check_bool, table_kind
+from .text import brief, check_bool, check_int, check_str, table_kind
 
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RENAMED_HOOKS', 'METRICS', 'Signature', 'json_ready', 'Record', 'Score', 'warn_deprecated',
@@ -158,6 +158,8 @@ def warn_deprecated(old:str, # the old name or access, as a user writes it
                     stacklevel:int=3, # the frame blamed: 3, the caller of the function that warns
                    ):
     "A `DeprecationWarning` that `old` goes in 0.2, naming `new`, at the line of the user's code."
+    old, new = check_str(old, 'old', 'warn_deprecated'), check_str(new, 'new', 'warn_deprecated')
+    stacklevel = check_int(stacklevel, 'stacklevel', 'warn_deprecated', low=1, high=1000)
     warnings.warn(f"{old} is deprecated: {new} (0.2 drops it)", DeprecationWarning,
                   stacklevel=stacklevel)
 

@@ -18,7 +18,7 @@ import numpy as np
 from .core import (Metric, ReductionContext, RenamedFields, Score, Signature,
                               StateReduction, bucket_of, mix64, register, warn_deprecated)
 from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan
-from .text import (as_array, as_texts, check_float, check_int, check_str, check_tokens,
+from .text import (as_array, as_texts, brief, check_float, check_int, check_str, check_tokens,
                               get_tokenizer, ngram_counts, Tokenizer, Vocab)
 from .bleu import (BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights,
                               check_smooth)
@@ -300,6 +300,9 @@ class RichnessScore(RenamedFields, Score):
                  signature:str, # the options behind them
                  n:int|None=None, # the number of texts
                 ):
+        if not isinstance(values, dict) or set(values) != set(RICHNESS_KEYS):
+            raise ValueError(f"RichnessScore: values must have the keys {RICHNESS_KEYS}, "
+                             f"got {brief(values)}")
         super().__init__(values, signature, main='score', n=n)
 
 # %% ../nbs/05a_diversity.ipynb #855a3be3
