@@ -53,6 +53,17 @@ def make_texts(n, lo=20, hi=30, seed=1):
 # ---- results every benchmark hands to bench/run_all.py, which writes the README's performance table from them ----
 import json, math, os, resource, subprocess
 
+def segment_arguments(doc, quick_help='1,000 segments (a smoke run)'):
+    """The options every corpus-metric benchmark takes: --segments (10,000), --repeats (3), --quick and --json.
+    A script adds its own options to the parser it gets back."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc.split('\n')[0])
+    ap.add_argument('--segments', type=int, default=10_000)
+    ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--quick', action='store_true', help=quick_help)
+    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
+    return ap
+
 def row(task, ours_s, peer=None, peer_s=None, *, ours_mib=None, peer_mib=None, aim=None, met=None, numbers=None, bench=None):
     """One line of the performance table. `ratio` is the peer's time over ours (above 1: we are faster); `aim` is the
     issue's target in words and `met` whether this run met it (None: no target)."""

@@ -10,17 +10,14 @@ the median time of each, the ratio, and the peak memory (tracemalloc) of one run
 
 --quick: 1,000 segments (a smoke run). Result rows for the README's table: chrF and chrF++ with one reference.
 """
-import argparse, sys
+import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import make_pairs, timed, peak_mib, row, emit
+from _common import make_pairs, timed, peak_mib, row, emit, segment_arguments
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--segments', type=int, default=10_000); ap.add_argument('--repeats', type=int, default=3)
-    ap.add_argument('--quick', action='store_true', help='1,000 segments (a smoke run)')
-    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
+    ap = segment_arguments(__doc__)
     a = ap.parse_args()
     if a.quick: a.segments = min(a.segments, 1_000)
     from sacrebleu.metrics import CHRF as SacreCHRF

@@ -10,20 +10,17 @@ the median time of each, the ratio, and the peak memory (tracemalloc) of one run
 
 --quick: 1,000 segments (a smoke run). Result rows for the README's table: TER with one and with two references.
 """
-import argparse, sys
+import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import make_pairs, timed, peak_mib, row, emit
+from _common import make_pairs, timed, peak_mib, row, emit, segment_arguments
 
 AIM = "5x faster than sacrebleu (at least as fast)"
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--segments', type=int, default=10_000); ap.add_argument('--repeats', type=int, default=3)
-    ap.add_argument('--quick', action='store_true', help='1,000 segments (a smoke run)')
+    ap = segment_arguments(__doc__)
     ap.add_argument('--max-refs', type=int, default=2, help='1: only the one-reference variant (a shorter run)')
-    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
     a = ap.parse_args()
     if a.quick: a.segments = min(a.segments, 1_000)
     import sacrebleu

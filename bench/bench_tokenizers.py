@@ -12,11 +12,11 @@ sacrebleu's scale divided by 100), then prints the median time of each and the r
 
 --quick: 1,000 segments (a smoke run). Result rows for the README's table: one per tokenizer.
 """
-import argparse, importlib.util, random, sys
+import importlib.util, random, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, timed, row, emit
+from _common import ROOT, timed, row, emit, segment_arguments
 
 DATA = ROOT / 'tests' / 'data' / 'tatoeba'
 LANGS = ('cmn', 'jpn', 'kor', 'eng', 'fra', 'spa', 'rus', 'ara', 'hin')
@@ -58,11 +58,7 @@ def cold(fn):
     return run
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--segments', type=int, default=10_000)
-    ap.add_argument('--repeats', type=int, default=3)
-    ap.add_argument('--quick', action='store_true', help='1,000 segments (a smoke run)')
-    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
+    ap = segment_arguments(__doc__)
     a = ap.parse_args()
     if a.quick: a.segments = min(a.segments, 1_000)
     import sacrebleu

@@ -14,11 +14,11 @@ included) is read by `wait4`; the issue's aim is under 2 GiB.
 --quick: 1,000 segments and a 20,000-word pair (a smoke run). Result rows for the README's table: WER and CER on the
 segments, WER of the long pair.
 """
-import argparse, json, sys
+import json, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, make_pairs, timed, peak_mib, row, emit, run_peak_rss
+from _common import ROOT, make_pairs, timed, peak_mib, row, emit, run_peak_rss, segment_arguments
 
 CHILD = """
 import json, random, sys, time
@@ -57,11 +57,8 @@ def long_pair(n):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--segments', type=int, default=10_000); ap.add_argument('--repeats', type=int, default=3)
+    ap = segment_arguments(__doc__, '1,000 segments and a 20,000-word pair (a smoke run)')
     ap.add_argument('--long-words', type=int, default=100_000, help='words of the long pair')
-    ap.add_argument('--quick', action='store_true', help='1,000 segments and a 20,000-word pair (a smoke run)')
-    ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
     a = ap.parse_args()
     if a.quick: a.segments, a.long_words = min(a.segments, 1_000), min(a.long_words, 20_000)
     import jiwer
