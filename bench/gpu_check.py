@@ -12,6 +12,8 @@ on that same model. NG and NC (environment) set the pairs/texts timed on the GPU
 2. Sentence encoding (ours, `Encoder(device='cuda')`) vs CPU: texts per second, and the vectors' agreement.
 3. `distributed.evaluate(..., ['bertscore'])` on a LocalCluster of one worker process: the worker builds BERTScore with
    use_gpu=True by itself (its model on cuda), and the report equals the in-process GPU run.
+bench/gpu_floor.py measures the same pairs against the bare forward pass and bert-score /
+sentence-transformers on the same card, and breaks down where ours spends its time.
 """
 import json, os, shutil, sys, time
 sys.path.insert(0, os.getcwd())
