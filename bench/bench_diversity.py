@@ -78,7 +78,7 @@ def kmeans_row(X, what, repeats):
     t_p, (fits, steps) = timed(lambda: sklearn_fits(X), repeats)
     same = [k for k, _ in ours] == [k for k, lab in fits if len(np.unique(lab)) > 1] and all(
         np.array_equal(lab, dict(fits)[k]) for k, lab in ours)
-    return row(f"the design's 40 KMeans fits (k = 2..5, n_init = 10) of {what}: ours (scikit-learn's KMeans, one thread per fit, "
+    return t_o, row(f"the design's 40 KMeans fits (k = 2..5, n_init = 10) of {what}: ours (scikit-learn's KMeans, one thread per fit, "
                f"the four k side by side; the best starts took {', '.join(map(str, steps))} Lloyd steps)", t_o,
                "scikit-learn KMeans for k = 2..5 in turn (its own threads)", t_p, aim='within 1.1x, the same labels',
                met=same and t_p / t_o >= 1 / 1.1, numbers='labels equal for every k' if same else 'labels DIFFER'), steps
@@ -108,7 +108,11 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
                         aim='<= the N x N time, no N x N matrix', met=t_o <= t_p and no_matrix,
                         numbers=('overall diversity equal to 1e-6' + (', silhouette and spread equal to sklearn to 1e-9' if N == sizes[0] else ''))
                                 if agree else 'DIFFER'))
-        t_k, _ = timed(lambda: _kmeans_labels(E.astype(np.float64)), reps)   # the design's 40 KMeans fits alone
+        if N >= 10_000:                       # the design's 40 KMeans fits alone, beside scikit-learn's own
+            t_k, k_row, steps = kmeans_row(E.astype(np.float64), f"{N:,} x 384 embeddings (a mixture of 8 clusters)", reps)
+            ok &= k_row['numbers'] == 'labels equal for every k'
+            mixture_steps = mixture_steps or steps
+        else: t_k, _ = timed(lambda: _kmeans_labels(E.astype(np.float64)), reps)
         print(f"N = {N:,}: the design's KMeans fits (scikit-learn, k = 2..5 x n_init = 10) take {t_k:.3f} s of ours {t_o:.3f} s")
         rows.append(row(f"semantic diversity of {N:,} x 384 embeddings, all but the design's KMeans fits (ours {t_o:.2f} s minus the "
                         f"40 scikit-learn fits, {t_k:.2f} s: one distance pass for every silhouette and the spread, Vendi)",
@@ -118,19 +122,16 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
         rows.append(row(f"the float64 distance products alone that the exact silhouette needs at N = {N:,} (the blocks on and above the "
                         f"diagonal, norms folded in: N^2 (d + 2) / 2 multiply-adds on every core, nothing else), the floor of ours "
                         f"without the KMeans fits", t_g, 'plain N x N cosine matrix and its mean (numpy, float32)', t_p))
-        if N >= 10_000:
-            k_row, steps = kmeans_row(E.astype(np.float64), f"{N:,} x 384 embeddings (a mixture of 8 clusters)", reps)
-            rows.append(k_row); ok &= k_row['numbers'] == 'labels equal for every k'
-            mixture_steps = mixture_steps or steps
+        if N >= 10_000: rows.append(k_row)
     if not quick:
         rows += unstructured_rows(reps, mixture_steps)
     rows.append(repeats_row(quick))
     if not quick and not skip_100k:
         E = embeddings(100_000)
-        t_o, sd = timed(lambda: semantic_diversity(E), 1)
+        t_o, m_o = timed(lambda: peak_mib(lambda: semantic_diversity(E)), 1)    # one call, timed and traced
         ours_t.append(t_o); sizes = sizes + (100_000,)
-        rows.append(row("semantic diversity of 100,000 x 384 float32 embeddings, ours alone (an N x N float32 matrix would be 37 GiB)",
-                        t_o, ours_mib=peak_mib(lambda: semantic_diversity(E)), aim='no N x N matrix', met=True))
+        rows.append(row("semantic diversity of 100,000 x 384 float32 embeddings, ours alone, one call (an N x N float32 matrix would be "
+                        "37 GiB)", t_o, ours_mib=m_o, aim='no N x N matrix', met=True))
     print(f"fitted exponent of time in N: ours {fit_exponent(sizes, ours_t):.2f} ({', '.join(f'{n:,}' for n in sizes)}), "
           f"peer {fit_exponent(sizes[:len(peer_t)], peer_t):.2f} ({', '.join(f'{n:,}' for n in sizes[:len(peer_t)])})")
     return rows, ok
@@ -140,9 +141,8 @@ def unstructured_rows(repeats, mixture_steps, N=10_000):
     from cah_metrics.diversity import semantic_diversity, _kmeans_labels
     E = np.random.default_rng(1).normal(size=(N, 384)).astype(np.float32)
     t_o, _ = timed(lambda: semantic_diversity(E), 1)          # seconds each: one call
-    t_k, _ = timed(lambda: _kmeans_labels(E.astype(np.float64)), 1)
     t_p, _ = timed(lambda: peer(E), repeats)
-    k_row, steps = kmeans_row(E.astype(np.float64), f"{N:,} x 384 unstructured vectors", 1)
+    t_k, k_row, steps = kmeans_row(E.astype(np.float64), f"{N:,} x 384 unstructured vectors", 1)
     why = (f"with no clusters the centres keep drifting and each start runs until they move less than tol: the best starts took "
            f"{', '.join(map(str, steps))} Lloyd steps for k = 2..5, against {', '.join(map(str, mixture_steps))} on the 8-cluster mixture")
     return [row(f"semantic diversity of {N:,} x 384 unstructured vectors (i.i.d. Gaussian, one call): ours {t_o:.2f} s, of which the "
