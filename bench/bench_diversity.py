@@ -9,17 +9,21 @@ matrix, in one run.
    clusters), against the peer: the plain N x N cosine matrix `U @ U.T` with its diagonal zeroed, and its mean (the
    design's overall diversity), at N = 1k, 10k, 20k (and ours alone at 100k); times are medians of 3, peak memory is
    traced by tracemalloc. The design's KMeans fits (scikit-learn, 40 of them) are also timed alone: what is left of ours
-   (the one distance pass, silhouettes, spread, Vendi) is compared with the N x N matrix too. The numbers must agree: the overall diversity with the peer's to 1e-6 (float32 matrix), the
-   silhouette and spread with scikit-learn's silhouette_score and a full distance matrix at 1k (to 1e-9).
-   The float64 products alone that the exact silhouette needs (blocks on and above the diagonal) are timed too: the floor
-   of what is ours. Then the design's 40 KMeans fits on a humor batch's vectors (500 distinct answers x 80 prompts),
-   from the distinct vectors weighted by their counts against scikit-learn on every row: the labels must be equal.
+   (the one distance pass, silhouettes, spread, Vendi) is compared with the N x N matrix too, and the fits themselves
+   with scikit-learn's KMeans called for k = 2..5 in turn (its own threads; the labels must be equal). The numbers must
+   agree: the overall diversity with the peer's to 1e-6 (float32 matrix), the silhouette and spread with scikit-learn's
+   silhouette_score and a full distance matrix at 1k (to 1e-9). The products alone that the exact silhouette needs
+   (blocks on and above the diagonal, on every core as ours runs them) are timed too: the floor of what is ours. Then
+   unstructured vectors (i.i.d. Gaussian, no clusters) at 10k: what they cost (KMeans iterating until it converges) and
+   how many Lloyd steps the fits take there and on the mixture. Then the design's 40 KMeans fits on a humor batch's
+   vectors (500 distinct answers x 80 prompts), from the distinct vectors weighted by their counts against
+   scikit-learn on every row: the labels must be equal.
 3. Continuity: ours at N = 9,999 / 10,000 / 10,001 / 10,002 (the old switch to MiniBatchKMeans) and 4,999 .. 5,002 (the
    old switch to a sampled silhouette and spread), and the fitted cost exponent of ours and of the peer.
 
     python bench/bench_diversity.py [--quick] [--json PATH] [--repeats 3] [--skip-100k]
 """
-import argparse, sys, time, warnings
+import argparse, os, sys, time, warnings
 from pathlib import Path
 import numpy as np
 
@@ -61,16 +65,35 @@ def self_bleu_rows(quick):
                         aim='10,000 texts in under 5 s' if n == 10_000 else None, met=t < 5 if n == 10_000 else None))
     return rows, ok
 
+def sklearn_fits(X, seed=42):
+    "scikit-learn's own KMeans (its default threads) for k = 2..5 in turn: the labels and the best start's Lloyd steps of each."
+    from sklearn.cluster import KMeans
+    fits = [KMeans(k, random_state=seed, n_init=10).fit(X) for k in range(2, min(5, len(X) // 2) + 1)]
+    return [(km.n_clusters, km.labels_) for km in fits], [km.n_iter_ for km in fits]
+
+def kmeans_row(X, what, repeats):
+    "The design's 40 KMeans fits as ours runs them (scikit-learn, one thread per fit, the k side by side) against scikit-learn's KMeans in turn."
+    from cah_metrics.diversity import _kmeans_labels
+    t_o, ours = timed(lambda: _kmeans_labels(X), repeats)
+    t_p, (fits, steps) = timed(lambda: sklearn_fits(X), repeats)
+    same = [k for k, _ in ours] == [k for k, lab in fits if len(np.unique(lab)) > 1] and all(
+        np.array_equal(lab, dict(fits)[k]) for k, lab in ours)
+    return t_o, row(f"the design's 40 KMeans fits (k = 2..5, n_init = 10) of {what}: ours (scikit-learn's KMeans, one thread per fit, "
+               f"the four k side by side; the best starts took {', '.join(map(str, steps))} Lloyd steps)", t_o,
+               "scikit-learn KMeans for k = 2..5 in turn (its own threads)", t_p, aim='within 1.1x, the same labels',
+               met=same and t_p / t_o >= 1 / 1.1, numbers='labels equal for every k' if same else 'labels DIFFER'), steps
+
 def semantic_rows(quick, repeats=3, skip_100k=False):
     from sklearn.metrics import silhouette_score
-    from cah_metrics.diversity import semantic_diversity, BLOCK, _kmeans_labels     # up to BLOCK texts the one block of distances is the N x N matrix
+    from cah_metrics.diversity import semantic_diversity, _kmeans_labels
     sizes = (500, 1_000, 2_000) if quick else (1_000, 10_000, 20_000)
-    rows, ok, ours_t, peer_t = [], True, [], []
+    reps = 1 if quick else repeats
+    rows, ok, ours_t, peer_t, mixture_steps = [], True, [], [], None
     semantic_diversity(embeddings(50))                   # untimed: the first call imports scikit-learn
     for N in sizes:
         E = embeddings(N)
-        t_o, sd = timed(lambda: semantic_diversity(E), 1 if quick else repeats)
-        t_p, p = timed(lambda: peer(E), 1 if quick else repeats)
+        t_o, sd = timed(lambda: semantic_diversity(E), reps)
+        t_p, p = timed(lambda: peer(E), reps)
         m_o, m_p = peak_mib(lambda: semantic_diversity(E)), peak_mib(lambda: peer(E))
         agree = abs(sd['overall_diversity'] - p) <= 1e-6
         if N == sizes[0]:                     # the silhouette and spread against scikit-learn and a full distance matrix
@@ -79,36 +102,62 @@ def semantic_rows(quick, repeats=3, skip_100k=False):
             spread = min(1.0, D.sum() / (N * (N - 1)) / np.sqrt(X.shape[1]) / 2)
             agree &= abs(sd['silhouette'] - silhouette_score(X, sd.labels)) <= 1e-9 and abs(sd['semantic_spread'] - spread) <= 1e-9
         ok &= agree; ours_t.append(t_o); peer_t.append(t_p)
+        no_matrix = m_o < N * N * 4 / 2**20 or N <= 2_048    # below 2,048 texts the inputs' float64 copies outweigh that matrix
         rows.append(row(f"semantic diversity of {N:,} x 384 float32 embeddings (KMeans k=2..5, n_init=10, exact silhouette and spread, Vendi)",
                         t_o, 'plain N x N cosine matrix and its mean (numpy, float32)', t_p, ours_mib=m_o, peer_mib=m_p,
-                        aim='<= the N x N time, no N x N matrix', met=t_o <= t_p and (m_o < N * N * 4 / 2**20 or N <= BLOCK),
+                        aim='<= the N x N time, no N x N matrix', met=t_o <= t_p and no_matrix,
                         numbers=('overall diversity equal to 1e-6' + (', silhouette and spread equal to sklearn to 1e-9' if N == sizes[0] else ''))
                                 if agree else 'DIFFER'))
-        t_k, _ = timed(lambda: _kmeans_labels(E.astype(np.float64)), 1 if quick else repeats)   # the design's 40 KMeans fits alone
+        if N >= 10_000:                       # the design's 40 KMeans fits alone, beside scikit-learn's own
+            t_k, k_row, steps = kmeans_row(E.astype(np.float64), f"{N:,} x 384 embeddings (a mixture of 8 clusters)", reps)
+            ok &= k_row['numbers'] == 'labels equal for every k'
+            mixture_steps = mixture_steps or steps
+        else: t_k, _ = timed(lambda: _kmeans_labels(E.astype(np.float64)), reps)
         print(f"N = {N:,}: the design's KMeans fits (scikit-learn, k = 2..5 x n_init = 10) take {t_k:.3f} s of ours {t_o:.3f} s")
         rows.append(row(f"semantic diversity of {N:,} x 384 embeddings, all but the design's KMeans fits (ours {t_o:.2f} s minus the "
                         f"40 scikit-learn fits, {t_k:.2f} s: one distance pass for every silhouette and the spread, Vendi)",
                         max(t_o - t_k, 1e-9), 'plain N x N cosine matrix and its mean (numpy, float32)', t_p,
                         aim='<= the N x N time (what is ours)', met=t_o - t_k <= t_p))
-        t_g, _ = timed(lambda: _products(E.astype(np.float64)), 1 if quick else repeats)
+        t_g, _ = timed(lambda: _products(E.astype(np.float64)), reps)
         rows.append(row(f"the float64 distance products alone that the exact silhouette needs at N = {N:,} (the blocks on and above the "
-                        f"diagonal: N^2 d / 2 multiply-adds, nothing else), the floor of ours without the KMeans fits", t_g,
-                        'plain N x N cosine matrix and its mean (numpy, float32)', t_p))
+                        f"diagonal, norms folded in: N^2 (d + 2) / 2 multiply-adds on every core, nothing else), the floor of ours "
+                        f"without the KMeans fits", t_g, 'plain N x N cosine matrix and its mean (numpy, float32)', t_p))
+        if N >= 10_000: rows.append(k_row)
+    if not quick:
+        rows += unstructured_rows(reps, mixture_steps)
     rows.append(repeats_row(quick))
     if not quick and not skip_100k:
         E = embeddings(100_000)
-        t_o, sd = timed(lambda: semantic_diversity(E), 1)
+        t_o, m_o = timed(lambda: peak_mib(lambda: semantic_diversity(E)), 1)    # one call, timed and traced
         ours_t.append(t_o); sizes = sizes + (100_000,)
-        rows.append(row("semantic diversity of 100,000 x 384 float32 embeddings, ours alone (an N x N float32 matrix would be 37 GiB)",
-                        t_o, ours_mib=peak_mib(lambda: semantic_diversity(E)), aim='no N x N matrix', met=True))
+        rows.append(row("semantic diversity of 100,000 x 384 float32 embeddings, ours alone, one call (an N x N float32 matrix would be "
+                        "37 GiB)", t_o, ours_mib=m_o, aim='no N x N matrix', met=True))
     print(f"fitted exponent of time in N: ours {fit_exponent(sizes, ours_t):.2f} ({', '.join(f'{n:,}' for n in sizes)}), "
           f"peer {fit_exponent(sizes[:len(peer_t)], peer_t):.2f} ({', '.join(f'{n:,}' for n in sizes[:len(peer_t)])})")
     return rows, ok
 
-def _products(X, block=1024):
-    "Only the products of the distance pass (`diversity._distance_sums`): X[a] @ X[b].T for the blocks on and above the diagonal."
-    for a in range(0, len(X), block):
-        for b in range(a, len(X), block): X[a:a + block] @ X[b:b + block].T
+def unstructured_rows(repeats, mixture_steps, N=10_000):
+    "Unstructured vectors (i.i.d. Gaussian: no clusters to find): the whole function, and its KMeans fits against scikit-learn's."
+    from cah_metrics.diversity import semantic_diversity, _kmeans_labels
+    E = np.random.default_rng(1).normal(size=(N, 384)).astype(np.float32)
+    t_o, _ = timed(lambda: semantic_diversity(E), 1)          # seconds each: one call
+    t_p, _ = timed(lambda: peer(E), repeats)
+    t_k, k_row, steps = kmeans_row(E.astype(np.float64), f"{N:,} x 384 unstructured vectors", 1)
+    why = (f"with no clusters the centres keep drifting and each start runs until they move less than tol: the best starts took "
+           f"{', '.join(map(str, steps))} Lloyd steps for k = 2..5, against {', '.join(map(str, mixture_steps))} on the 8-cluster mixture")
+    return [row(f"semantic diversity of {N:,} x 384 unstructured vectors (i.i.d. Gaussian, one call): ours {t_o:.2f} s, of which the "
+                f"design's 40 KMeans fits {t_k:.2f} s ({why}); all but the fits {t_o - t_k:.2f} s", t_o,
+                'plain N x N cosine matrix and its mean (numpy, float32)', t_p), k_row]
+
+def _products(X, block=None):
+    "Only the products of the distance pass (`diversity._distance_sums`) as it runs them: the lifted blocks on and above the diagonal, a thread per core."
+    from cah_metrics.diversity import BLOCK, _lifted, _ordered_map, _one_thread
+    block, N = block or BLOCK, len(X)
+    left, right = _lifted(X)
+    pairs = [(a, b) for a in range(0, N, block) for b in range(a, N, block)]
+    def product(pair): return left[pair[0]:pair[0] + block] @ right[pair[1]:pair[1] + block].T
+    with _one_thread():
+        for _ in _ordered_map(product, pairs, min(len(pairs), os.cpu_count() or 1)): pass
 
 def repeats_row(quick):
     "A humor batch's vectors (500 distinct answers, each filling every prompt): the design's KMeans fits from the distinct vectors vs on every row."

@@ -6,8 +6,8 @@ Docs: https://cah-metrics.github.io/cah_metrics/diversity.html.md"""
 
 # %% ../nbs/05a_diversity.ipynb #8154f330
 from __future__ import annotations
-import hashlib, math, os, re, string
-from collections import Counter
+import functools, hashlib, math, os, re, string
+from collections import Counter, deque
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import chain, repeat
@@ -427,9 +427,13 @@ def vendi_score(E:np.ndarray, # (N, d) embeddings (normalised inside), finite nu
     """The Vendi score of a set of vectors under the cosine kernel, from the d x d covariance (or
     the N x N kernel when d is larger); 0.0 for none."""
     q, E = _check_q(q, 'vendi_score'), unit_vectors(E, 'vendi_score')
-    N, d = E.shape
+    return _vendi(E, q)
+
+def _vendi(U:np.ndarray, q:float) -> float:
+    "The Vendi score of unit vectors (the rows of U; zero rows allowed) of order q."
+    N, d = U.shape
     if N == 0: return 0.0
-    C = E @ E.T if d > max(N, 4096) else E.T @ E   # the same nonzero eigenvalues: the smaller one
+    C = U @ U.T if d > max(N, 4096) else U.T @ U   # the same nonzero eigenvalues: the smaller one
     lam = np.linalg.eigvalsh(C.astype(np.float64) / N)
     lam = lam[lam > 1e-12]
     if not len(lam): return 1.0     # only zero vectors: one effective item (as q = 1 gives)
@@ -487,47 +491,91 @@ def mean_pair_similarity(E:np.ndarray) -> float:
 # fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
 MIN_DISTINCT = 10
 
+@functools.cache
+def _thread_controller():
+    "threadpoolctl's view of the BLAS and OpenMP libraries (scikit-learn's loaded), found once."
+    import sklearn.cluster        # loads scikit-learn's OpenMP runtime, to be seen
+    from threadpoolctl import ThreadpoolController
+    return ThreadpoolController()  # each `threadpool_limits` call scans the libraries again: ~10 ms
+
+def _one_thread():
+    "A context where BLAS and OpenMP (the calling thread's) run on one thread."
+    return _thread_controller().limit(limits=1)
+
 def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.ndarray]]:
     """KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two
     clusters or more."""
     from concurrent.futures import ThreadPoolExecutor
-    from threadpoolctl import threadpool_limits
     ks = list(range(2, min(5, len(X) // 2) + 1))
     weighted = rows is not None and MIN_DISTINCT <= len(rows[0]) <= len(X) // 2
     repeats = _repeats(X, *rows) if weighted else None
     def fit(k):
         from sklearn.cluster import KMeans
-        with threadpool_limits(1):    # OpenMP's thread count is each thread's own: set it here too
+        with _one_thread():           # OpenMP's thread count is each thread's own: set it here too
             if repeats: return _kmeans_repeated(repeats, k, seed)
             return KMeans(k, random_state=seed, n_init=10).fit_predict(X)
     # k <= 5: each product and Lloyd step is too small to share between cores (threads would wait on
     # each other), so each fit runs on one core and the fits run side by side, the largest k first;
     # every fit is the same as alone
     workers = max(1, min(len(ks), os.cpu_count() or 1))
-    with threadpool_limits(1), ThreadPoolExecutor(workers) as pool:
+    with _one_thread(), ThreadPoolExecutor(workers) as pool:
         labels = dict(zip(ks[::-1], pool.map(fit, ks[::-1])))
     return [(k, labels[k]) for k in ks if len(np.unique(labels[k])) > 1]
 
-# rows of X per block of the distance pass: a block of distances is BLOCK x BLOCK (8 MiB in float64)
-BLOCK = 1024
+
+# %% ../nbs/05a_diversity.ipynb #e01f38f5
+# rows of X per block of the distance pass: a block of distances is BLOCK x BLOCK (2 MiB in float64)
+BLOCK = 512
+
+def _lifted(X:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """X with its squared norms and a column of ones appended, as two factors: row i of the first
+    times row j of the second is ||x_i||^2 + ||x_j||^2 - 2 x_i . x_j, the squared distance."""
+    N, d = X.shape
+    sq = np.einsum('ij,ij->i', X, X)
+    left, right = np.empty((N, d + 2), X.dtype), np.empty((N, d + 2), X.dtype)
+    left[:, :d] = X
+    left[:, d] = sq
+    left[:, d + 1] = 1
+    np.multiply(X, -2, out=right[:, :d])
+    right[:, d] = 1
+    right[:, d + 1] = sq
+    return left, right
+
+def _block_sums(left:np.ndarray, right:np.ndarray, H:np.ndarray, a:int, b:int,
+                block:int) -> tuple:
+    """(D_ab H_b, D_ab^T H_a) for the block of distances between the rows from a and from b (the
+    second None on the diagonal, a == b, where both are the same rows)."""
+    D = left[a:a + block] @ right[b:b + block].T      # the squared distances, in one product
+    np.maximum(D, 0, out=D)                           # round-off below 0: clipped, as scikit-learn
+    if a == b: np.fill_diagonal(D, 0)
+    np.sqrt(D, out=D)
+    return D @ H[b:b + block], None if a == b else D.T @ H[a:a + block]
+
+
+# %% ../nbs/05a_diversity.ipynb #a96ac4d6
+def _ordered_map(fn, items:list, workers:int):
+    "`fn` of each of `items` on `workers` threads, yielded in the order of `items`, a few ahead."
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(workers) as pool:
+        pending = deque()
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) > 2 * workers: yield pending.popleft().result()
+        while pending: yield pending.popleft().result()
 
 def _distance_sums(X:np.ndarray, H:np.ndarray, block:int=BLOCK) -> np.ndarray:
     """D @ H for the Euclidean distance matrix D of the rows of X (as scikit-learn computes it), by
-    symmetric blocks: no N x N matrix."""
-    N, sq = len(X), np.einsum('ij,ij->i', X, X)
-    T = np.zeros((N, H.shape[1]))
-    for a in range(0, N, block):
-        for b in range(a, N, block):
-            D = X[a:a + block] @ X[b:b + block].T
-            D *= -2
-            D += sq[a:a + block, None]
-            D += sq[None, b:b + block]
-            np.maximum(D, 0, out=D)
-            if a == b: np.fill_diagonal(D, 0)
-            np.sqrt(D, out=D)
-            T[a:a + block] += D @ H[b:b + block]
-            if a != b: T[b:b + block] += D.T @ H[a:a + block]   # the mirror block: D(a, b)^T
+    symmetric blocks on every core: no N x N matrix."""
+    left, right = _lifted(X)
+    N, T = len(X), np.zeros((len(X), H.shape[1]))
+    pairs = [(a, b) for a in range(0, N, block) for b in range(a, N, block)]
+    def sums(pair): return pair, _block_sums(left, right, H, *pair, block)
+    with _one_thread():             # a block per core, each product on one thread
+        for (a, b), (Ta, Tb) in _ordered_map(sums, pairs, min(len(pairs), os.cpu_count() or 1)):
+            T[a:a + block] += Ta    # added in the order of the pairs: the same sums on any machine
+            if Tb is not None: T[b:b + block] += Tb
     return T
+
 
 # %% ../nbs/05a_diversity.ipynb #e8e16a8d
 def _silhouette(T:np.ndarray, lab:np.ndarray) -> float:
@@ -546,8 +594,11 @@ def _silhouette(T:np.ndarray, lab:np.ndarray) -> float:
 def _distinct_rows(X:np.ndarray) -> tuple[np.ndarray, np.ndarray]|None:
     """(the first row of each distinct vector, in order; each row's distinct vector): None when no
     vector repeats."""
-    seen = {}                 # a row's bytes -> its distinct vector (+ 0.0 makes -0.0 equal to 0.0)
-    rows = (seen.setdefault(row.tobytes(), len(seen)) for row in X + 0.0)
+    Z = X + 0.0                                            # + 0.0 makes -0.0 equal to 0.0
+    odd = np.random.default_rng(Z.shape[1]).integers(0, 2**63, Z.shape[1], np.uint64) * 2 + 1
+    if len(np.unique(Z.view(f'u{Z.itemsize}') @ odd)) == len(Z): return None   # the bits all differ
+    seen = {}                 # a row's bytes -> its distinct vector
+    rows = (seen.setdefault(row.tobytes(), len(seen)) for row in Z)
     which = np.fromiter(rows, np.int64, len(X))
     if len(seen) == len(X): return None   # hashing the rows: 25x faster than np.unique(axis=0)
     first = np.full(len(seen), len(X))
@@ -652,7 +703,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
     seed = check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
     E = _check_embeddings(E, 'semantic_diversity')
     X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)   # float32 when very large
-    U = unit_vectors(X).astype(X.dtype)
+    U = unit_vectors(X).astype(X.dtype, copy=False)
     N, signature = len(U), Signature('semantic_diversity', {'emb': 'vectors', 'q': q, 'seed': seed})
     def scored(values:tuple, labels:np.ndarray) -> SemanticDiversityScore:
         return SemanticDiversityScore(dict(zip(SEMANTIC_KEYS, values)), signature, N, labels)
@@ -661,7 +712,10 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
                       np.zeros(N, np.int64))
     total = pair_sum(U)
     overall = max(0.0, min(1.0, 1 - total / N ** 2))   # the evaluator's: N^2 entries, diagonal 0
-    k, sil, lab, spread = _clusters_and_spread(X, seed)
+    from concurrent.futures import ThreadPoolExecutor
+    with _one_thread(), ThreadPoolExecutor(1) as beside:   # Vendi on a thread beside the clustering
+        vendi = beside.submit(_vendi, U, q)
+        k, sil, lab, spread = _clusters_and_spread(X, seed)
     intra = inter = coher = 0.0
     if lab is not None:
         within = [(pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
@@ -672,9 +726,9 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
         inter = 1 - (total - w_sum) / b_n if b_n else 0.0
         coher = max(0.0, sil)
     else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
-    vendi = vendi_score(U, q)
     mean = total / (N * (N - 1))
-    return scored((overall, mean, float(intra), float(inter), spread, coher, vendi, k, sil), lab)
+    values = (overall, mean, float(intra), float(inter), spread, coher, vendi.result(), k, sil)
+    return scored(values, lab)
 
 # %% ../nbs/05a_diversity.ipynb #68a38739
 @register()
