@@ -715,9 +715,13 @@ def _clipped(key:np.ndarray, n:int, per:int) -> np.ndarray:
     candidate, 1: the reference), every n-gram below `per`."""
     s = np.sort(key)
     if not len(s): return np.zeros(n, np.int64)
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    runs, size = s[starts], np.diff(np.append(starts, len(s)))
-    hit = (runs[1:] - runs[:-1] == 1) & (runs[:-1] % 2 == 0)    # a candidate run, its reference's
+    new = np.empty(len(s), bool)
+    new[0] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    runs, size = s[starts], np.diff(starts, append=len(s))
+    hit = np.diff(runs) == 1                           # a candidate run, then its reference's
+    hit &= runs[:-1] % 2 == 0
     both = np.minimum(size[:-1], size[1:])[hit]
     return np.bincount(runs[:-1][hit] // (2 * per), weights=both, minlength=n).astype(np.int64)
 
@@ -728,14 +732,16 @@ def _ngram_matches(cid, cl, rid, rl, orders:int) -> tuple[np.ndarray, np.ndarray
     tot = np.maximum(cl[:, None] - np.arange(orders), 0)
     if 2 * max(n, 1) * V ** orders >= 2 ** 63: return _ngram_dense(cid, cl, rid, rl, orders), tot
     tok, lens = np.concatenate([cid, rid]), np.concatenate([cl, rl])
-    pair_side = np.repeat(np.r_[2 * np.arange(n), 2 * np.arange(n) + 1], lens)
+    pair, side = np.repeat(np.r_[np.arange(n), np.arange(n)], lens), np.arange(len(tok)) >= len(cid)
     left = np.repeat(_offsets(lens) + lens, lens) - np.arange(len(tok))   # tokens to its text's end
     matches, gram, per = np.zeros((n, orders), np.int64), tok, V
     for k in range(1, orders + 1):
         if k > 1: gram, per = gram[:-1] * V + tok[k - 1:], per * V      # the n-gram at each start
         ok = left[:len(gram)] >= k
-        ps = pair_side[:len(gram)][ok]
-        matches[:, k - 1] = _clipped((ps >> 1) * (2 * per) + 2 * gram[ok] + (ps & 1), n, per)
+        key = pair[:len(gram)][ok] * (2 * per)           # then in place: fewer arrays of all tokens
+        key += side[:len(gram)][ok]
+        key += 2 * gram[ok]
+        matches[:, k - 1] = _clipped(key, n, per)
     return matches, tot
 
 # %% ../nbs/01a_rouge.ipynb #l0cs1c01
