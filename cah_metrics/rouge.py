@@ -689,11 +689,11 @@ def _dense(key:np.ndarray) -> tuple[np.ndarray, int]:
     code[order] = np.cumsum(new)
     return code, int(new.sum()) + 1 if len(ordered) else 0
 
-def _ngram_dense(cid, cl, rid, rl, orders:int) -> np.ndarray:
-    """`_ngram_matches`' clipped matches for any vocabulary: each order's (pair, n-gram) keys
-    ranked (`_dense`), so that the next order's keys stay small."""
+def _ngram_matches(cid, cl, rid, rl, orders:int) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair (candidate ids/lengths, one reference each) and order 1..orders: the clipped n-gram
+    matches and the candidate's n-grams."""
     n = len(cl)
-    matches = np.zeros((n, orders), np.int64)
+    matches, tot = np.zeros((n, orders), np.int64), np.zeros((n, orders), np.int64)
     tok, lens = np.concatenate([cid, rid]), np.concatenate([cl, rl])
     seg, ref = np.repeat(np.r_[np.arange(n), np.arange(n)], lens), np.arange(len(tok)) >= len(cid)
     left = np.repeat(_offsets(lens) + lens, lens) - np.arange(len(tok))   # tokens to its text's end
@@ -707,41 +707,7 @@ def _ngram_dense(cid, cl, rid, rl, orders:int) -> np.ndarray:
         cseg[code] = seg
         both = np.minimum(np.bincount(code[~ref], minlength=U), np.bincount(code[ref], minlength=U))
         matches[:, k - 1] = np.bincount(cseg, weights=both, minlength=n)
-    return matches
-
-# %% ../nbs/01a_rouge.ipynb #c11pped1
-def _clipped(key:np.ndarray, n:int, per:int) -> np.ndarray:
-    """Per pair, the clipped matches of one order's keys 2 (pair * `per` + n-gram) + side (0: the
-    candidate, 1: the reference), every n-gram below `per`."""
-    s = np.sort(key)
-    if not len(s): return np.zeros(n, np.int64)
-    new = np.empty(len(s), bool)
-    new[0] = True
-    np.not_equal(s[1:], s[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    runs, size = s[starts], np.diff(starts, append=len(s))
-    hit = np.diff(runs) == 1                           # a candidate run, then its reference's
-    hit &= runs[:-1] % 2 == 0
-    both = np.minimum(size[:-1], size[1:])[hit]
-    return np.bincount(runs[:-1][hit] // (2 * per), weights=both, minlength=n).astype(np.int64)
-
-def _ngram_matches(cid, cl, rid, rl, orders:int) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair (candidate ids/lengths, one reference each) and order 1..orders: the clipped n-gram
-    matches and the candidate's n-grams."""
-    n, V = len(cl), int(max(cid.max(initial=0), rid.max(initial=0))) + 1
-    tot = np.maximum(cl[:, None] - np.arange(orders), 0)
-    if 2 * max(n, 1) * V ** orders >= 2 ** 63: return _ngram_dense(cid, cl, rid, rl, orders), tot
-    tok, lens = np.concatenate([cid, rid]), np.concatenate([cl, rl])
-    pair, side = np.repeat(np.r_[np.arange(n), np.arange(n)], lens), np.arange(len(tok)) >= len(cid)
-    left = np.repeat(_offsets(lens) + lens, lens) - np.arange(len(tok))   # tokens to its text's end
-    matches, gram, per = np.zeros((n, orders), np.int64), tok, V
-    for k in range(1, orders + 1):
-        if k > 1: gram, per = gram[:-1] * V + tok[k - 1:], per * V      # the n-gram at each start
-        ok = left[:len(gram)] >= k
-        key = pair[:len(gram)][ok] * (2 * per)           # then in place: fewer arrays of all tokens
-        key += side[:len(gram)][ok]
-        key += 2 * gram[ok]
-        matches[:, k - 1] = _clipped(key, n, per)
+        tot[:, k - 1] = np.bincount(seg[~ref], minlength=n)
     return matches, tot
 
 # %% ../nbs/01a_rouge.ipynb #l0cs1c01
@@ -837,7 +803,9 @@ def _lsum_of(sc, sr, n:int) -> np.ndarray:
     return out
 
 # %% ../nbs/01a_rouge.ipynb #5e55d00e
-def _all_str(texts) -> bool: return type(texts) is list and all(type(t) is str for t in texts)
+def _all_str(texts) -> bool:
+    "A list of exactly str (the types collected in C: no Python step per text)."
+    return type(texts) is list and set(map(type, texts)) <= {str}
 
 def _pairs(hyps, refs, metric:str, name:str='hypotheses') -> tuple[list, list, np.ndarray]:
     """`check_pairs`, flattened: the candidates, all their references in order, and how many each
