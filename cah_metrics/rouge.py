@@ -572,10 +572,7 @@ class ROUGE(Metric):
         if len(cands) != len(refs):
             raise ValueError(f"{fn}: got {len(cands)} cands but {len(refs)} refs; "
                              "they must be aligned, one reference per candidate")
-        starts = range(0, len(cands), _ROWS)
-        parts = [self._block_stats(cands[a:a + _ROWS], refs[a:a + _ROWS]) for a in starts]
-        parts = parts or [self._block_stats([], [])]
-        return {t: np.concatenate([p[t] for p in parts]) for t in self.rouge_types}
+        return self._pair_rows(cands, refs)
 
     def segment_stats(self,
                       hypotheses:str|Sequence[str], # one candidate or a sequence of them
@@ -646,6 +643,14 @@ def _split(flat:list, lens:np.ndarray) -> list[list]:
     ends = np.cumsum(lens).tolist()
     return [flat[e - k:e] for e, k in zip(ends, lens.tolist())]
 
+@patch
+def _pair_rows(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndarray]:
+    "`pair_stats` of validated, aligned pairs, `_ROWS` at a time (`_block_stats`)."
+    starts = range(0, len(cands), _ROWS)
+    parts = [self._block_stats(cands[a:a + _ROWS], refs[a:a + _ROWS]) for a in starts]
+    parts = parts or [self._block_stats([], [])]
+    return {t: np.concatenate([p[t] for p in parts]) for t in self.rouge_types}
+
 
 # %% ../nbs/01a_rouge.ipynb #5efb3d79
 def _line_byte(c:int) -> int:
@@ -654,6 +659,8 @@ def _line_byte(c:int) -> int:
     return c if 48 <= c <= 57 or 97 <= c <= 122 or c == 10 else 32
 
 _LINE_BYTES = bytes(map(_line_byte, range(256)))
+_LOWER_TO_ASCII = '\u0130\u212a'   # İ and the Kelvin sign K: the only non-ASCII characters
+                                   # whose lowercase holds a-z or 0-9 (İ -> i + a mark, K -> k)
 
 def _rouge_lines(texts:list[str], vocab:dict) -> tuple[np.ndarray, ...]:
     """rouge-score's tokens of every line of `texts`, in one pass over their joined text: the ids
@@ -661,7 +668,7 @@ def _rouge_lines(texts:list[str], vocab:dict) -> tuple[np.ndarray, ...]:
     line, and the first line of each text."""
     k = np.fromiter(map(str.count, texts, repeat('\n')), np.int64, len(texts)) + 1   # lines a text
     joined = '\n'.join(texts + [''])                                  # each text ends in a newline
-    lowered = joined if joined.isascii() else joined.lower()
+    lowered = joined.lower() if any(c in joined for c in _LOWER_TO_ASCII) else joined
     raw = lowered.encode('ascii', 'replace').translate(_LINE_BYTES).replace(b'\n', b' . ')
     grow = defaultdict(count(len(vocab)).__next__, vocab)
     ids = np.fromiter(map(grow.__getitem__, raw.split()), np.int64)
@@ -703,11 +710,32 @@ def _ngram_matches(cid, cl, rid, rl, orders:int) -> tuple[np.ndarray, np.ndarray
         tot[:, k - 1] = np.bincount(seg[~ref], minlength=n)
     return matches, tot
 
+# %% ../nbs/01a_rouge.ipynb #l0cs1c01
+_CODE_POINTS = 0x110000   # ids below this are one character each
+
+def _id_texts(ids:np.ndarray, lens:np.ndarray) -> list[str]:
+    "Each text's ids (flat `ids`, `lens` per text) as a str of one code point per token."
+    flat = ids.astype('<u4').tobytes().decode('utf-32-le', 'surrogatepass')
+    ends = np.cumsum(lens).tolist()
+    return [flat[e - k:e] for e, k in zip(ends, lens.tolist())]
+
+def _lcs_lengths(rid, rl, cid, cl) -> np.ndarray:
+    "The LCS length of each (reference, candidate) pair of token ids, in one rapidfuzz call."
+    from rapidfuzz.distance import LCSseq
+    try:
+        from rapidfuzz.process import cpdist
+    except ImportError:                                 # rapidfuzz before 3.6
+        cpdist = None
+    if cpdist is None or max(rid.max(initial=0), cid.max(initial=0)) >= _CODE_POINTS:
+        pairs = zip(_split(rid.tolist(), rl), _split(cid.tolist(), cl))
+        return np.fromiter((LCSseq.similarity(r, c) for r, c in pairs), np.int64, len(rl))
+    lengths = cpdist(_id_texts(rid, rl), _id_texts(cid, cl), scorer=LCSseq.similarity)
+    return np.asarray(lengths, np.int64).reshape(len(rl))
+
 # %% ../nbs/01a_rouge.ipynb #1ad38bbb
 @patch
 def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndarray]:
     "`pair_stats` of one block of validated, aligned pairs."
-    from rapidfuzz.distance import LCSseq
     n, lsum = len(cands), 'rougeLsum' in self.rouge_types
     if self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:
         sc, sr = self._lines(cands, refs)                  # a text's tokens: its lines' tokens
@@ -723,7 +751,7 @@ def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.nd
     out = {}
     for t in self.rouge_types:
         if t == 'rougeL':
-            o = list(map(LCSseq.similarity, _split(rid.tolist(), rl), _split(cid.tolist(), cl)))
+            o = _lcs_lengths(rid, rl, cid, cl)
         elif t == 'rougeLsum':
             o = _lsum_of(sc, sr, n)
         else:
@@ -775,21 +803,24 @@ def _lsum_of(sc, sr, n:int) -> np.ndarray:
     return out
 
 # %% ../nbs/01a_rouge.ipynb #5e55d00e
-def _all_str(texts) -> bool: return type(texts) is list and all(type(t) is str for t in texts)
+def _all_str(texts) -> bool:
+    "A list of exactly str (the types collected in C: no Python step per text)."
+    return type(texts) is list and set(map(type, texts)) <= {str}
 
-def _pairs(hyps, refs, metric:str, name:str='hypotheses') -> tuple[list[str], list[list[str]]]:
-    "`check_pairs`, with a fast path for its commonest input (two equally long lists of str)."
+def _pairs(hyps, refs, metric:str, name:str='hypotheses') -> tuple[list, list, np.ndarray]:
+    """`check_pairs`, flattened: the candidates, all their references in order, and how many each
+    has; a fast path for the commonest input (two equally long lists of str)."""
     if _all_str(hyps) and _all_str(refs) and len(hyps) == len(refs):
-        return hyps, [[r] for r in refs]
-    return check_pairs(hyps, refs, metric=metric, name=name)
+        return hyps, refs, np.ones(len(hyps), np.int64)
+    hyps, refs = check_pairs(hyps, refs, metric=metric, name=name)
+    return hyps, [r for rs in refs for r in rs], np.fromiter(map(len, refs), np.int64, len(refs))
 
 @patch
-def _best_stats(self:ROUGE, hyps:list[str], refs:list[list[str]]) -> dict[str, np.ndarray]:
-    "Per-example rows of the best-F1 reference, for each measure, of validated inputs."
-    nref = np.array([len(r) for r in refs], np.int64)
+def _best_stats(self:ROUGE, hyps:list[str], refs:list[str], nref:np.ndarray) -> dict:
+    "Per-example rows of the best-F1 reference, for each measure, of `_pairs`' output."
+    if (nref == 1).all(): return self._pair_rows(hyps, refs)   # validated already: no second check
     seg = np.repeat(np.arange(len(hyps)), nref)
-    pairs = self.pair_stats([hyps[i] for i in seg], [r for rs in refs for r in rs])
-    if (nref == 1).all(): return pairs
+    pairs = self._pair_rows([hyps[i] for i in seg.tolist()], refs)
     starts, idx = np.cumsum(nref) - nref, np.arange(len(seg))
     out = {}
     for t, rows in pairs.items():
