@@ -1,8 +1,10 @@
 """The CAH humor evaluator at full size, the main job as a user runs it, and the learned scorer on 40,000 texts.
 
-1. All 500 answers of the main game against all 80 prompts (40,000 pairs): every metric of the design, with the bundled
-   MiniLM for coherence (and PaCS, with a two-card profile). Target: under 60 s on this 2-core machine, with each
-   distinct text embedded once.
+1. All 500 answers of the main game against all 80 prompts (40,000 pairs): every humor metric, with the bundled
+   MiniLM for coherence (and PaCS, with a two-card profile), ranked by the metrics' own overall score
+   (`scorer='design'`). Target: under 60 s on this 2-core machine, with each distinct text embedded once. (The
+   default scorer, 'preference', also encodes every filled card: one forward pass per pair, about 40,000 here; its
+   cost per 1,000 pairs is a row of bench/bench_scorers.py.)
 2. `cah-metrics humor` with its defaults (500 answers x 5 prompts): scoring, the readable table, the five files.
    Target (issue 19): under a minute on 2 CPU cores.
 3. With `--learned`: the learned scorer (`HumorEvaluator(scorer='learned')`) on the 40,000 texts of the ColBERT humor
@@ -13,7 +15,7 @@
 4. Issue 21, batch size: the 40,000 pairs as one batch against the same pairs as 80 batches of 500 (the peer: a user
    who splits the work), cut two ways: by prompt (each batch one prompt's 500 answers: the same 500 texts every time, so
    the evaluator computes their batch fields once and serves the other 79 from its cache) and by answer (6 or 7 answers
-   x every prompt: each batch computes its own batch fields), and batches of 5k/10k/20k/40k pairs with the fitted cost exponent (`fit_exponent`; aim: at
+   x every prompt: each batch computes its own batch fields), ranked by `scorer='design'` as in 1, and batches of 5k/10k/20k/40k pairs with the fitted cost exponent (`fit_exponent`; aim: at
    most linear). The texts are embedded beforehand (untimed, as a warm evaluator has them), so this times the scoring
    and the batch diversity. The per-item fields of one batch and of the 80 batches must agree to 1e-12 (the batch
    fields differ by definition: they are over the batch).
@@ -33,7 +35,7 @@ def full_grid():
     answers, prompts = [a['text'] for a in pack.answers], [p['text'] for p in pack.prompts]
     profile = ["Old-people smell.", "A sausage festival."]
     t0 = time.perf_counter()
-    ev = HumorEvaluator()
+    ev = HumorEvaluator(scorer='design')
     t1 = time.perf_counter()
     df = ev.evaluate_batch([a for p in prompts for a in answers], [p for p in prompts for _ in answers], profile)
     t2 = time.perf_counter()
@@ -85,7 +87,8 @@ def batch_sizes(repeats=3, quick=False):
     if quick: prompts = prompts[:24]       # 12,000 pairs: above the 5,000 texts where the silhouette starts sampling (see the report)
     profile = ["Old-people smell.", "A sausage festival."]
     T, C = [a for p in prompts for a in answers], [p for p in prompts for _ in answers]
-    ev = HumorEvaluator(); ev.embed(list(dict.fromkeys(T + C + profile)))   # every distinct text embedded once, untimed
+    ev = HumorEvaluator(scorer='design')
+    ev.embed(list(dict.fromkeys(T + C + profile)))   # every distinct text embedded once, untimed
     def run(texts, contexts, size):
         ev._div.clear()
         return [ev.evaluate_batch(texts[s:s + size], contexts[s:s + size], profile) for s in range(0, len(texts), size)]
