@@ -9,8 +9,9 @@ read the same shards:
 - 1 worker / 2 workers: `cah_metrics.distributed.evaluate` on a fresh `distributed.LocalCluster` (processes, one
   thread each): the workers read the shards, the states merge in a tree, the driver scores.
 
-It checks that the three reports are equal (every number), then prints wall time (cluster start-up not included),
-peak resident memory of each worker process (VmHWM, and its resident memory before the run: the interpreter and the
+It checks that the three reports are equal (every number), then prints wall time (cluster start-up not included), the
+CPU seconds of each process during the run (the driver's, where the last scoring happens, and each worker's: what the
+wall time is made of on a busy machine), peak resident memory of each worker process (VmHWM, and its resident memory before the run: the interpreter and the
 imports) and of the in-process run, and the overhead against the in-process pass, side by side. Memory per worker
 depends on the shard size, not on --n (a worker holds one partition and small states), so a quick --n 100000 run
 measures it too.
@@ -34,6 +35,12 @@ def _status_mib(field):
             if line.startswith(field + ':'): return int(line.split()[1]) / 1024
     return float('nan')
 
+def cpu_seconds():
+    "User and system CPU seconds of this process so far."
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
 def peak_rss(): return _status_mib('VmHWM')    # the process's own peak; ru_maxrss is carried over from the parent through fork and exec
 def rss(): return _status_mib('VmRSS')
 
@@ -54,11 +61,11 @@ def write_shards(n, shard, folder):
     return sorted(folder.glob('*.parquet'))
 
 def in_process(paths):
-    "The three metrics updated shard by shard in this process, then computed: (report, seconds, peak RSS MiB)."
+    "The three metrics updated shard by shard in this process, then computed: (report, seconds, peak RSS MiB, CPU s)."
     import pyarrow.parquet as pq
     from cah_metrics.core import load
     from cah_metrics.distributed import _score_entry
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), cpu_seconds()
     ms = {name: load(name) for name in METRICS}
     n = 0
     for p in paths:
@@ -68,22 +75,22 @@ def in_process(paths):
     report, sigs, details = {}, {}, {}
     for name, m in ms.items(): _score_entry(report, sigs, details, name, m.compute())
     secs = time.perf_counter() - t
-    return {**report, 'n_examples': n, 'signatures': sigs, 'details': details}, secs, peak_rss()
+    return {**report, 'n_examples': n, 'signatures': sigs, 'details': details}, secs, peak_rss(), cpu_seconds() - cpu
 
 def on_cluster(paths, workers):
-    "evaluate on a fresh LocalCluster of `workers` processes: (report, seconds, [peak RSS MiB of each worker], [RSS MiB of each worker before the run])."
+    "evaluate on a fresh LocalCluster of `workers` processes: (report, seconds, [peak RSS MiB of each worker], [RSS MiB of each worker before the run], CPU s: [driver, each worker])."
     import logging
     from distributed import Client, LocalCluster
     from cah_metrics.distributed import evaluate
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, host='127.0.0.1',
                       silence_logs=logging.ERROR, memory_limit=0) as cluster, Client(cluster) as client:
         client.run(lambda: __import__('cah_metrics.distributed'))          # warm imports, as a long-lived cluster has them
-        idle = client.run(rss)
-        t = time.perf_counter()
+        idle, cpu0 = client.run(rss), client.run(cpu_seconds)
+        t, driver = time.perf_counter(), cpu_seconds()
         report = evaluate([str(p) for p in paths], METRICS, client=client)
-        secs = time.perf_counter() - t
-        peaks = client.run(peak_rss)
-    return report, secs, sorted(peaks.values()), sorted(idle.values())
+        secs, driver = time.perf_counter() - t, cpu_seconds() - driver
+        peaks, cpu1 = client.run(peak_rss), client.run(cpu_seconds)
+    return report, secs, sorted(peaks.values()), sorted(idle.values()), [driver] + [cpu1[k] - cpu0[k] for k in cpu0]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -97,28 +104,29 @@ def main():
     if a.quick: a.n = min(a.n, 100_000)
     paths = write_shards(a.n, a.shard, a.data)
     if a.in_process_only:
-        report, secs, rss = in_process(paths)
-        json.dump({'report': report, 'seconds': secs, 'rss': rss}, sys.stdout); return 0
+        report, secs, rss, cpu = in_process(paths)
+        json.dump({'report': report, 'seconds': secs, 'rss': rss, 'cpu': cpu}, sys.stdout); return 0
     child = subprocess.run([sys.executable, __file__, '--n', str(a.n), '--shard', str(a.shard), '--data', a.data, '--in-process-only'],
                            capture_output=True, text=True, check=True)
     base = json.loads(child.stdout)
-    rows = [('in-process (no Dask)', base['seconds'], [base['rss']], [], True)]
+    rows = [('in-process (no Dask)', base['seconds'], [base['rss']], [], True, [base['cpu']])]
     ok = True
     for w in a.workers:
-        report, secs, peaks, idle = on_cluster(paths, w)
+        report, secs, peaks, idle, cpu = on_cluster(paths, w)
         ok &= report == base['report']
-        rows.append((f"{w} worker{'s' * (w > 1)}", secs, peaks, idle, report == base['report']))
+        rows.append((f"{w} worker{'s' * (w > 1)}", secs, peaks, idle, report == base['report'], cpu))
     r = base['report']
     print(f"{a.n:,} pairs of 20-40 words in {len(paths)} Parquet shards; BLEU {r['bleu']:.6f}, ROUGE-L {r['rougeL']:.6f}, chrF {r['chrf']:.6f}; "
           f"reports {'equal' if ok else 'DIFFER'} (every number)")
-    print(f"{'run':22s} {'wall s':>8s} {'pairs/s':>9s} {'vs in-process':>14s}  peak RSS per process, MiB (before the run)")
-    for name, secs, peaks, idle, _ in rows:
-        print(f"{name:22s} {secs:8.1f} {a.n / secs:9,.0f} {secs / base['seconds']:13.2f}x  "
+    print(f"{'run':22s} {'wall s':>8s} {'pairs/s':>9s} {'vs in-process':>14s}  {'CPU s: driver; workers':24s} peak RSS per process, MiB (before the run)")
+    for name, secs, peaks, idle, _, cpu in rows:
+        cpus = f"{cpu[0]:.1f}" + (f"; {', '.join(f'{c:.1f}' for c in cpu[1:])}" if len(cpu) > 1 else '')
+        print(f"{name:22s} {secs:8.1f} {a.n / secs:9,.0f} {secs / base['seconds']:13.2f}x  {cpus:24s} "
               + ', '.join(f'{p:.0f}' + (f' ({i:.0f})' if idle else '') for p, i in zip(peaks, idle or peaks)))
     emit([row(f"BLEU + ROUGE-L + chrF, {a.n:,} pairs in {len(paths)} Parquet shards, `distributed.evaluate` on a LocalCluster of {name} "
               f"(memory: the largest worker's peak RSS; peer: one in-process pass without Dask)", secs, 'in-process pass', base['seconds'],
               ours_mib=max(peaks), peer_mib=base['rss'], numbers='equal to the in-process report (every number)' if same else 'DIFFER')
-          for name, secs, peaks, idle, same in rows[1:]], a.json)
+          for name, secs, peaks, idle, same, _ in rows[1:]], a.json)
     return 0 if ok else 1
 
 if __name__ == '__main__': sys.exit(main())

@@ -6,10 +6,11 @@ Docs: https://cah-metrics.github.io/cah_metrics/distributed.html.md"""
 
 # %% ../nbs/86_distributed.ipynb #3bfa0757
 from __future__ import annotations
-import copy, glob, hashlib, json, os
+import copy, ctypes, glob, hashlib, json, os, threading
 from dataclasses import dataclass
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
 from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import NamedTuple
@@ -72,7 +73,8 @@ def _record(record, label:str, line:int, strict:bool) -> tuple:
     pred, refs = record[pred_key], _ABSENT if ref_key is None else record[ref_key]
     if strict:
         pred = record_strings(pred, label, line, 'predictions')[0]
-        if ref_key is not None: refs = record_strings(refs, label, line, 'references')
+        if ref_key is not None and not isinstance(refs, str):   # one reference: kept a str
+            refs = record_strings(refs, label, line, 'references')
     system = record.get('system', _ABSENT)
     if system is not _ABSENT and not isinstance(system, str):
         raise InputError(label, line, f"system must be a string, got {_shown(system)}")
@@ -446,11 +448,52 @@ def _by_system(part:Part) -> dict:
     for i, system in enumerate(part.systems): out.setdefault(system, []).append(i)
     return out
 
+# %% ../nbs/86_distributed.ipynb #a7c1e002
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3     # mallopt's parameters (glibc's malloc.h)
+_TASK_KEEP = {_M_TRIM_THRESHOLD: 64 << 20, _M_MMAP_THRESHOLD: 32 << 20}   # glibc's dynamic maxima
+_MEMORY_LOCK, _RUNNING = threading.Lock(), Counter()   # the partition tasks now running here
+
+def _glibc_settings() -> tuple|None:
+    """(glibc, the environment's {parameter: value}) where the environment sets
+    `MALLOC_TRIM_THRESHOLD_` to a number and the C library is glibc; else None."""
+    env = {_M_TRIM_THRESHOLD: 'MALLOC_TRIM_THRESHOLD_', _M_MMAP_THRESHOLD: 'MALLOC_MMAP_THRESHOLD_'}
+    if 'MALLOC_TRIM_THRESHOLD_' not in os.environ: return None
+    try:
+        values = {k: int(os.environ.get(name, 128 << 10)) for k, name in env.items()}
+        libc = ctypes.CDLL(None)
+    except (ValueError, OSError, TypeError): return None
+    if not all(0 <= value < 2**31 for value in values.values()): return None   # a C int
+    if not all(hasattr(libc, fn) for fn in ('mallopt', 'malloc_trim', 'gnu_get_libc_version')):
+        return None
+    return libc, values
+
+@contextmanager
+def _task_memory():
+    "glibc keeps the memory a partition task frees for its next arrays, then hands it back."
+    glibc = _glibc_settings()
+    if glibc is None:
+        yield
+        return
+    libc, values = glibc
+    with _MEMORY_LOCK:
+        _RUNNING['tasks'] += 1
+        if _RUNNING['tasks'] == 1:
+            for param, value in _TASK_KEEP.items(): libc.mallopt(param, value)
+    try: yield
+    finally:
+        with _MEMORY_LOCK:
+            _RUNNING['tasks'] -= 1
+            if not _RUNNING['tasks']:
+                for param, value in values.items(): libc.mallopt(param, value)
+                libc.malloc_trim(0)
+
+
 # %% ../nbs/86_distributed.ipynb #dfbb606b
 def _run_partition(src, index:int, run:_Run) -> dict:
     """Run every metric of `run` on one partition:
     {'n', 'main': {system: partials}, 'buckets': {label: [pieces]}}."""
-    try: return _partition_results(_as_part(src, index), run)
+    try:
+        with _task_memory(): return _partition_results(_as_part(src, index), run)
     except (InputError, TypeError, ValueError) as e:
         raise _shard_error(e, _label(src, index)) from None
 

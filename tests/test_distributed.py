@@ -140,6 +140,36 @@ def test_text_metrics_on_cluster(client, shards, items, tmp_path):
     pq = write_shards(tmp_path / 'pq', items, [150, 0, 150], 'parquet')
     assert D.evaluate(pq, ['bleu', 'chrf', 'rougeL'], client=client, buckets=2) == one_pass(['bleu', 'chrf', 'rougeL'], columns(items))
 
+def test_one_string_reference_stays_a_string(client, tmp_path, items):
+    "A shard whose references are single strings: kept as strings (the metrics' fast path), the same report as lists of one."
+    flat = [{**r, 'references': r['references'][0]} for r in items]
+    for fmt in ('jsonl', 'parquet'):
+        paths = write_shards(tmp_path / fmt, flat, [100, 200], fmt)
+        part = D.read_shard(paths[0])
+        assert part.references == [r['references'] for r in flat[:100]] and all(isinstance(r, str) for r in part.references)
+        want = one_pass(['bleu', 'chrf', 'rougeL', 'ter', 'wer'], columns(items))
+        assert D.evaluate(paths, ['bleu', 'chrf', 'rougeL', 'ter', 'wer'], client=client) == want
+
+def test_task_memory_on_a_nanny_worker(client, shards, items):
+    "A nanny's worker has MALLOC_TRIM_THRESHOLD_ set: its partition tasks keep freed memory while they run, then hand it back."
+    assert set(client.run(lambda: os.environ.get('MALLOC_TRIM_THRESHOLD_')).values()) == {'65536'}
+    assert D.evaluate(shards, ['bleu', 'rougeL'], client=client) == one_pass(['bleu', 'rougeL'], columns(items))
+    assert set(client.run(lambda: (D._glibc_settings() is not None, D._RUNNING['tasks'])).values()) == {(sys.platform.startswith('linux'), 0)}
+
+def test_task_memory_without_the_setting(monkeypatch):
+    monkeypatch.delenv('MALLOC_TRIM_THRESHOLD_', raising=False)
+    assert D._glibc_settings() is None
+    for value in ('lots', '-1', str(2**31)):
+        monkeypatch.setenv('MALLOC_TRIM_THRESHOLD_', value)
+        assert D._glibc_settings() is None        # not a C int: left to glibc's own reading
+    monkeypatch.setenv('MALLOC_TRIM_THRESHOLD_', '65536')
+    with D._task_memory():
+        with D._task_memory(): assert D._RUNNING['tasks'] == (2 if D._glibc_settings() else 0)
+    assert D._RUNNING['tasks'] == 0
+    with pytest.raises(ZeroDivisionError):
+        with D._task_memory(): 1 / 0
+    assert D._RUNNING['tasks'] == 0
+
 def test_bag_and_dataframe_on_cluster(client, tmp_path, items):
     import dask.bag as db, dask.dataframe as dd
     for name, cols in numeric_columns().items():
