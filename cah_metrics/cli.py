@@ -443,11 +443,6 @@ def score(opts, # parsed `score` options
     _check_opts(opts, 'score', ('predictions', 'references', 'sources', 'metrics', 'fmt', 'output',
                                 'per_example', 'scheduler', 'workers'))
     dist = opts.scheduler is not None or opts.workers is not None
-    if dist and opts.per_example is not None:
-        raise InputError('--per-example', None,
-                         "is not available with --scheduler or --workers: a distributed run keeps "
-                         "only each partition's summed statistics; score without them to get "
-                         "per-example scores")
     pf, rfs = opts.predictions, opts.references
     columns = _column_option(getattr(opts, 'columns', None))
     if pf is None and not rfs:
@@ -472,11 +467,10 @@ def score(opts, # parsed `score` options
         from cah_metrics.distributed import evaluate
         cols = {'predictions': preds, 'references': refs, 'sources': srcs,
                 'ids': ids if ids and all(i is not None for i in ids) else None}
-        report = evaluate(cols, metrics, client=opts.scheduler, options=options,
-                          workers=opts.workers)
-        per = {}
-    else: report, per = score_dataset(preds, refs, srcs, metrics, options,
-                                      per_example=opts.per_example is not None)
+        return evaluate(cols, metrics, client=opts.scheduler, options=options,
+                        workers=opts.workers, output=opts.output, per_example=opts.per_example)
+    report, per = score_dataset(preds, refs, srcs, metrics, options,
+                                per_example=opts.per_example is not None)
     files = {}
     if opts.per_example: files[opts.per_example] = per_example_text(per, ids, 'score')
     if opts.output: files[opts.output] = _report_text(report)

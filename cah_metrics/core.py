@@ -306,8 +306,9 @@ class Metric:
     `reduce_items` (per-item statistics -> a state to add), `score_state` (the `Score` of a state,
     a pure function) and `options` (every option that changes the number); optionally
     `empty_state` and `item_values`. It may declare capabilities: `resampling()`, `reduction()`,
-    `loads_model` and `device_option`, `pass_key()` with `score_in_one_pass`, and the
-    `command_line_options` it takes. Everything else (update, compute, merge, saving) is provided.
+    `item_values_need_all()`, `loads_model` and `device_option`, `pass_key()` with
+    `score_in_one_pass`, and the `command_line_options` it takes. Everything else (update,
+    compute, merge, saving) is provided.
     """
     name, summary = 'metric', ''                 # the registry name; one line on what it measures
     inputs: tuple[str, ...] = ('predictions', 'references')   # what `update` takes
@@ -365,6 +366,10 @@ class Metric:
     def reduction(self) -> StateReduction:
         "How its state reduces across workers (default: states add)."
         return StateReduction()
+    def item_values_need_all(self) -> str:
+        """Why an item's `item_values` depend on the other items too, so that no partition can give
+        them alone; '' when they are the item's own (default: the resampling's `corpus_wide`)."""
+        return self.resampling().corpus_wide
     def pass_key(self):
         "Metrics with equal, non-None keys score together in `score_in_one_pass` (default: alone)."
         return None

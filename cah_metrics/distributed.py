@@ -17,9 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import Metric, ReductionContext, Score, load, metric_class, mix64
+from .core import (Metric, ReductionContext, Score, count_items, load, metric_class,
+                              mix64)
 from .embeddings import shared_encoder
-from .evaluate import DEFAULT_METRICS, report_key, metric_options
+from .evaluate import DEFAULT_METRICS, report_key, metric_options, per_example_text
 from .io import (AtomicWriteSet, InputError, PRED_FIELDS, as_path, check_outputs,
                             pick_columns, table_columns,
                             json_lines, os_error_reason, read_lines, record_id, record_source,
@@ -28,13 +29,14 @@ from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedR
                                       at_least, check_resample_key, fresh_metric,
                                       percentile_interval, resampled_results, resampling_signature,
                                       scored_items)
-from .resample import score_value
+from .resample import (bca_interval, bca_interval_from_acceleration,
+                                  jackknife_acceleration, score_value)
 from .text import brief, as_array, as_texts, check_float, check_int, table_kind
 
 # %% auto #0
 __all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'read_shard', 'shard_paths', 'ShardError', 'worker_metric',
            'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums', 'PoissonBootstrapResult',
-           'poisson_bootstrap', 'embed']
+           'poisson_bootstrap', 'swap_masks', 'randomization_sums', 'embed']
 
 # %% ../nbs/86_distributed.ipynb #b4b4c488
 class Part(NamedTuple):
@@ -403,6 +405,9 @@ class _Run(NamedTuple):
     boot: dict                   # label -> the key whose intervals are resampled (empty: none)
     n_resamples: int
     seed: int
+    per_example: tuple = ()      # the labels whose per-example values the partitions give
+    trials: int = 0              # randomization trials of the paired test (0: paired bootstrap)
+    bca: bool = False            # BCa intervals (a jackknife pass after the merge), else percentile
 
 def _context(run:_Run, spec:_Spec, index:int=0, idx:Sequence[int]=()) -> ReductionContext:
     "What a metric's reduction is told of the run: its buckets, its GPU, the partition, its items."
@@ -498,14 +503,26 @@ def _run_partition(src, index:int, run:_Run) -> dict:
         raise _shard_error(e, _label(src, index)) from None
 
 # %% ../nbs/86_distributed.ipynb #4bb23d22
-def _system_partials(part:Part, idx:list[int], keys, run:_Run, buckets:dict, system) -> dict:
-    """One system's partials on a partition: {'n', 'ids', 'metrics', 'boot'}; its bucket pieces go
-    into `buckets`."""
+def _item_values(metric:Metric, spec:_Spec, args:tuple) -> dict:
+    """Each item's values of `metric`, which its reduction updated on `args` keeping the items (a
+    fresh copy scores them where the reduction did not)."""
+    items = metric.item_stats()
+    if count_items(items) != len(args[0]):
+        metric = worker_metric(spec)
+        metric.keep_items = True
+        metric.update(args[0], **args[1])
+        items = metric.item_stats()
+    return metric.item_values(items)
+
+def _system_partials(part:Part, idx:list[int], keys, run:_Run, out:dict, system) -> dict:
+    """One system's partials on a partition: {'n', 'ids', 'metrics', 'boot'}; the partition's `out`
+    gets its bucket pieces, its items' per-example values and (for BCa) its resampled rows."""
     ids = None if keys is None or part.ids is None else _id_digest(keys[idx])
     entry = {'n': len(idx), 'ids': ids, 'metrics': {}, 'boot': {}}
     for spec, red in zip(run.specs, run.reductions):
         metric, key = worker_metric(spec), run.boot.get(spec.label)
-        if key: metric.keep_items = True
+        values = spec.label in run.per_example
+        if key or values: metric.keep_items = True
         args = _metric_inputs(metric, part, idx, spec.label)
         if args is None:
             entry['metrics'][spec.label] = _NoSources(part.label)
@@ -513,22 +530,30 @@ def _system_partials(part:Part, idx:list[int], keys, run:_Run, buckets:dict, sys
         res = red.local(metric, *args, _context(run, spec, part.index, idx))
         if red.stages:
             res, pieces = res
-            for k, piece in enumerate(pieces): buckets[spec.label][k][system] = piece
+            for k, piece in enumerate(pieces): out['buckets'][spec.label][k][system] = piece
         entry['metrics'][spec.label] = res
         if key: entry['boot'][spec.label] = _boot_rows(metric, key)
+        if not values: continue
+        for k, column in _item_values(metric, spec, args).items():
+            slots = out['per']['values'].setdefault(k, [None] * len(part))
+            for i, value in zip(idx, column): slots[i] = value
+    if run.bca: out['rows'][system] = {k: boot['rows'] for k, boot in entry['boot'].items()}
     if entry['boot']: entry['boot'] = _boot_sums(entry['boot'], keys[idx], run)
     return entry
 
 def _partition_results(part:Part, run:_Run) -> dict:
-    "Every metric's partials on one partition, by system, and the pieces of its buckets."
+    """Every metric's partials on one partition, by system, the pieces of its buckets, its items'
+    per-example values and, for BCa, its resampled rows by system."""
     staged = [spec.label for spec, red in zip(run.specs, run.reductions) if red.stages]
     out = {'n': len(part), 'main': {},
-           'buckets': {label: [{} for _ in range(run.buckets)] for label in staged}}
+           'buckets': {label: [{} for _ in range(run.buckets)] for label in staged},
+           'per': {'n': len(part), 'values': {}, 'ids': part.ids, 'systems': part.systems},
+           'rows': {}}
     if not len(part): return out
     keys = item_keys(part.ids, len(part), part.index) if run.boot or part.ids is not None else None
     if part.ids is not None: out['ids'] = _id_pieces(part, keys, run.buckets)
     for system, idx in _by_system(part).items():
-        out['main'][system] = _system_partials(part, idx, keys, run, out['buckets'], system)
+        out['main'][system] = _system_partials(part, idx, keys, run, out, system)
     return out
 
 # %% ../nbs/86_distributed.ipynb #1575098b
@@ -598,9 +623,31 @@ def _group_final(run:_Run, label:str, root:dict, main:dict) -> dict:
             for system, v in root.items()}
 
 # %% ../nbs/86_distributed.ipynb #a9194cad
+def _jackknife_piece(run:_Run, out:dict, main:dict) -> dict:
+    """{system: {label: (count, sum x, sum x^2, sum x^3)}} of one partition's jackknife values x:
+    the statistic of the merged totals without each of its items' rows, less the full statistic."""
+    pieces, labels = {}, [spec.label for spec in run.specs]
+    for system, by_label in out['rows'].items():
+        for label, rows in by_label.items():
+            boot, spec = main[system]['boot'][label], run.specs[labels.index(label)]
+            score = worker_metric(spec).resampling().plan(boot['proto'], run.boot[label]).score
+            x = score(boot['total'][None] - rows) - score(boot['total'][None])[0]
+            pieces.setdefault(system, {})[label] = np.array([len(x), x.sum(), x @ x, x @ x ** 2])
+    return pieces
+
+def _merge_jackknife(*pieces:dict) -> dict:
+    "Partitions' jackknife power sums, added by system and metric."
+    out = {}
+    for piece in pieces:
+        for system, by_label in piece.items():
+            mine = out.setdefault(system, {})
+            for label, sums in by_label.items(): mine[label] = mine.get(label, 0) + sums
+    return out
+
 def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
     """The delayed roots of a run: the merged `main` partials, {label: [finals]} of the bucketed
-    reductions, and each id bucket's duplicates."""
+    reductions, each id bucket's duplicates, the partitions' per-example values in order, and (for
+    BCa) the jackknife's power sums."""
     from dask import delayed
     run_d = delayed(run, traverse=False)
     outs = [delayed(_run_partition)(src, i, run_d) for i, src in enumerate(srcs)]
@@ -622,7 +669,13 @@ def _graph(srcs:list, run:_Run, split_every:int) -> tuple:
         finals[label] = fins
     ids = [_tree([delayed(_id_piece)(out, k) for out in outs], _join_ids, split_every=split_every)
            for k in range(run.buckets)]
-    return main, finals, [delayed(_duplicates)(root) for root in ids]
+    values = [delayed(_per_piece)(out) for out in outs] if run.per_example else []
+    jack = [delayed(_jackknife_piece)(run_d, out, main) for out in outs] if run.bca else []
+    return (main, finals, [delayed(_duplicates)(root) for root in ids], delayed(_pieces)(*values),
+            _tree(jack, _merge_jackknife, split_every=split_every))
+
+def _per_piece(out:dict) -> dict: return out['per']
+def _pieces(*pieces) -> list: return list(pieces)
 
 # %% ../nbs/86_distributed.ipynb #d92988cc
 def _connect(client, caller:str) -> tuple:
@@ -751,8 +804,10 @@ def _score_entry(report:dict, sigs:dict, details:dict, label:str, score:Score):
 _NO_SOURCES = ("{}: no source conversations "
                "(give --sources, or thread/messages/source fields in the references file)")
 
-def _system_scores(entry:dict|None, system, pairs:list, run:_Run, finals:dict) -> tuple[dict, dict]:
-    "({label: (metric, Score)} of one system, {label: note}) from its merged partials."
+def _system_scores(entry:dict|None, system, pairs:list, run:_Run, finals:dict,
+                   value_notes:Mapping) -> tuple[dict, dict]:
+    """({label: (metric, Score)} of one system, {label: note}) from its merged partials; a metric
+    with no per-example values has its note in `value_notes`."""
     out, notes = {}, {}
     for (spec, driver_metric), red in zip(pairs, run.reductions):
         partial = entry['metrics'].get(spec.label) if entry else None
@@ -763,6 +818,7 @@ def _system_scores(entry:dict|None, system, pairs:list, run:_Run, finals:dict) -
         fins = [fin.get(system) for fin in finals.get(spec.label, [])]
         score = red.score(metric, partial, fins) if partial is not None else metric.compute()
         out[spec.label] = (metric, score)
+        if spec.label in value_notes: notes[spec.label, 'values'] = value_notes[spec.label]
     return out, notes
 
 # %% ../nbs/86_distributed.ipynb #343b95b6
@@ -784,6 +840,18 @@ def _check_run(n_resamples, confidence, seed, buckets, split_every, use_gpu, src
         raise TypeError(f"{caller}: use_gpu must be True or False, got {type(use_gpu).__name__}")
     split_every = check_int(split_every, 'split_every', caller, low=2)
     return n_resamples, confidence, seed, max(1, buckets), split_every
+
+def _check_paired_test(paired, trials, baseline, caller:str) -> int:
+    "The run's randomization trials: 0 for the paired bootstrap, `trials` for paired='ar'."
+    if not isinstance(paired, str) or paired not in ('bs', 'ar'):
+        raise ValueError(f"{caller}: paired must be 'bs' or 'ar', got {brief(paired)}")
+    trials = check_int(trials, 'trials', caller, high=MAX_RESAMPLES)
+    if paired == 'bs': return 0
+    if baseline is None:
+        raise ValueError(f"{caller}: paired='ar' is a test against a baseline; "
+                         "name the baseline system")
+    return trials
+
 
 # %% ../nbs/86_distributed.ipynb #28c18b7a
 def _id_at(srcs:list, index:int, line:int) -> tuple|None:
@@ -814,14 +882,18 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag, a t
              workers:int|None=None, # local processes (None: threads); with a client: wait for them
              partitions:int|Sequence[int]|None=None, # columns: how many partitions, or their sizes
              intervals:bool|Mapping=False, # Poisson bootstrap intervals: True, or {label: key}
-             baseline:str|None=None, # with a system field: paired bootstrap against this system
+             baseline:str|None=None, # with a system field: paired test against this system
+             paired:str='bs', # the paired test: 'bs' (bootstrap) or 'ar' (approx. randomization)
+             trials:int=10000, # with paired='ar': randomization trials, 1 to `MAX_RESAMPLES`
              n_resamples:int=1000, # bootstrap resamples, 1 to `MAX_RESAMPLES`
              confidence:float=0.95, # the intervals' level
+             ci:str='percentile', # the intervals: 'percentile', or 'bca' (one more pass)
              seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
              buckets:int|None=None, # hash buckets of the count tables (default: partitions, <= 32)
              split_every:int=8, # fan-in of the tree of merges, >= 2
              use_gpu:bool=True, # let model-backed metrics use a worker's GPU
              output:str|Path|None=None, # also write the report here as JSON, atomically
+             per_example:str|Path|None=None, # also write each item's values here (JSON Lines)
              columns:Mapping|None=None, # a table's columns (a DataFrame, dask's too, a `Dataset`)
             ) -> dict:
     """The report of `metrics` on a partitioned dataset, computed on a Dask cluster (or locally):
@@ -831,47 +903,76 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag, a t
     n_resamples, conf, seed, n_buckets, split_every = _check_run(
         n_resamples, confidence, seed, buckets, split_every, use_gpu, srcs, caller)
     if workers is not None: workers = check_int(workers, 'workers', caller, high=100_000)
-    if output is not None: check_outputs({'output': output}, {'source': paths}, caller)
+    trials = _check_paired_test(paired, trials, baseline, caller)
+    if not isinstance(ci, str) or ci not in ('percentile', 'bca'):
+        raise ValueError(f"{caller}: ci must be 'percentile' or 'bca', got {brief(ci)}")
+    if ci == 'bca' and not intervals and baseline is None:
+        raise ValueError(f"{caller}: ci='bca' is the kind of interval; "
+                         "ask for intervals with intervals=True")
+    outputs = {'output': output, 'per_example': per_example}
+    check_outputs(outputs, {'source': paths}, caller)
     pairs = _specs(metrics, options, use_gpu, caller)
     boot, boot_notes = _boot_keys(pairs, intervals, baseline, caller)
+    valued, value_notes = _valued(pairs) if per_example is not None else ((), {})
     specs = tuple(spec for spec, _ in pairs)
     reductions = tuple(metric.reduction() for _, metric in pairs)
-    run = _Run(specs, reductions, n_buckets, boot, n_resamples, seed)
+    run = _Run(specs, reductions, n_buckets, boot, n_resamples, seed, valued, trials,
+               ci == 'bca')
     client, own = _connect(client, caller)
     try:
         if client is not None:
             if workers: client.wait_for_workers(workers, timeout=600)
             _preload(client, run, pairs)
-        main, finals, dups = _compute(list(_graph(srcs, run, split_every)), client, workers)
+        main, finals, dups, values, jackknife = _compute(list(_graph(srcs, run, split_every)),
+                                                         client, workers)
     finally:
         if own is not None: own.close()
     _check_ids(dups, srcs, caller)
-    report = _report(main, finals, pairs, run, boot_notes, baseline, conf, caller)
-    if output is not None:
-        with AtomicWriteSet(caller) as ws:
-            ws.write_text(output, json.dumps(report, indent=2, ensure_ascii=False) + '\n')
+    report = _report(main, finals, pairs, run, boot_notes, baseline, conf, caller, value_notes,
+                     jackknife)
+    texts = {'output': lambda: json.dumps(report, indent=2, ensure_ascii=False) + '\n',
+             'per_example': lambda: _per_example_text(values, caller)}
+    with AtomicWriteSet(caller) as ws:
+        for name, path in outputs.items():
+            if path is not None: ws.write_text(path, texts[name]())
     return report
 
 # %% ../nbs/86_distributed.ipynb #dce57d51
 def _system_entry(scores:dict, notes:dict, entry:dict|None, run:_Run, boot_notes:dict,
-                  conf:float) -> dict:
-    "One system's report, with its intervals when the run resamples."
+                  conf:float, jackknife:Mapping) -> dict:
+    """One system's report, with its intervals when the run resamples (BCa's from the system's
+    jackknife power sums by metric)."""
     notes = {**notes, **{k: f"{k}: no interval ({why})" for k, why in boot_notes.items()}}
     report = _system_report(scores, notes, entry['n'] if entry else 0)
     if not run.boot: return report
-    intervals = {k: _interval(*scores[k], k, entry['boot'][k], entry['n'], run, conf)
+    intervals = {k: _interval(*scores[k], k, entry['boot'][k], entry['n'], run, conf,
+                              jackknife.get(k))
                  for k in run.boot if k in scores and entry}
     return {**report, 'intervals': {k: iv.to_dict() for k, iv in intervals.items()}}
 
+def _per_example_text(pieces:list, caller:str) -> str:
+    """The per-example file's text from the partitions' values, in order: `score_dataset`'s rows
+    (`id`, else the item's position), with each item's `system` where the items have one."""
+    keys = list(dict.fromkeys(k for piece in pieces for k in piece['values']))
+    columns, ids, systems = {k: [] for k in keys}, [], []
+    for piece in pieces:
+        blank = [None] * piece['n']
+        for k in keys: columns[k].extend(piece['values'].get(k, blank))
+        ids.extend(piece['ids'] or blank)
+        systems.extend(piece['systems'] or blank)
+    if any(system is not None for system in systems): columns = {'system': systems, **columns}
+    return per_example_text(columns, ids, caller)
+
 def _report(main:dict, finals:dict, pairs:list, run:_Run, boot_notes:dict, baseline, conf:float,
-            caller:str) -> dict:
+            caller:str, value_notes:Mapping, jackknife:Mapping) -> dict:
     "The report: one system's, or {'systems': {name: report}, 'n_examples', 'paired'} for several."
     if not main:
         raise ValueError(f"{caller}: no items to report on: every partition of the source is empty")
     systems = list(main)
-    scored = {system: _system_scores(main.get(system), system, pairs, run, finals)
+    scored = {system: _system_scores(main.get(system), system, pairs, run, finals, value_notes)
               for system in systems}
-    reports = {system: _system_entry(*scored[system], main.get(system), run, boot_notes, conf)
+    reports = {system: _system_entry(*scored[system], main.get(system), run, boot_notes, conf,
+                                     jackknife.get(system, {}))
                for system in systems}
     if systems == [None]:
         if baseline is not None:
@@ -914,6 +1015,20 @@ def _boot_keys(pairs:list, intervals, baseline, caller:str) -> tuple[dict, dict]
         boot[spec.label] = key
     return boot, notes
 
+def _valued(pairs:list) -> tuple[tuple, dict]:
+    """(the labels whose per-example values the partitions give, {label: why a metric gives none}),
+    noted as `score_dataset` notes them."""
+    labels, notes = [], {}
+    for spec, metric in pairs:
+        if type(metric).item_values is Metric.item_values:
+            notes[spec.label] = (f"{spec.label}: no per-example values "
+                                 "(it scores the corpus as a whole)")
+        elif why := metric.item_values_need_all():
+            notes[spec.label] = f"{spec.label}: no per-example values across workers ({why})"
+        else: labels.append(spec.label)
+    return tuple(labels), notes
+
+
 # %% ../nbs/86_distributed.ipynb #9a1710bc
 def _preload_plugin(run:_Run):
     "A `distributed.WorkerPlugin` that builds the run's metrics (loading models) on every worker."
@@ -952,6 +1067,7 @@ def _poisson_thresholds() -> np.ndarray:
 
 _POISSON = _poisson_thresholds()
 _GOLDEN, _KEY_SALT = _U64(0x9E3779B97F4A7C15), _U64(0xA0761D6478BD642F)
+_SWAP_SALT = _U64(0xE7037ED1A0B428DB)   # the randomization coins: other bits than the weights'
 _BLOCK_CELLS = 1 << 20      # weights drawn a block of (resamples x items) at a time: 8 MiB
 
 # %% ../nbs/86_distributed.ipynb #6552b556
@@ -979,6 +1095,28 @@ def poisson_weights(keys:np.ndarray, # the items' 64-bit keys (`item_keys`)
     return _draw(mixed_keys, _stream(seed, 0, n_resamples)).astype(np.int64)
 
 # %% ../nbs/86_distributed.ipynb #94637e5f
+def _weighted_sums(rows, keys:np.ndarray, count:int, seed:int, salt, draw, caller:str,
+                   what:str) -> np.ndarray:
+    """Column sums of `rows` ((n,) or (n, d)) under `count` rows of weights that `draw` makes from
+    the items' salted keys, a block of rows at a time: (count, d), or (count,)."""
+    stats = as_array(rows, 'rows', caller, finite=True).astype(np.float64)
+    if stats.ndim not in (1, 2):
+        raise ValueError(f"{caller}: rows must be an (n,) or (n, d) array, got shape {stats.shape}")
+    count = check_int(count, what, caller, high=MAX_RESAMPLES)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
+    keys = _keys(keys, caller)
+    if len(keys) != len(stats):
+        raise ValueError(f"{caller}: got {len(keys)} keys for {len(stats)} rows")
+    matrix = stats if stats.ndim == 2 else stats[:, None]
+    mixed_keys = mix64(keys ^ salt)
+    out = np.zeros((count, matrix.shape[1]))
+    block = max(1, _BLOCK_CELLS // max(len(matrix), 1))         # weight rows drawn at a time
+    if len(matrix):
+        for b0 in range(0, count, block):
+            weights = draw(mixed_keys, _stream(seed, b0, min(count, b0 + block)))
+            out[b0:b0 + block] = weights.astype(np.float64) @ matrix
+    return out if stats.ndim == 2 else out[:, 0]
+
 def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array, one row per item
                            keys:np.ndarray, # the items' keys (`item_keys`), n of them
                            n_resamples:int=1000, # how many resamples, 1 to `MAX_RESAMPLES`
@@ -986,24 +1124,9 @@ def poisson_resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array,
                           ) -> np.ndarray:
     """Column sums of `n_resamples` Poisson bootstrap resamples of the rows, (n_resamples, d) (or
     (n_resamples,)): a sum over any split of the rows."""
-    caller = 'poisson_resampled_sums'
-    stats = as_array(rows, 'rows', caller, finite=True).astype(np.float64)
-    if stats.ndim not in (1, 2):
-        raise ValueError(f"{caller}: rows must be an (n,) or (n, d) array, got shape {stats.shape}")
-    n_resamples = check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES)
-    seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
-    keys = _keys(keys, caller)
-    if len(keys) != len(stats):
-        raise ValueError(f"{caller}: got {len(keys)} keys for {len(stats)} rows")
-    matrix = stats if stats.ndim == 2 else stats[:, None]
-    mixed_keys = mix64(keys ^ _KEY_SALT)
-    out = np.zeros((n_resamples, matrix.shape[1]))
-    block = max(1, _BLOCK_CELLS // max(len(matrix), 1))         # resamples drawn at a time
-    if len(matrix):
-        for b0 in range(0, n_resamples, block):
-            weights = _draw(mixed_keys, _stream(seed, b0, min(n_resamples, b0 + block)))
-            out[b0:b0 + block] = weights.astype(np.float64) @ matrix
-    return out if stats.ndim == 2 else out[:, 0]
+    return _weighted_sums(rows, keys, n_resamples, seed, _KEY_SALT, _draw,
+                          'poisson_resampled_sums', 'n_resamples')
+
 
 # %% ../nbs/86_distributed.ipynb #96b03b33
 @dataclass(frozen=True, repr=False)
@@ -1040,10 +1163,13 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
                       seed:int=DEFAULT_SEED, # seed of the resamples, 0 to 2**63 - 1
                       key:str|None=None, # which value of the score (`resample_keys`); None: default
                       inputs:Mapping|None=None, # the metric's other inputs
+                      method:str='percentile', # 'percentile' or 'bca' (jackknife over the items)
                      ) -> PoissonBootstrapResult:
-    """A Poisson bootstrap percentile interval of a metric's value: per-item statistics weighted by
-    independent Poisson(1) counts; empty resamples left out."""
+    """A Poisson bootstrap interval (percentile or BCa) of a metric's value: per-item statistics
+    weighted by independent Poisson(1) counts; empty resamples left out."""
     caller = 'poisson_bootstrap'
+    if not isinstance(method, str) or method not in ('percentile', 'bca'):
+        raise ValueError(f"{caller}: method must be 'percentile' or 'bca', got {brief(method)}")
     n_resamples = check_int(n_resamples, 'n_resamples', caller, high=MAX_RESAMPLES)
     conf = check_float(confidence, 'confidence', caller, 0, 1, open_low=True, open_high=True)
     metric = fresh_metric(metric, caller)
@@ -1055,13 +1181,17 @@ def poisson_bootstrap(metric:str|Metric, # a registry name or a metric with its 
     sums = poisson_resampled_sums(_with_count(plan.rows), item_keys(ids, n), n_resamples, seed)
     keep = _nonempty(sums[:, -1], n, metric.name, caller)
     boot = plan.score(sums[keep, :-1])
-    lo, hi = percentile_interval(boot, conf)
-    options = {'key': key, 'test': 'bs(poisson)', 'bs': n_resamples, 'ci': f"percentile-{conf:g}",
+    if method == 'bca':
+        total = plan.rows.sum(axis=0)
+        jackknife = plan.score(total - plan.rows) if n > 1 else []
+        lo, hi = bca_interval(boot, float(plan.score(total[None])[0]), jackknife, conf)
+    else: lo, hi = percentile_interval(boot, conf)
+    options = {'key': key, 'test': 'bs(poisson)', 'bs': n_resamples, 'ci': f"{method}-{conf:g}",
                'seed': seed}
     sig = resampling_signature(full, options)
     est = score_value(full, key, metric.name)
     return PoissonBootstrapResult(metric.name, key, est, float(boot.mean()), lo, hi,
-                                  0.5 * (hi - lo), conf, 'percentile', n, n_resamples, seed, sig,
+                                  0.5 * (hi - lo), conf, method, n, n_resamples, seed, sig,
                                   int((~keep).sum()))
 
 # %% ../nbs/86_distributed.ipynb #7df55886
@@ -1076,33 +1206,50 @@ def _boot_sums(boot:dict, keys:np.ndarray, run:_Run) -> dict:
     """Every metric's resampled sums, their total, one item's statistics, and how many items each
     resample drew: one set of weights for all the metrics' rows side by side."""
     rows = [entry['rows'] for entry in boot.values()]
-    sums = poisson_resampled_sums(_with_count(np.hstack(rows)), keys, run.n_resamples, run.seed)
-    ends = np.cumsum([block.shape[1] for block in rows])
-    return {k: {'sums': sums[:, end - block.shape[1]:end], 'total': block.sum(axis=0),
-                'proto': entry['proto'], 'drawn': sums[:, -1]}
-            for (k, entry), block, end in zip(boot.items(), rows, ends)}
+    stacked = np.hstack(rows)
+    sums = poisson_resampled_sums(_with_count(stacked), keys, run.n_resamples, run.seed)
+    swaps = randomization_sums(stacked, keys, run.trials, run.seed) if run.trials else None
+    ends, out = np.cumsum([block.shape[1] for block in rows]), {}
+    for (k, entry), block, end in zip(boot.items(), rows, ends):
+        cols = slice(end - block.shape[1], end)
+        out[k] = {'sums': sums[:, cols], 'total': block.sum(axis=0), 'proto': entry['proto'],
+                  'drawn': sums[:, -1]}
+        if swaps is not None: out[k]['swaps'] = swaps[:, cols]
+    return out
 
 def _merge_boot(a:dict, b:dict) -> dict:
     "Two groups of partitions' resampled sums of one metric, added."
-    return {'sums': a['sums'] + b['sums'], 'total': a['total'] + b['total'], 'proto': a['proto'],
-            'drawn': a['drawn'] + b['drawn']}
+    out = {'sums': a['sums'] + b['sums'], 'total': a['total'] + b['total'], 'proto': a['proto'],
+           'drawn': a['drawn'] + b['drawn']}
+    if 'swaps' in a: out['swaps'] = a['swaps'] + b['swaps']
+    return out
 
-def _interval(metric:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float):
-    "The `PoissonBootstrapResult` of a metric's key from its merged resampled sums (on the driver)."
+def _interval(metric:Metric, score:Score, label:str, boot:dict, n:int, run:_Run, conf:float,
+              jackknife=None):
+    """The `PoissonBootstrapResult` of a metric's key from its merged resampled sums (on the
+    driver); BCa from the jackknife's power sums when the run asks for it."""
     key, keep = run.boot[label], _nonempty(boot['drawn'], n, label, 'evaluate')
-    vals = metric.resampling().plan(boot['proto'], key).score(boot['sums'][keep])
+    plan = metric.resampling().plan(boot['proto'], key)
+    vals = plan.score(boot['sums'][keep])
     if not np.isfinite(vals).all():
         raise ValueError(f"evaluate: {label}'s {key} is not finite on "
                          f"{np.count_nonzero(~np.isfinite(vals))} of {len(vals)} resamples, "
                          "so it has no interval")
-    lo, hi = percentile_interval(vals, conf)
+    method = 'bca' if run.bca else 'percentile'
+    if run.bca:
+        full = float(plan.score(boot['total'][None])[0])
+        try:
+            lo, hi = bca_interval_from_acceleration(vals, full, jackknife_acceleration(jackknife),
+                                                    conf)
+        except ValueError as e: raise ValueError(f"evaluate: {label}'s {key}: {e}") from None
+    else: lo, hi = percentile_interval(vals, conf)
     options = {'key': key, 'test': 'bs(poisson)', 'bs': run.n_resamples,
-               'ci': f"percentile-{conf:g}",
+               'ci': f"{method}-{conf:g}",
                'seed': run.seed}
     sig = resampling_signature(score, options)
     est = score_value(score, key, metric.name)
     return PoissonBootstrapResult(metric.name, key, est, float(vals.mean()), lo, hi,
-                                  0.5 * (hi - lo), conf, 'percentile', n, run.n_resamples, run.seed,
+                                  0.5 * (hi - lo), conf, method, n, run.n_resamples, run.seed,
                                   sig, int((~keep).sum()))
 
 # %% ../nbs/86_distributed.ipynb #96feb03d
@@ -1125,8 +1272,9 @@ def _check_paired(main:dict, baseline:str, caller:str) -> list:
 
 def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:float,
             caller:str) -> tuple:
-    """(the paired Poisson bootstrap of every system against the baseline for one metric, from the
-    merged sums; how many empty resamples it left out)."""
+    """(the paired test of every system against the baseline for one metric, from the merged sums:
+    Poisson bootstrap, or approximate randomization with `run.trials`; how many empty resamples the
+    intervals left out)."""
     names = _check_paired(main, baseline, caller)
     key, n_resamples, plans, boots, ests, scores = run.boot[label], run.n_resamples, [], [], [], []
     drawn = main[baseline]['boot'][label]['drawn']          # same ids, same weights: every system's
@@ -1138,18 +1286,68 @@ def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:floa
         boots.append(plan.score(boot['sums'][keep]))
         ests.append(float(plan.score(boot['total'][None])[0]))
         scores.append(score_value(score, key, metric.name))
-    # resampled differences at least as far from the observed one as it is from 0
-    far = lambda delta_b, delta: np.count_nonzero(at_least(np.abs(delta_b - delta), abs(delta)))
-    ps = [(1 + far(boot - boots[0], est - ests[0])) / (keep.sum() + 1)
-          for boot, est in zip(boots[1:], ests[1:])]
+    if run.trials:
+        swaps = [main[system]['boot'][label] for system in names]
+        ps = _randomization_ps(plans[0].score, swaps, run.trials)
+        test, options = 'approximate randomization', {'test': 'paired-ar(keyed)', 'ar': run.trials}
+    else:
+        # resampled differences at least as far from the observed one as it is from 0
+        far = lambda delta_b, delta: np.count_nonzero(at_least(np.abs(delta_b - delta), abs(delta)))
+        ps = [(1 + far(boot - boots[0], est - ests[0])) / (keep.sum() + 1)
+              for boot, est in zip(boots[1:], ests[1:])]
+        test, options = 'paired bootstrap', {'test': 'paired-bs(poisson)'}
     base, rest = resampled_results(names, scores, boots, plans, 'percentile', conf, ps, metric.name,
                                    caller)
-    options = {'key': key, 'test': 'paired-bs(poisson)', 'bs': n_resamples,
-               'ci': f"percentile-{conf:g}", 'seed': run.seed}
+    options = {'key': key, **options, 'bs': n_resamples, 'ci': f"percentile-{conf:g}",
+               'seed': run.seed}
     sig = resampling_signature(scored[baseline][0][label][1], options)
-    res = PairedResult('paired bootstrap', metric.name, key, base, rest, main[baseline]['n'],
-                       n_resamples, n_resamples, conf, 'percentile', run.seed, None, sig)
+    res = PairedResult(test, metric.name, key, base, rest, main[baseline]['n'],
+                       run.trials or n_resamples, n_resamples, conf, 'percentile', run.seed, None,
+                       sig)
     return res, int((~keep).sum())
+
+# %% ../nbs/86_distributed.ipynb #5ead7c7e
+def _coins(mixed_keys:np.ndarray, streams:np.ndarray) -> np.ndarray:
+    "Fair coins (len(streams), len(mixed_keys)) of 0 and 1: the top bit of each hash."
+    return mix64(streams[:, None] ^ mixed_keys[None, :]) >> _U64(63)
+
+def swap_masks(keys:np.ndarray, # the items' 64-bit keys (`item_keys`)
+               trials:int=10000, # how many randomization trials, 1 to `MAX_RESAMPLES`
+               seed:int=DEFAULT_SEED, # seed of the trials, 0 to 2**63 - 1
+              ) -> np.ndarray:
+    """Which items each randomization trial swaps, (trials, n) of 0 and 1: fair coins, each a
+    function of (seed, trial, key) alone."""
+    caller = 'swap_masks'
+    trials = check_int(trials, 'trials', caller, high=MAX_RESAMPLES)
+    seed = check_int(seed, 'seed', caller, low=0, high=2**63 - 1)
+    mixed_keys = mix64(_keys(keys, caller) ^ _SWAP_SALT)
+    return _coins(mixed_keys, _stream(seed, 0, trials)).astype(np.int64)
+
+def randomization_sums(rows, # per-item statistics: an (n,) or (n, d) array, one row per item
+                       keys:np.ndarray, # the items' keys (`item_keys`), n of them
+                       trials:int=10000, # how many randomization trials, 1 to `MAX_RESAMPLES`
+                       seed:int=DEFAULT_SEED, # seed of the trials, 0 to 2**63 - 1
+                      ) -> np.ndarray:
+    """Column sums of the rows each trial swaps (`swap_masks` @ rows), (trials, d) (or (trials,)):
+    a sum over any split of the rows."""
+    return _weighted_sums(rows, keys, trials, seed, _SWAP_SALT, _coins, 'randomization_sums',
+                          'trials')
+
+def _randomization_ps(score, # a plan's score of summed rows, (T, d) -> (T,)
+                      systems:list, # each system's merged {'total', 'swaps'}, the baseline first
+                      trials:int, # T
+                     ) -> list[float]:
+    """Each system's approximate-randomization p-value against the baseline: (1 + the trials whose
+    swapped pseudo-systems differ at least as much as the two systems) / (T + 1)."""
+    base, out = systems[0], []
+    base_score = score(base['total'][None])[0]
+    for system in systems[1:]:
+        observed = abs(score(system['total'][None])[0] - base_score)
+        moved = base['swaps'] - system['swaps']     # what each trial moves: baseline - system
+        diff = np.abs(score(system['total'] + moved) - score(base['total'] - moved))
+        out.append((1 + np.count_nonzero(at_least(diff, observed))) / (trials + 1))
+    return out
+
 
 # %% ../nbs/86_distributed.ipynb #f8db3810
 def _embed_partition(texts:list, model:str, backend:str, batch_size:int, gpu:bool) -> np.ndarray:

@@ -767,6 +767,9 @@ class HumorScores(Metric):
         "Each item's overall score in the batch of all the items given."
         cols = self.evaluator.combine(items, items['texts'])
         return {'overall_humor_score': cols['overall_humor_score'].tolist()}
+    def item_values_need_all(self) -> str:
+        "An item's overall score holds the diversity of the whole batch."
+        return "each item's overall score holds the diversity of the whole batch"
     def resampling(self) -> Resampling:
         "The means of the per-item fields; the batch fields and overall score are not resampled."
         why = ("overall_humor_score and the batch keys hold the batch's diversity (its creativity "

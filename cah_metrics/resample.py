@@ -18,8 +18,8 @@ from .text import brief, as_array, check_float, check_int
 # %% auto #0
 __all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'DIVERSITY_NOT_RESAMPLED', 'NOT_RESAMPLED', 'seeded_generator',
            'block_rows', 'one_blas_thread', 'index_blocks', 'draw_counts', 'resampled_sums', 'resampled_means',
-           'percentile_interval', 'bca_interval', 'Plan', 'ratio_of_sums', 'mean_plan', 'plan_estimate', 'score_value',
-           'sum_plan', 'Resampling', 'sum_of_rows_plan']
+           'percentile_interval', 'bca_interval', 'jackknife_acceleration', 'bca_interval_from_acceleration', 'Plan',
+           'ratio_of_sums', 'mean_plan', 'plan_estimate', 'score_value', 'sum_plan', 'Resampling', 'sum_of_rows_plan']
 
 # %% ../nbs/00a_resample.ipynb #16a656dd
 DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: the resamples match sacrebleu's
@@ -143,17 +143,50 @@ def bca_interval(boot, # the resampled values of the statistic, a non-empty 1-D 
     values, level = _boot_and_level(boot, confidence, caller)
     est = check_float(estimate, 'estimate', caller)
     jk = as_array(jackknife, 'jackknife', caller, finite=True).astype(np.float64).ravel()
+    u = jk.mean() - jk if len(jk) > 1 else np.zeros(1)
+    den = float(np.sum(u ** 2))
+    a = float(np.sum(u ** 3)) / (6 * den ** 1.5) if den > 0 else 0.0
+    return _bca(values, est, a, level, caller)
+
+def _bca(values:np.ndarray, est:float, a:float, level:float, caller:str) -> tuple[float, float]:
+    "The BCa quantiles of checked resampled values, given the acceleration `a`."
     p0 = (np.count_nonzero(values < est) + np.count_nonzero(values <= est)) / (2 * len(values))
     if p0 in (0.0, 1.0):
         side = 'above' if p0 == 0 else 'below'
         raise ValueError(f"{caller}: every resampled value is {side} the estimate {est!r}, "
                          "so BCa's bias correction is infinite; use the percentile interval")
-    u = jk.mean() - jk if len(jk) > 1 else np.zeros(1)
-    den = float(np.sum(u ** 2))
-    a = float(np.sum(u ** 3)) / (6 * den ** 1.5) if den > 0 else 0.0
     z0, z = _NORMAL.inv_cdf(p0), _NORMAL.inv_cdf((1 - level) / 2)
     low, high = np.quantile(values, [_bca_level(z0, a, z), _bca_level(z0, a, -z)])
     return float(low), float(high)
+
+def jackknife_acceleration(power_sums, # (count, sum x, sum x^2, sum x^3) of jackknife values x
+                          ) -> float:
+    """BCa's acceleration a = sum u^3 / (6 (sum u^2)^1.5), u = mean(x) - x, from the power sums of
+    the jackknife values (shifted by any constant, which keeps the sums small); 0 without spread."""
+    caller = 'jackknife_acceleration'
+    sums = as_array(power_sums, 'power_sums', caller, finite=True).astype(np.float64).ravel()
+    if sums.shape != (4,) or sums[0] < 0 or sums[0] != int(sums[0]):
+        raise ValueError(f"{caller}: power_sums must be (count, sum x, sum x^2, sum x^3) with a "
+                         f"whole count >= 0, got {brief(sums.tolist())}")
+    n, s1, s2, s3 = sums
+    if n < 2: return 0.0
+    mean = s1 / n
+    spread = s2 - n * mean ** 2                           # sum (x - mean)^2
+    skew = -(s3 - 3 * mean * s2 + 2 * n * mean ** 3)      # sum (mean - x)^3
+    return float(skew / (6 * spread ** 1.5)) if spread > 0 else 0.0
+
+def bca_interval_from_acceleration(
+    boot, # the resampled values of the statistic, a non-empty 1-D array
+    estimate:float, # the statistic on all the items
+    acceleration:float, # BCa's a (`jackknife_acceleration`)
+    confidence:float=0.95, # the interval's level, in (0, 1)
+) -> tuple[float, float]:
+    "The BCa interval with its acceleration given (computed elsewhere, e.g. summed over workers)."
+    caller = 'bca_interval_from_acceleration'
+    values, level = _boot_and_level(boot, confidence, caller)
+    est = check_float(estimate, 'estimate', caller)
+    a = check_float(acceleration, 'acceleration', caller)
+    return _bca(values, est, a, level, caller)
 
 # %% ../nbs/00a_resample.ipynb #f2300896
 class Plan(NamedTuple):
