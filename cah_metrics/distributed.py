@@ -17,8 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import (Metric, ReductionContext, Score, count_items, load, metric_class,
-                              mix64)
+from .core import Metric, ReductionContext, Score, load, metric_class, mix64
 from .embeddings import shared_encoder
 from .evaluate import DEFAULT_METRICS, report_key, metric_options, per_example_text
 from .io import (AtomicWriteSet, InputError, PRED_FIELDS, as_path, check_outputs,
@@ -503,17 +502,6 @@ def _run_partition(src, index:int, run:_Run) -> dict:
         raise _shard_error(e, _label(src, index)) from None
 
 # %% ../nbs/86_distributed.ipynb #4bb23d22
-def _item_values(metric:Metric, spec:_Spec, args:tuple) -> dict:
-    """Each item's values of `metric`, which its reduction updated on `args` keeping the items (a
-    fresh copy scores them where the reduction did not)."""
-    items = metric.item_stats()
-    if count_items(items) != len(args[0]):
-        metric = worker_metric(spec)
-        metric.keep_items = True
-        metric.update(args[0], **args[1])
-        items = metric.item_stats()
-    return metric.item_values(items)
-
 def _system_partials(part:Part, idx:list[int], keys, run:_Run, out:dict, system) -> dict:
     """One system's partials on a partition: {'n', 'ids', 'metrics', 'boot'}; the partition's `out`
     gets its bucket pieces, its items' per-example values and (for BCa) its resampled rows."""
@@ -534,7 +522,7 @@ def _system_partials(part:Part, idx:list[int], keys, run:_Run, out:dict, system)
         entry['metrics'][spec.label] = res
         if key: entry['boot'][spec.label] = _boot_rows(metric, key)
         if not values: continue
-        for k, column in _item_values(metric, spec, args).items():
+        for k, column in metric.per_item().items():     # `local` updated it, keeping the items
             slots = out['per']['values'].setdefault(k, [None] * len(part))
             for i, value in zip(idx, column): slots[i] = value
     if run.bca: out['rows'][system] = {k: boot['rows'] for k, boot in entry['boot'].items()}
@@ -1287,8 +1275,8 @@ def _paired(label:str, scored:dict, main:dict, baseline:str, run:_Run, conf:floa
         ests.append(float(plan.score(boot['total'][None])[0]))
         scores.append(score_value(score, key, metric.name))
     if run.trials:
-        swaps = [main[system]['boot'][label] for system in names]
-        ps = _randomization_ps(plans[0].score, swaps, run.trials)
+        merged = [main[system]['boot'][label] for system in names]
+        ps = _randomization_ps(plans[0].score, merged, run.trials)
         test, options = 'approximate randomization', {'test': 'paired-ar(keyed)', 'ar': run.trials}
     else:
         # resampled differences at least as far from the observed one as it is from 0
