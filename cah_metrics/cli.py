@@ -204,7 +204,8 @@ def _humor_parser(sub):
     arg('--learn', type=Path, metavar='ROUNDS',
         help="learn a table's taste from the rounds it played instead of ranking: a "
              "JSON Lines file, one round a line (prompt, candidates, pick: the index of "
-             "the judge's pick, optional judge); prints the cross-validated pairwise "
+             "the judge's pick, or ratings: one number per candidate, higher funnier; "
+             "optional judge); prints the cross-validated pairwise "
              "accuracy with its interval beside the default scorer and the length "
              "baseline")
     arg('--save', type=Path, metavar='FILE',

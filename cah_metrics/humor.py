@@ -24,7 +24,7 @@ from .lm import NGramLM
 from .preference import (PreferenceModel, check_rounds, choices, choose_C,
                                     cross_validate, learning_curve, learning_curve_chart,
                                     load_preference_model, pick_agreement, agreement_interval,
-                                    read_rounds)
+                                    ranked_choices, read_rounds)
 from .semantics import Semantics
 from .text import (TreebankTokenizer, as_array, as_item_texts, as_texts, check_float, check_int,
                               check_sequence, check_str)
@@ -502,8 +502,8 @@ class HumorEvaluator:
         seed:int=0, # the folds' shuffle and the bootstrap's seed
         curve:bool=True, # also draw the learning curve (cross-validates at several sizes)
     ) -> TasteReport:
-        """Learn the taste behind a table's picks: the fitted model, its cross-validated accuracy
-        and baselines."""
+        """Learn the taste behind a table's picks or ratings: the fitted model, its cross-validated
+        accuracy and baselines."""
         from_file = isinstance(rounds, (str, os.PathLike))
         source = os.fspath(rounds) if from_file else 'rounds given in memory'
         rounds = read_rounds(rounds) if from_file else check_rounds(rounds, 'fit_preferences')
@@ -519,24 +519,29 @@ class HumorEvaluator:
         items = self.item_scores(texts, prompts)
         vectors = CARD_FEATURES + ANSWER_FEATURES if self.encoder_name == 'minilm' else ()
         names = vectors + TASTE_FEATURES
-        data = choices(self.preference_features(cands, prompts, names, items),
-                       [len(r.candidates) for r in rounds], [r.pick for r in rounds])
-        C = choose_C(data, seed=seed)        # once, by an inner 3-fold split of all the rounds
-        cv = cross_validate(data, folds, seed, C=C)
         cols = self.combine(items, texts)
         fixed = {'design': cols.get('design_humor_score', cols['overall_humor_score']),
-                 'shorter': -data.X[:, names.index('log_words')]}
+                 'shorter': -np.log1p([len(text.split()) for text in texts])}
         if self.scorer not in fixed: fixed[self.scorer] = items['scorer_score']
-        base = {k: agreement_interval(*pick_agreement(u, data), seed=seed)
-                for k, u in fixed.items()}
-        sizes = _curve_sizes(data.n_rounds, folds)[:-1]
+        # a pick is the rating 1 against 0: every round, picked or rated, is read as rated
+        ratings = np.concatenate([r.ratings if r.ratings is not None else
+                                  np.arange(len(r.candidates)) == r.pick for r in rounds])
+        features = self.preference_features(cands, prompts, names, items)
+        both = ranked_choices(np.column_stack([features, *fixed.values()]),
+                              [len(r.candidates) for r in rounds], ratings)
+        data = both._replace(X=both.X[:, :len(names)])
+        C = choose_C(data, seed=seed)        # once, by an inner 3-fold split of all the rounds
+        cv = cross_validate(data, folds, seed, C=C)
+        base = {k: agreement_interval(*pick_agreement(both.X[:, len(names) + j], data), seed=seed)
+                for j, k in enumerate(fixed)}
+        sizes = _curve_sizes(len(rounds), folds)[:-1]
         rows = learning_curve(data, sizes, folds, seed, C=C) if curve else []
-        rows.append({'rounds': data.n_rounds, 'accuracy': cv.accuracy[0], 'low': cv.accuracy[1],
+        rows.append({'rounds': len(rounds), 'accuracy': cv.accuracy[0], 'low': cv.accuracy[1],
                      'high': cv.accuracy[2]})
         info = {'data': source, 'judge': judge, 'encoder': self.encoder_name,
                 'cross_validated': list(cv.accuracy)}
         model = PreferenceModel.fit(data, names, C, info)
-        return TasteReport(model, cv.accuracy, base, rows, data.n_rounds, judge)
+        return TasteReport(model, cv.accuracy, base, rows, len(rounds), judge)
 
 # %% ../nbs/06_humor.ipynb #3cbdaaca
 BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}   # a batch's Self-BLEU for the humor metrics

@@ -17,17 +17,19 @@ from .io import InputError, as_path, atomic_write_text, read_json_lines, read_li
 from .text import brief, as_array, check_float, check_int, check_sequence, check_str
 
 # %% auto #0
-__all__ = ['MODEL_FORMAT', 'C_GRID', 'Round', 'as_round', 'check_rounds', 'read_rounds', 'Choices', 'choices', 'fit_utility',
-           'standardisation', 'PreferenceModel', 'load_preference_model', 'pick_agreement', 'agreement_interval',
-           'CrossValidated', 'choose_C', 'cross_validate', 'learning_curve', 'learning_curve_chart']
+__all__ = ['MODEL_FORMAT', 'C_GRID', 'Round', 'as_round', 'check_rounds', 'read_rounds', 'Choices', 'choices', 'ranked_choices',
+           'fit_utility', 'standardisation', 'PreferenceModel', 'load_preference_model', 'pick_agreement',
+           'agreement_interval', 'CrossValidated', 'choose_C', 'cross_validate', 'learning_curve',
+           'learning_curve_chart']
 
 # %% ../nbs/05c_preference.ipynb #72775a67
 class Round(NamedTuple):
-    "One round of the game: the prompt, the candidate answers, and the one the judge picked."
+    "One round of the game: the prompt, the candidate answers, and the judge's pick or ratings."
     prompt: str           # the prompt card (its blanks written `___` or `{}`)
     candidates: tuple     # the answers: each a str, or a tuple of str for several blanks
-    pick: int             # the index of the judge's pick in `candidates`
+    pick: int|None        # the index of the judge's pick in `candidates` (None when rated)
     judge: str|None = None   # who judged the round, where the judge rotates
+    ratings: tuple|None = None   # instead of a pick: each candidate's rating, higher is funnier
 
 # %% ../nbs/05c_preference.ipynb #72d281d7
 def _shown(x, n:int=60) -> str:
@@ -44,16 +46,30 @@ def _candidate(c, where:str):
                      f"got {_shown(c)}")
 
 # %% ../nbs/05c_preference.ipynb #7d04028b
+def _ratings(ratings, n:int, where:str) -> tuple[float, ...]:
+    "A round's ratings: n finite numbers (not bools), not all equal."
+    number = lambda r: isinstance(r, (int, float)) and not isinstance(r, bool) and math.isfinite(r)
+    ok = isinstance(ratings, (list, tuple)) and len(ratings) == n and all(map(number, ratings))
+    if not ok:
+        raise ValueError(f"{where}: ratings must be {n} finite numbers, one per candidate, "
+                         f"got {_shown(ratings, 40)}")
+    if len(set(ratings)) == 1:
+        raise ValueError(f"{where}: the ratings are all equal: the round orders no two candidates")
+    return tuple(float(r) for r in ratings)
+
 def _round(value, where:str) -> Round:
     "A checked `Round`; errors start with `where` (the function and argument, or a file and line)."
     if isinstance(value, Round): value = value._asdict()
     if not isinstance(value, dict):
         raise ValueError(f"{where}: a round must be an object with prompt, candidates and pick, "
                          f"got {type(value).__name__}")
-    if (missing := [k for k in ('prompt', 'candidates', 'pick') if k not in value]):
-        raise ValueError(f"{where}: the round has no {', '.join(missing)}")
-    prompt, candidates, pick = value['prompt'], value['candidates'], value['pick']
-    judge = value.get('judge')
+    pick, ratings = value.get('pick'), value.get('ratings')
+    missing = [k for k in ('prompt', 'candidates') if k not in value]
+    if missing or (pick is None and ratings is None):
+        raise ValueError(f"{where}: the round has no {', '.join(missing + ['pick'])} (or ratings)")
+    if pick is not None and ratings is not None:
+        raise ValueError(f"{where}: a round has a pick or ratings, not both")
+    prompt, candidates, judge = value['prompt'], value['candidates'], value.get('judge')
     if not isinstance(prompt, str):
         raise ValueError(f"{where}: prompt must be a string, got {type(prompt).__name__}")
     if not isinstance(candidates, (list, tuple)):
@@ -67,18 +83,19 @@ def _round(value, where:str) -> Round:
         if c in first:
             raise ValueError(f"{where}: candidate {i} repeats candidate {first[c]}: {c!r:.60}")
         first[c] = i
-    if isinstance(pick, bool) or not isinstance(pick, int) or not 0 <= pick < len(candidates):
+    if ratings is not None: ratings = _ratings(ratings, len(candidates), where)
+    elif isinstance(pick, bool) or not isinstance(pick, int) or not 0 <= pick < len(candidates):
         raise ValueError(f"{where}: pick must be the index of one of the {len(candidates)} "
                          f"candidates (0 to {len(candidates) - 1}), got {_shown(pick, 40)}")
     if judge is not None and not isinstance(judge, str):
         raise ValueError(f"{where}: judge must be a string, got {type(judge).__name__}")
-    return Round(prompt, candidates, pick, judge)
+    return Round(prompt, candidates, pick, judge, ratings)
 
 # %% ../nbs/05c_preference.ipynb #b94de48f
-def as_round(value, # a `Round`, or a dict with `prompt`, `candidates`, `pick` and optional `judge`
+def as_round(value, # a `Round`, or a dict: prompt, candidates, pick or ratings, optional judge
              where:str='as_round', # what an error names first, before the argument `value`
             ) -> Round:
-    "A checked `Round`: a str prompt, at least two distinct candidates, `pick` an index into them."
+    "A checked `Round`: a str prompt, two or more distinct candidates, a pick or ratings."
     return _round(value, f"{check_str(where, 'where', 'as_round')}: value")
 
 # %% ../nbs/05c_preference.ipynb #933d5d82
@@ -111,8 +128,12 @@ class Choices(NamedTuple):
     X: np.ndarray         # (n candidates, d features), finite
     starts: np.ndarray    # (R,) each round's first row; a round ends where the next starts
     picks: np.ndarray     # (R,) the row of each round's picked candidate
+    groups: np.ndarray|None = None   # (R,) each round's group (its judged round); None: its own
     @property
     def n_rounds(self) -> int: return len(self.starts)
+    def group_ids(self) -> np.ndarray:
+        "Each round's group: `groups`, or the round's own index where there are none."
+        return np.arange(self.n_rounds) if self.groups is None else self.groups
     def sizes(self) -> np.ndarray:
         "The number of candidates of each round."
         return np.diff(np.append(self.starts, len(self.X)))
@@ -128,7 +149,9 @@ class Choices(NamedTuple):
         rows = np.concatenate([np.arange(self.starts[r], self.starts[r] + sizes[r])
                                for r in rounds])
         starts = np.concatenate([[0], np.cumsum(sizes[rounds])[:-1]]).astype(int)
-        return Choices(self.X[rows], starts, starts + self.picks[rounds] - self.starts[rounds])
+        groups = None if self.groups is None else self.groups[rounds]
+        picks = starts + self.picks[rounds] - self.starts[rounds]
+        return Choices(self.X[rows], starts, picks, groups)
 
 def choices(X, # (n, d) features of every candidate, rounds one after another
             sizes:Sequence[int], # each round's number of candidates (each at least 2), summing to n
@@ -158,18 +181,55 @@ def _check_choices(data, fn:str) -> Choices:
     if not isinstance(data, Choices):
         raise TypeError(f"{fn}: data must be Choices (what `choices` returns), "
                         f"got {type(data).__name__}")
-    X, starts, picks = data
-    if not (all(isinstance(a, np.ndarray) for a in data) and X.ndim == 2 and X.dtype.kind in 'iuf'
+    X, starts, picks, groups = data
+    arrays = all(isinstance(a, np.ndarray) for a in (X, starts, picks))
+    if not (arrays and X.ndim == 2 and X.dtype.kind in 'iuf'
             and starts.ndim == 1 and len(starts) and picks.shape == starts.shape
             and starts.dtype.kind in 'iu' and picks.dtype.kind in 'iu'):
         raise ValueError(f"{fn}: data must hold a 2-D numeric X and equal, non-empty integer "
                          f"starts and picks")
+    if groups is not None and not (isinstance(groups, np.ndarray) and groups.shape == starts.shape
+                                   and groups.dtype.kind in 'iu'):
+        raise ValueError(f"{fn}: data.groups must be None or one integer per round")
     sizes = np.diff(np.append(starts, len(X)))
     if starts[0] != 0 or (sizes < 2).any() or ((picks < starts) | (picks >= starts + sizes)).any():
         raise ValueError(f"{fn}: data's rounds must start at row 0, have 2 or more rows each "
                          f"and a pick among them")
     if not np.isfinite(X).all(): raise ValueError(f"{fn}: data.X must be finite")
     return data
+
+# %% ../nbs/05c_preference.ipynb #a80511df
+def ranked_choices(X, # (n, d) features of every candidate, judged rounds one after another
+                   sizes:Sequence[int], # each judged round's number of candidates (each at least 2)
+                   ratings, # (n,) each candidate's rating, higher meaning preferred
+                  ) -> Choices:
+    """`Choices` of rated rounds (the exploded logit): each candidate rated above its round's lowest
+    is picked from itself and the lower-rated ones; a judged round's choices share its group."""
+    caller = 'ranked_choices'
+    X = as_array(X, 'X', caller, finite=True).astype(float)
+    sizes = as_array(sizes, 'sizes', caller)
+    y = as_array(ratings, 'ratings', caller, finite=True).astype(float)
+    if X.ndim != 2 or sizes.ndim != 1 or not len(sizes):
+        raise ValueError(f"{caller}: X must be 2-D (candidates x features) and sizes a non-empty "
+                         f"list, got shapes {X.shape} and {sizes.shape}")
+    if sizes.dtype.kind not in 'iu' or (sizes < 2).any():
+        raise ValueError(f"{caller}: every size must be an integer of at least 2")
+    if sizes.sum() != len(X) or y.shape != (len(X),):
+        raise ValueError(f"{caller}: sizes add up to {sizes.sum()}; X has {len(X)} rows and "
+                         f"ratings {y.size} numbers: all three must agree")
+    rows, starts, picks, groups, end = [], [], [], [], 0
+    for group, first in enumerate(np.concatenate([[0], np.cumsum(sizes)[:-1]])):
+        own = y[first:first + sizes[group]]
+        for i in np.flatnonzero(own > own.min()):
+            members = np.flatnonzero((own < own[i]) | (np.arange(len(own)) == i))
+            starts.append(end)
+            picks.append(end + int(np.searchsorted(members, i)))
+            groups.append(group)
+            rows.append(first + members)
+            end += len(members)
+    if not rows:
+        raise ValueError(f"{caller}: every round's ratings are all equal: nothing to learn")
+    return Choices(X[np.concatenate(rows)], np.array(starts), np.array(picks), np.array(groups))
 
 # %% ../nbs/05c_preference.ipynb #39a84986
 def _round_sums(v:np.ndarray, starts:np.ndarray) -> np.ndarray:
@@ -289,7 +349,8 @@ class PreferenceModel:
         "The fit of checked arguments."
         mean, scale = _standardisation(data.X, fn)
         weights = _fit(data._replace(X=(data.X - mean) / scale), C)
-        info = {**training, 'rounds': data.n_rounds, 'candidates': len(data.X), 'C': float(C)}
+        rounds = len(np.unique(data.group_ids()))
+        info = {**training, 'rounds': rounds, 'candidates': len(data.X), 'C': float(C)}
         return cls(features, weights, mean, scale, info)
     def utility(self, X, # (n, d) raw features, columns in `features` order
                ) -> np.ndarray:
@@ -346,12 +407,16 @@ def _pick_agreement(u:np.ndarray, data:Choices) -> tuple[np.ndarray, np.ndarray]
     picked = np.repeat(u[data.picks], sizes)
     wins = (u < picked) + 0.5 * (u == picked)
     # the pick ties itself: 0.5 out
-    return _round_sums(wins, data.starts) - 0.5, (sizes - 1).astype(float)
+    wins, pairs = _round_sums(wins, data.starts) - 0.5, (sizes - 1).astype(float)
+    if data.groups is None: return wins, pairs
+    group = np.unique(data.groups, return_inverse=True)[1].reshape(-1)
+    return np.bincount(group, wins), np.bincount(group, pairs)
 
 def pick_agreement(u, # (n,) a score of every candidate of `data`, higher meaning preferred
                    data:Choices, # the rounds
                   ) -> tuple[np.ndarray, np.ndarray]:
-    "Per round: (pick, other) pairs ordered as the judge did (a tie counts half), and the pairs."
+    """Per round (per group where the rounds have groups): the (pick, other) pairs ordered as the
+    judge did (a tie counts half), and the pairs."""
     data = _check_choices(data, 'pick_agreement')
     u = as_array(u, 'u', 'pick_agreement').astype(float).reshape(-1)
     if len(u) != len(data.X):
@@ -429,6 +494,14 @@ def _Cs(Cs, fn:str) -> list[float]:
     if not Cs: raise ValueError(f"{fn}: Cs must hold at least one C")
     return sorted(check_float(c, f'Cs[{i}]', fn, low=0, open_low=True) for i, c in enumerate(Cs))
 
+def _rounds_of(groups:np.ndarray, ids:np.ndarray, chosen:np.ndarray) -> np.ndarray:
+    "The rounds whose group is one of `ids[chosen]`, group by group in the order chosen."
+    position = np.searchsorted(ids, groups)
+    rank = np.full(len(ids), -1)
+    rank[chosen] = np.arange(len(chosen))
+    rounds = np.flatnonzero(rank[position] >= 0)
+    return rounds[np.argsort(rank[position[rounds]], kind='stable')]
+
 def _seed(seed, fn:str) -> int:
     "A seed scikit-learn's `KFold` takes: an int in [0, 2**32 - 1]."
     return check_int(seed, 'seed', fn, low=0, high=2**32 - 1)
@@ -436,9 +509,12 @@ def _seed(seed, fn:str) -> int:
 def _choose_C(data:Choices, Cs:list[float], seed:int) -> float:
     "`choose_C` of checked arguments."
     from sklearn.model_selection import KFold
-    if data.n_rounds < 6: return 1.0
-    splits = KFold(3, shuffle=True, random_state=seed).split(np.arange(data.n_rounds))
-    scores = np.sum([_held_out_logliks(data, tr, te, Cs) for tr, te in splits], axis=0)
+    groups, ids = data.group_ids(), np.unique(data.group_ids())
+    if len(ids) < 6: return 1.0
+    splits = KFold(3, shuffle=True, random_state=seed).split(ids)
+    parts = [(_rounds_of(groups, ids, tr), _rounds_of(groups, ids, te)) for tr, te in splits]
+    held_out = [_held_out_logliks(data, train, test, Cs) for train, test in parts]
+    scores = np.sum(held_out, axis=0)
     return float(Cs[int(np.argmax(scores))])
 
 def choose_C(data:Choices, # the training rounds
@@ -456,19 +532,19 @@ def _cross_validate(data:Choices, folds:int, seed:int, Cs:list[float],
     from sklearn.model_selection import KFold
     u, chosen = np.zeros(len(data.X)), []
     names = ('x',) * data.X.shape[1]
-    splits = KFold(folds, shuffle=True, random_state=seed).split(np.arange(data.n_rounds))
-    for train, test in splits:
-        part = data.take(train)
+    groups, ids = data.group_ids(), np.unique(data.group_ids())
+    for train, test in KFold(folds, shuffle=True, random_state=seed).split(ids):
+        part = data.take(_rounds_of(groups, ids, train))
         chosen.append(_choose_C(part, Cs, seed) if C is None else C)
         model = PreferenceModel._fitted(part, names, chosen[-1], {}, 'cross_validate')
-        for r in test:
+        for r in _rounds_of(groups, ids, test):
             rows = slice(data.starts[r], data.starts[r] + data.sizes()[r])
             u[rows] = model.utility(data.X[rows])
     accuracy = _interval(*_pick_agreement(u, data), 1000, seed, 0.95)
-    return CrossValidated(accuracy, u, tuple(chosen), data.n_rounds)
+    return CrossValidated(accuracy, u, tuple(chosen), len(ids))
 
 def cross_validate(data:Choices, # the rounds, with raw features
-                   folds:int=5, # outer folds (at most the number of rounds)
+                   folds:int=5, # outer folds (at most the number of rounds, or of groups)
                    seed:int=0, # shuffles the rounds into folds; also the bootstrap's seed
                    Cs:Sequence[float]=C_GRID, # the candidates for C, chosen in each training part
                    C:float|None=None, # a fixed C instead (faster; the estimate is then not nested)
@@ -478,13 +554,13 @@ def cross_validate(data:Choices, # the rounds, with raw features
     data, folds = _check_choices(data, caller), check_int(folds, 'folds', caller, low=2)
     seed, Cs = _seed(seed, caller), _Cs(Cs, caller)
     C = None if C is None else check_float(C, 'C', caller, low=0, open_low=True)
-    if data.n_rounds < folds:
-        raise ValueError(f"{caller}: {data.n_rounds} rounds cannot fill {folds} folds")
+    if (rounds := len(np.unique(data.group_ids()))) < folds:
+        raise ValueError(f"{caller}: {rounds} rounds cannot fill {folds} folds")
     return _cross_validate(data, folds, seed, Cs, C)
 
 # %% ../nbs/05c_preference.ipynb #342b5249
 def learning_curve(data:Choices, # the rounds, with raw features
-                   sizes:Sequence[int], # rounds to learn from at each point (each at least `folds`)
+                   sizes:Sequence[int], # rounds (or groups) at each point, each at least `folds`
                    folds:int=5, # cross-validation folds at each point
                    seed:int=0, # which rounds come first (a seeded shuffle), and the folds
                    C:float|None=None, # a fixed C at every point (None: chosen inside every fold)
@@ -494,12 +570,14 @@ def learning_curve(data:Choices, # the rounds, with raw features
     data, folds = _check_choices(data, caller), check_int(folds, 'folds', caller, low=2)
     seed = _seed(seed, caller)
     C = None if C is None else check_float(C, 'C', caller, low=0, open_low=True)
-    sizes = [check_int(n, f'sizes[{i}]', caller, low=folds, high=data.n_rounds)
+    groups, ids = data.group_ids(), np.unique(data.group_ids())
+    sizes = [check_int(n, f'sizes[{i}]', caller, low=folds, high=len(ids))
              for i, n in enumerate(check_sequence(sizes, 'sizes', caller))]
-    order = np.random.default_rng(seed).permutation(data.n_rounds)
+    order = np.random.default_rng(seed).permutation(len(ids))
     rows = []
     for n in sizes:
-        acc = _cross_validate(data.take(order[:n]), folds, seed, list(C_GRID), C).accuracy
+        part = data.take(_rounds_of(groups, ids, order[:n]))
+        acc = _cross_validate(part, folds, seed, list(C_GRID), C).accuracy
         rows.append({'rounds': n, 'accuracy': acc[0], 'low': acc[1], 'high': acc[2]})
     return rows
 

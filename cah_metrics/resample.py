@@ -97,13 +97,18 @@ def resampled_means(rows:np.ndarray, # (n, d) per-item values
                    ) -> np.ndarray:
     "Means of bootstrap resamples of the rows, (n_resamples, d), a block of draws at a time."
     rng, (n, width) = np.random.default_rng(seed), rows.shape
-    # per draw: 8 bytes of index, 8 per value
-    per_block = max(1, BLOCK_BYTES // ((8 + 8 * width) * n))
-    out = np.empty((n_resamples, width))
+    columns = np.ascontiguousarray(rows.T)               # each column gathered on its own
+    picked, out = np.empty(n, rows.dtype), np.empty((n_resamples, width))
+    per_block = max(1, BLOCK_BYTES // (8 * n))            # per draw: 8 bytes of index
     for start in range(0, n_resamples, per_block):
         idx = rng.integers(0, n, size=(min(per_block, n_resamples - start), n))
-        out[start:start + per_block] = rows[idx].mean(axis=1)
+        for row, draw in enumerate(idx, start):
+            for j, column in enumerate(columns):
+                np.take(column, draw, out=picked)
+                # added left to right, as NumPy's mean of the gathered rows adds them
+                out[row, j] = np.cumsum(picked, out=picked)[-1] / n
     return out
+
 
 # %% ../nbs/00a_resample.ipynb #31c342af
 def _boot_and_level(boot, confidence, caller:str) -> tuple[np.ndarray, float]:
