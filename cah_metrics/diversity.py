@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/diversity.html.md"""
 
 # %% ../nbs/05a_diversity.ipynb #8154f330
 from __future__ import annotations
-import functools, hashlib, math, os, re, string
+import functools, hashlib, math, os, re, string, threading
 from collections import Counter, deque
 from collections.abc import Sequence
 from fractions import Fraction
@@ -445,9 +445,12 @@ def _vendi(U:np.ndarray, q:float) -> float:
 def unit_vectors(E, metric:str='semantic_diversity') -> np.ndarray:
     "The rows of `E` (a finite 2-D array of numbers) scaled to unit length; zero rows stay zero."
     E = _check_embeddings(E, metric)
-    if E.dtype != np.float32: E = E.astype(np.float64)
-    norms = np.linalg.norm(E, axis=1, keepdims=True)
-    return np.divide(E, norms, out=np.zeros_like(E), where=norms > 0)
+    return _unit_rows(E if E.dtype == np.float32 else E.astype(np.float64))
+
+def _unit_rows(X:np.ndarray) -> np.ndarray:
+    "The rows of X (float32 or float64, checked) scaled to unit length; zero rows stay zero."
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
 
 def _check_embeddings(E, metric:str) -> np.ndarray:
     "`E` as a finite 2-D array of numbers (texts x dimensions)."
@@ -524,32 +527,44 @@ def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.n
 
 
 # %% ../nbs/05a_diversity.ipynb #e01f38f5
-# rows of X per block of the distance pass: a block of distances is BLOCK x BLOCK (2 MiB in float64)
-BLOCK = 512
+# rows of X per block of the distance pass: a block of distances is BLOCK x BLOCK (8 MiB in float64)
+BLOCK = 1024
 
-def _lifted(X:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """X with its squared norms and a column of ones appended, as two factors: row i of the first
-    times row j of the second is ||x_i||^2 + ||x_j||^2 - 2 x_i . x_j, the squared distance."""
-    N, d = X.shape
-    sq = np.einsum('ij,ij->i', X, X)
+def _lifted(X:np.ndarray, rows:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
+    """X (or its rows `rows`, in that order) with its squared norms and a column of ones appended,
+    as two factors: row i of the first times row j of the second is the squared distance
+    ||x_i||^2 + ||x_j||^2 - 2 x_i . x_j."""
+    rows = np.arange(len(X)) if rows is None else np.asarray(rows)
+    sq = np.einsum('ij,ij->i', X, X)[rows]
+    N, d = len(rows), X.shape[1]
     left, right = np.empty((N, d + 2), X.dtype), np.empty((N, d + 2), X.dtype)
-    left[:, :d] = X
+    for start in range(0, N, 1024):               # a few rows at a time: no N x d copy
+        left[start:start + 1024, :d] = X[rows[start:start + 1024]]
     left[:, d] = sq
     left[:, d + 1] = 1
-    np.multiply(X, -2, out=right[:, :d])
+    np.multiply(left[:, :d], -2, out=right[:, :d])
     right[:, d] = 1
     right[:, d + 1] = sq
     return left, right
 
-def _block_sums(left:np.ndarray, right:np.ndarray, H:np.ndarray, a:int, b:int,
-                block:int) -> tuple:
-    """(D_ab H_b, D_ab^T H_a) for the block of distances between the rows from a and from b (the
-    second None on the diagonal, a == b, where both are the same rows)."""
-    D = left[a:a + block] @ right[b:b + block].T      # the squared distances, in one product
-    np.maximum(D, 0, out=D)                           # round-off below 0: clipped, as scikit-learn
-    if a == b: np.fill_diagonal(D, 0)
-    np.sqrt(D, out=D)
-    return D @ H[b:b + block], None if a == b else D.T @ H[a:a + block]
+def _block_sums(left:np.ndarray, right:np.ndarray, H:np.ndarray, pair:tuple, spans:dict,
+                out:np.ndarray, clip:bool=False) -> tuple:
+    """(D_ab H_b, D_ab^T H_a) for the block of distances between rows a0:a1 and b0:b1, `pair`, each
+    over the columns of H its rows use, `spans` (the second None on the diagonal, a0 == b0)."""
+    a0, a1, b0, b1 = pair
+    D = out[:(a1 - a0) * (b1 - b0)].reshape(a1 - a0, b1 - b0)    # in the memory `out` lends
+    np.matmul(left[a0:a1], right[b0:b1].T, out=D)     # the squared distances, in one product
+    if clip: np.maximum(D, 0, out=D)                  # norms near overflow: clipped first
+    if a0 == b0: np.fill_diagonal(D, 0)
+    with np.errstate(invalid='ignore'): np.sqrt(D, out=D)      # below 0 by round-off: NaN
+    def sums() -> tuple:
+        (la, ha), (lb, hb) = spans[a0, a1], spans[b0, b1]
+        return D @ H[b0:b1, lb:hb], None if a0 == b0 else D.T @ H[a0:a1, la:ha]
+    Ta, Tb = sums()
+    if not clip and (np.isnan(Ta).any() or Tb is not None and np.isnan(Tb).any()):
+        D[np.isnan(D)] = 0                  # the NaN reached the sums: 0, as clipped (scikit-learn)
+        Ta, Tb = sums()
+    return Ta, Tb
 
 
 # %% ../nbs/05a_diversity.ipynb #a96ac4d6
@@ -563,18 +578,46 @@ def _ordered_map(fn, items:list, workers:int):
             if len(pending) > 2 * workers: yield pending.popleft().result()
         while pending: yield pending.popleft().result()
 
+def _block_pairs(N:int, block:int) -> list[tuple[int, int, int, int]]:
+    """(a0, a1, b0, b1): the blocks of rows a0:a1 by columns b0:b1 on and above the diagonal of an
+    N x N matrix, `block` square; a diagonal block is halved twice, so less of it is done twice."""
+    pairs = []
+    def diagonal(a0, a1):
+        if a1 - a0 <= max(1, block // 4): return pairs.append((a0, a1, a0, a1))
+        mid = (a0 + a1) // 2
+        diagonal(a0, mid)
+        pairs.append((a0, mid, mid, a1))          # the block above the diagonal, once
+        diagonal(mid, a1)
+    for a in range(0, N, block):
+        diagonal(a, min(a + block, N))
+        pairs += [(a, a + block, b, min(b + block, N)) for b in range(a + block, N, block)]
+    return pairs
+
+def _span(H:np.ndarray) -> tuple[int, int]:
+    "The columns (first, last + 1) that hold the nonzero entries of H; (0, 0) for none."
+    used = np.flatnonzero((H != 0).any(axis=0))
+    return (int(used[0]), int(used[-1]) + 1) if len(used) else (0, 0)
+
 def _distance_sums(X:np.ndarray, H:np.ndarray, block:int=BLOCK) -> np.ndarray:
     """D @ H for the Euclidean distance matrix D of the rows of X (as scikit-learn computes it), by
     symmetric blocks on every core: no N x N matrix."""
-    left, right = _lifted(X)
-    N, T = len(X), np.zeros((len(X), H.shape[1]))
-    pairs = [(a, b) for a in range(0, N, block) for b in range(a, N, block)]
-    def sums(pair): return pair, _block_sums(left, right, H, *pair, block)
+    order = np.argsort((H != 0).argmax(axis=1), kind='stable')   # rows by H's first column used
+    (left, right), H = _lifted(X, order), H[order]
+    pairs = _block_pairs(len(X), block)
+    spans = {rows: _span(H[slice(*rows)]) for rows in {p[i:i + 2] for p in pairs for i in (0, 2)}}
+    clip = not left[:, -2].max(initial=0) < np.finfo(X.dtype).max / 8   # else inf - inf: NaN too
+    T, local = np.zeros((len(X), H.shape[1])), threading.local()
+    def sums(pair):
+        if not hasattr(local, 'out'): local.out = np.empty(block * block, X.dtype)  # per thread
+        return pair, _block_sums(left, right, H, pair, spans, local.out, clip)
+    workers = min(len(pairs), os.cpu_count() or 1)
     with _one_thread():             # a block per core, each product on one thread
-        for (a, b), (Ta, Tb) in _ordered_map(sums, pairs, min(len(pairs), os.cpu_count() or 1)):
-            T[a:a + block] += Ta    # added in the order of the pairs: the same sums on any machine
-            if Tb is not None: T[b:b + block] += Tb
-    return T
+        for (a0, a1, b0, b1), (Ta, Tb) in _ordered_map(sums, pairs, workers):
+            T[a0:a1, slice(*spans[b0, b1])] += Ta   # in the order of the pairs: the same sums
+            if Tb is not None: T[b0:b1, slice(*spans[a0, a1])] += Tb          # on any machine
+    DH = np.empty_like(T)                       # back in the caller's order of rows
+    DH[order] = T
+    return DH
 
 
 # %% ../nbs/05a_diversity.ipynb #e8e16a8d
@@ -620,10 +663,15 @@ def _clusters_and_spread(X:np.ndarray, seed:int) -> tuple[int, float, np.ndarray
     fits = [(k, np.unique(lab, return_inverse=True)[1].reshape(-1))
             for k, lab in _kmeans_labels(X, seed, rows)]
     cols = [0] + list(np.cumsum([lab.max() + 1 for _, lab in fits]))
-    H = np.zeros((N, cols[-1] + 1), X.dtype)  # one-hot of every clustering, then a column of ones
-    H[:, -1] = 1
-    for (_, lab), col in zip(fits, cols): H[np.arange(N), col + lab] = 1
-    T = _distance_sums(X, H) if rows is None else _repeated_sums(X, H, *rows)
+    key = np.zeros(N, np.int64)               # a text's cell: its cluster in every clustering
+    for _, lab in fits: key = key * (lab.max() + 1) + lab
+    _, first, cell = np.unique(key, return_index=True, return_inverse=True)
+    H = np.zeros((N, len(first)), X.dtype)    # one-hot of the cells
+    H[np.arange(N), cell.reshape(-1)] = 1
+    M = np.zeros((len(first), cols[-1] + 1))  # a cell's cluster in every clustering, then a 1
+    M[:, -1] = 1
+    for (_, lab), col in zip(fits, cols): M[np.arange(len(first)), col + lab[first]] = 1
+    T = (_distance_sums(X, H) if rows is None else _repeated_sums(X, H, *rows)) @ M
     best = (1, -1.0, None)
     for (k, lab), col, end in zip(fits, cols, cols[1:]):
         silhouette = _silhouette(T[:, col:end], lab)
@@ -703,19 +751,21 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
     seed = check_int(seed, 'seed', 'semantic_diversity', low=0, high=2**32 - 1)
     E = _check_embeddings(E, 'semantic_diversity')
     X = E.astype(np.float64 if E.size <= 10_000_000 else np.float32)   # float32 when very large
-    U = unit_vectors(X).astype(X.dtype, copy=False)
-    N, signature = len(U), Signature('semantic_diversity', {'emb': 'vectors', 'q': q, 'seed': seed})
+    N, signature = len(X), Signature('semantic_diversity', {'emb': 'vectors', 'q': q, 'seed': seed})
     def scored(values:tuple, labels:np.ndarray) -> SemanticDiversityScore:
         return SemanticDiversityScore(dict(zip(SEMANTIC_KEYS, values)), signature, N, labels)
     if N < 2:   # overall, mean similarity, intra, inter, spread, coherence, Vendi, k, silhouette
         return scored((0.0, 1.0 if N else 0.0, 0.0, 0.0, 0.0, 0.0, float(N), N, 0.0),
                       np.zeros(N, np.int64))
-    total = pair_sum(U)
-    overall = max(0.0, min(1.0, 1 - total / N ** 2))   # the evaluator's: N^2 entries, diagonal 0
+    def unit_measures() -> tuple:     # the unit vectors, their pair sum and Vendi: no clusters
+        U = _unit_rows(X)                                               # X is checked
+        return U, pair_sum(U), _vendi(U, q)
     from concurrent.futures import ThreadPoolExecutor
-    with _one_thread(), ThreadPoolExecutor(1) as beside:   # Vendi on a thread beside the clustering
-        vendi = beside.submit(_vendi, U, q)
+    with _one_thread(), ThreadPoolExecutor(1) as beside:   # on a thread beside the clustering
+        unit = beside.submit(unit_measures)
         k, sil, lab, spread = _clusters_and_spread(X, seed)
+    U, total, vendi = unit.result()
+    overall = max(0.0, min(1.0, 1 - total / N ** 2))   # the evaluator's: N^2 entries, diagonal 0
     intra = inter = coher = 0.0
     if lab is not None:
         within = [(pair_sum(U[lab == c]), int((lab == c).sum())) for c in range(k)]
@@ -727,7 +777,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
         coher = max(0.0, sil)
     else: lab, k, sil = np.zeros(N, np.int64), 1, 0.0
     mean = total / (N * (N - 1))
-    values = (overall, mean, float(intra), float(inter), spread, coher, vendi.result(), k, sil)
+    values = (overall, mean, float(intra), float(inter), spread, coher, vendi, k, sil)
     return scored(values, lab)
 
 # %% ../nbs/05a_diversity.ipynb #68a38739
