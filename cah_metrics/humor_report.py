@@ -213,6 +213,7 @@ def _ci(t) -> str: return f"{t[0]:.2f} ({t[1]:.2f}-{t[2]:.2f})"
 
 _SETS = {'expunations': 'puns (ExPUNations)', 'humornorms': 'words (humor norms)',
          'colbert': 'jokes vs headlines'}
+_MATCHED = 'puns of equal length'     # the pun pairs length cannot order (`length_matched`)
 
 def trust_line(scorer:str|None=None, # a name in `humor.SCORERS` or 'taste' (None: the default)
                taste=None, # the `PreferenceModel` of a taste file, for scorer 'taste'
@@ -227,12 +228,15 @@ def trust_line(scorer:str|None=None, # a name in `humor.SCORERS` or 'taste' (Non
                          f"got {scorer!r:.60}")
     v = humor_validity()
     a, ceiling = v['agreement'], v['expunations']['ceiling'][0]
+    columns = {**{name: a[d] for d, name in _SETS.items()},
+               _MATCHED: v['length_matched']['expunations']}
     lines = ["How far to trust this ranking: how often each scorer ranks higher the text people "
              "found funnier (pairwise accuracy; 0.5 is chance; 95% intervals):",
-             (f"  {'scorer':12s}" + ''.join(f"{name:22s}" for name in _SETS.values())).rstrip()]
+             (f"  {'scorer':12s}" + ''.join(f"{name:22s}" for name in columns)).rstrip()]
     for k in SCORERS + ('longer',):
         mark = '*' if k == scorer else ' '
-        lines.append((f"{mark} {k:12s}" + ''.join(f"{_ci(a[d][k]):22s}" for d in _SETS)).rstrip())
+        lines.append((f"{mark} {k:12s}" + ''.join(f"{_ci(col[k]):22s}"
+                                                   for col in columns.values())).rstrip())
     if scorer == 'taste' and taste is not None and 'cross_validated' in taste.training:
         lines.append(f"* this run's taste file: {_ci(taste.training['cross_validated'])} on the "
                      f"{taste.training.get('rounds', '?')} rounds it was learned from "
@@ -240,7 +244,9 @@ def trust_line(scorer:str|None=None, # a name in `humor.SCORERS` or 'taste' (Non
     return '\n'.join(lines + [
         f"The default is the best on the sets that rank attempts at humor ({a['default']}; "
         f"without a sentence model {a['no_model_default']}). The pun raters agree with each "
-        f"other at {ceiling:.2f} (split-half), which caps any score's agreement with them. "
+        f"other at {ceiling:.2f} (split-half), which caps any score's agreement with them; "
+        "on pun pairs of equal length counting words is a coin, so what a scorer gets there "
+        "is not length. "
         "None of these sets is card answers judged against each other for one prompt: read the "
         "ranking as a first sort, or learn your table's taste from its rounds "
         "(cah-metrics humor --learn rounds.jsonl --save taste.json)."])

@@ -48,7 +48,7 @@ def _triple(t):
 
 def test_validity_format(validity):
     "The keys the command line reads; every interval an [estimate, low, high] triple of floats rounded to 3 decimals, low <= estimate <= high."
-    assert list(validity) == ['colbert', 'expunations', 'agreement', 'source']
+    assert list(validity) == ['colbert', 'expunations', 'agreement', 'length_matched', 'source']
     c, e = validity['colbert'], validity['expunations']
     assert list(c) == ['n', 'overall_auc', 'best_design_metric', 'best_design_auc', 'learned_auc']
     assert list(e) == ['n', 'overall_spearman', 'best_design_metric', 'best_design_spearman', 'learned_spearman', 'ceiling']
@@ -121,6 +121,32 @@ def test_agreement_format_and_default(validity):
     mean = {k: np.mean([a[d][k][0] for d in T.RANKING_SETS]) for k in SCORERS}      # the sets that rank attempts at humor
     assert a['default'] == max(SCORERS, key=mean.get) == DEFAULT_SCORER
     assert a['no_model_default'] == max(MODEL_FREE_SCORERS, key=mean.get) == NO_MODEL_SCORER
+
+
+
+def test_length_matched(validity):
+    """The ExPUNations pairs of equal word count: counted again here from the data, both length baselines tie each of them
+    (exactly 0.5), and every scorer is measured on them as on all pairs."""
+    puns, R = T.expunations()
+    m = np.nanmean(R, axis=1)
+    n_words = np.array([len(p.split()) for p in puns])
+    groups = T.rated_groups(len(m))
+    same, all_pairs = 0, 0
+    for g in np.unique(groups):                    # every pair of a group whose mean ratings differ, counted by hand
+        idx = np.flatnonzero(groups == g)
+        for a in range(len(idx)):
+            for b in range(a + 1, len(idx)):
+                i, j = idx[a], idx[b]
+                if m[i] != m[j]:
+                    all_pairs += 1
+                    same += n_words[i] == n_words[j]
+    lm = validity['length_matched']
+    assert list(lm) == ['expunations'] and list(lm['expunations']) == list(validity['agreement']['expunations'])
+    e = lm['expunations']
+    assert (all_pairs, same) == (validity['agreement']['expunations']['pairs'], e['pairs']) and 0 < same < all_pairs
+    assert e['shorter'] == e['longer'] == [0.5, 0.5, 0.5]
+    for k in e:
+        if k != 'pairs': assert _triple(e[k]) and 0 <= e[k][1] and e[k][2] <= 1, k
 
 
 def test_preference_format(built):

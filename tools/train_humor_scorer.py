@@ -45,6 +45,11 @@ every joke against every headline; the learned scorer cross-validated as above, 
 people compared attempts at humor; the library's `humor.DEFAULT_SCORER` and `NO_MODEL_SCORER` must equal them (a test
 checks it).
 
+**Beyond length** (`length_matched` in humor_validity.json): the same scorers on the ExPUNations pairs whose two puns
+have the same number of words (of the pairs above), where both length baselines tie every pair (exactly 0.5). Longer
+puns are rated funnier, so on all pairs a scorer that knows only length does as well as the preference scorer; on these
+pairs length knows nothing, and what a scorer gets above 0.5 it gets from something else.
+
 The design's metrics are `HumorEvaluator(encoder='cooccurrence')` on an empty context; the notebook
 nbs/tutorials/humor_validity.ipynb explains and plots every number and checks it against these files.
 
@@ -361,6 +366,11 @@ def build(log=print) -> tuple[dict, dict, dict, dict]:
     for name, (rating, groups, scores) in sets.items():
         pairs = group_pairs(rating, groups)
         agreement[name] = {'pairs': len(pairs[0]), **{k: pairwise(v, *pairs, groups) for k, v in scores.items()}}
+    better, worse = group_pairs(m, pun_groups)
+    n_words = length(puns)
+    same = n_words[better] == n_words[worse]                       # the pairs length cannot order
+    length_matched = {'expunations': {'pairs': int(same.sum()), **{k: pairwise(v, better[same], worse[same], pun_groups)
+                                                                   for k, v in sets['expunations'][2].items()}}}
     sample_auc = auc_intervals(y, {'preference': sample_oof, 'design': sample_design['overall_humor_score'],
                                    'shorter': -length(texts), 'longer': length(texts)})
     agreement['colbert'] = {'pairs': int(y.sum() * (~y).sum()), 'preference': r3(sample_auc['preference']),
@@ -379,7 +389,7 @@ def build(log=print) -> tuple[dict, dict, dict, dict]:
                             'learned_auc': r3((cv.mean['roc_auc'], *cv.ci['roc_auc']))},
                 'expunations': {'n': len(m), 'overall_spearman': r3(rho['overall_humor_score']), 'best_design_metric': be,
                                 'best_design_spearman': r3(rho[be]), 'learned_spearman': r3(rho['learned']), 'ceiling': r3(top)},
-                'agreement': agreement, 'source': 'tools/train_humor_scorer.py; nbs/tutorials/humor_validity.ipynb'}
+                'agreement': agreement, 'length_matched': length_matched, 'source': 'tools/train_humor_scorer.py; nbs/tutorials/humor_validity.ipynb'}
     details = dict(E=E, y=y, model=model, cv=cv, auc=auc, dev_constant=dev_constant, rho=rho, pun_constant=pun_constant, ceiling=top,
                    preference=preference, seconds=time.time() - t0)
     return scorer, validity, preference.to_dict(), details
