@@ -152,11 +152,12 @@ def unstructured_rows(repeats, mixture_steps, N=10_000):
 
 def _products(X, block=None):
     "Only the products of the distance pass (`diversity._distance_sums`) as it runs them: the lifted blocks on and above the diagonal (`_block_pairs`: diagonal blocks halved twice), a thread per core."
-    from cah_metrics.diversity import BLOCK, _block_pairs, _lifted, _ordered_map, _one_thread
+    from cah_metrics.diversity import BLOCK, _block_pairs, _lifted, _ordered_map
+    from cah_metrics.resample import one_thread
     left, right = _lifted(X)
     pairs = _block_pairs(len(X), block or BLOCK)
     def product(pair): return left[pair[0]:pair[1]] @ right[pair[2]:pair[3]].T
-    with _one_thread():
+    with one_thread():
         for _ in _ordered_map(product, pairs, min(len(pairs), os.cpu_count() or 1)): pass
 
 def repeats_row(quick):

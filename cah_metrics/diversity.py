@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/diversity.html.md"""
 
 # %% ../nbs/05a_diversity.ipynb #8154f330
 from __future__ import annotations
-import functools, hashlib, math, os, re, string, threading
+import hashlib, math, os, re, string, threading
 from collections import Counter, deque
 from collections.abc import Sequence
 from fractions import Fraction
@@ -17,7 +17,7 @@ import numpy as np
 
 from .core import (Metric, ReductionContext, RenamedFields, Score, Signature,
                               StateReduction, bucket_of, mix64, register, warn_deprecated)
-from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan
+from .resample import DIVERSITY_NOT_RESAMPLED, Plan, Resampling, mean_plan, one_thread
 from .text import (as_array, as_texts, brief, check_float, check_int, check_str, check_tokens,
                               get_tokenizer, ngram_counts, Tokenizer, Vocab)
 from .bleu import (BLEUStats, SMOOTHING, smoothed_log_mean, brevity_penalty, bleu_weights,
@@ -494,17 +494,6 @@ def mean_pair_similarity(E:np.ndarray) -> float:
 # fewest distinct vectors for which repeated rows are clustered once each, weighted by their counts
 MIN_DISTINCT = 10
 
-@functools.cache
-def _thread_controller():
-    "threadpoolctl's view of the BLAS and OpenMP libraries (scikit-learn's loaded), found once."
-    import sklearn.cluster        # loads scikit-learn's OpenMP runtime, to be seen
-    from threadpoolctl import ThreadpoolController
-    return ThreadpoolController()  # each `threadpool_limits` call scans the libraries again: ~10 ms
-
-def _one_thread():
-    "A context where BLAS and OpenMP (the calling thread's) run on one thread."
-    return _thread_controller().limit(limits=1)
-
 def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.ndarray]]:
     """KMeans (`n_init=10`) for k from 2 to min(5, N // 2): (k, labels) of each fit that finds two
     clusters or more."""
@@ -514,14 +503,14 @@ def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.n
     repeats = _repeats(X, *rows) if weighted else None
     def fit(k):
         from sklearn.cluster import KMeans
-        with _one_thread():           # OpenMP's thread count is each thread's own: set it here too
+        with one_thread():           # OpenMP's thread count is each thread's own: set it here too
             if repeats: return _kmeans_repeated(repeats, k, seed)
             return KMeans(k, random_state=seed, n_init=10).fit_predict(X)
     # k <= 5: each product and Lloyd step is too small to share between cores (threads would wait on
     # each other), so each fit runs on one core and the fits run side by side, the largest k first;
     # every fit is the same as alone
     workers = max(1, min(len(ks), os.cpu_count() or 1))
-    with _one_thread(), ThreadPoolExecutor(workers) as pool:
+    with one_thread(), ThreadPoolExecutor(workers) as pool:
         labels = dict(zip(ks[::-1], pool.map(fit, ks[::-1])))
     return [(k, labels[k]) for k in ks if len(np.unique(labels[k])) > 1]
 
@@ -611,7 +600,7 @@ def _distance_sums(X:np.ndarray, H:np.ndarray, block:int=BLOCK) -> np.ndarray:
         if not hasattr(local, 'out'): local.out = np.empty(block * block, X.dtype)  # per thread
         return pair, _block_sums(left, right, H, pair, spans, local.out, clip)
     workers = min(len(pairs), os.cpu_count() or 1)
-    with _one_thread():             # a block per core, each product on one thread
+    with one_thread():             # a block per core, each product on one thread
         for (a0, a1, b0, b1), (Ta, Tb) in _ordered_map(sums, pairs, workers):
             T[a0:a1, slice(*spans[b0, b1])] += Ta   # in the order of the pairs: the same sums
             if Tb is not None: T[b0:b1, slice(*spans[a0, a1])] += Tb          # on any machine
@@ -761,7 +750,7 @@ def semantic_diversity(E:np.ndarray, # (N, d) sentence embeddings, finite number
         U = _unit_rows(X)                                               # X is checked
         return U, pair_sum(U), _vendi(U, q)
     from concurrent.futures import ThreadPoolExecutor
-    with _one_thread(), ThreadPoolExecutor(1) as beside:   # on a thread beside the clustering
+    with one_thread(), ThreadPoolExecutor(1) as beside:   # on a thread beside the clustering
         unit = beside.submit(unit_measures)
         k, sil, lab, spread = _clusters_and_spread(X, seed)
     U, total, vendi = unit.result()

@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/humor.html.md"""
 
 # %% ../nbs/06_humor.ipynb #42bd76df
 from __future__ import annotations
-import contextlib, hashlib, importlib.util, json, os, re
+import hashlib, importlib.util, json, os, re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from dataclasses import dataclass, fields
@@ -17,7 +17,7 @@ import numpy as np
 from fastcore.basics import patch
 
 from .core import Metric, Score, register
-from .resample import DIVERSITY_NOT_RESAMPLED, Resampling, mean_plan
+from .resample import DIVERSITY_NOT_RESAMPLED, Resampling, mean_plan, one_thread
 from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
@@ -547,14 +547,6 @@ class HumorEvaluator:
 BATCH_SELF_BLEU = {'max_n': 1, 'smooth': 'method1'}   # a batch's Self-BLEU for the humor metrics
 
 # %% ../nbs/06_humor.ipynb #cb9bbf4f
-def _one_thread():
-    """BLAS and OpenMP on one thread (when threadpoolctl, installed with scikit-learn, is there):
-    the clustering's products are small, and threads that wait on each other cost more than they
-    save."""
-    try: from threadpoolctl import threadpool_limits
-    except ImportError: return contextlib.nullcontext()
-    return threadpool_limits(limits=1)
-
 @patch
 def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str]=()) -> dict:
     from cah_metrics.diversity import distinct_n, self_bleu, vocabulary_richness, semantic_diversity
@@ -571,12 +563,12 @@ def _batch_diversity(self:HumorEvaluator, texts:Sequence[str], refs:Sequence[str
     if E is None or len(texts) < 2:
         div.update({k: 0.0 for k in BATCH_FIELDS[4:]})
     else:
-        with _one_thread(): sd = semantic_diversity(E)
+        with one_thread(): sd = semantic_diversity(E)
         keys = ('overall_diversity', 'intra_cluster_diversity', 'inter_cluster_diversity',
                 'semantic_spread', 'cluster_coherence')
         div.update(zip(BATCH_FIELDS[4:], (sd[key] for key in keys)))
     if not refs: return div
-    with _one_thread(): return {**div, 'mauve_score': self._mauve(list(texts), list(refs))}
+    with one_thread(): return {**div, 'mauve_score': self._mauve(list(texts), list(refs))}
 
 # %% ../nbs/06_humor.ipynb #5a89f01e
 @patch

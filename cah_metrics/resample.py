@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/resample.html.md"""
 
 # %% ../nbs/00a_resample.ipynb #r0import
 from __future__ import annotations
-import contextlib, os
+import contextlib, functools, os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from statistics import NormalDist
@@ -18,10 +18,10 @@ from .text import brief, as_array, check_float, check_int
 
 # %% auto #0
 __all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'MEAN_THREADS_FROM', 'DIVERSITY_NOT_RESAMPLED', 'NOT_RESAMPLED',
-           'seeded_generator', 'block_rows', 'one_blas_thread', 'index_blocks', 'draw_counts', 'resampled_sums',
-           'mean_threads', 'resampled_means', 'percentile_interval', 'bca_interval', 'jackknife_acceleration',
-           'bca_interval_from_acceleration', 'Plan', 'ratio_of_sums', 'mean_plan', 'plan_estimate', 'score_value',
-           'sum_plan', 'Resampling', 'sum_of_rows_plan']
+           'seeded_generator', 'block_rows', 'one_blas_thread', 'one_thread', 'index_blocks', 'draw_counts',
+           'resampled_sums', 'mean_threads', 'resampled_means', 'percentile_interval', 'bca_interval',
+           'jackknife_acceleration', 'bca_interval_from_acceleration', 'Plan', 'ratio_of_sums', 'mean_plan',
+           'plan_estimate', 'score_value', 'sum_plan', 'Resampling', 'sum_of_rows_plan']
 
 # %% ../nbs/00a_resample.ipynb #16a656dd
 DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: the resamples match sacrebleu's
@@ -50,6 +50,22 @@ def one_blas_thread(cells:int, # draws in the whole resampling
     except ImportError: return contextlib.nullcontext()
     if cells < 1 << 20: return contextlib.nullcontext()
     return threadpool_limits(limits=1, user_api='blas')
+
+@functools.cache
+def _thread_controller():
+    "threadpoolctl's view of the BLAS and OpenMP libraries (scikit-learn's loaded), or None."
+    try:
+        import sklearn.cluster  # noqa: F401  (loads scikit-learn's OpenMP runtime, to be seen)
+        from threadpoolctl import ThreadpoolController
+    except ImportError: return None
+    return ThreadpoolController()  # found once: each `threadpool_limits` scans them again, ~10 ms
+
+def one_thread():
+    """A context where BLAS and OpenMP run on one thread in the calling thread (OpenMP's count is
+    each thread's own), for products too small to share between cores; a no-op without
+    threadpoolctl (installed with scikit-learn)."""
+    controller = _thread_controller()
+    return contextlib.nullcontext() if controller is None else controller.limit(limits=1)
 
 def index_blocks(rng:np.random.Generator, # the generator to draw from
                  n:int, # items per resample
