@@ -16,7 +16,12 @@ imports) and of the in-process run, and the overhead against the in-process pass
 depends on the shard size, not on --n (a worker holds one partition and small states), so a quick --n 100000 run
 measures it too.
 
-    python bench/bench_distributed.py [--n 1000000] [--shard 25000] [--data DIR] [--workers 1 2] [--quick] [--json PATH]
+    python bench/bench_distributed.py [--n 1000000] [--shard 25000] [--data DIR] [--workers 1 2] [--memory-limit 2GiB]
+                                      [--quick] [--json PATH]
+
+The scale run of issue #34 (10,000,000 pairs, about 80 minutes on 2 cores, not in CI):
+
+    python bench/bench_distributed.py --n 10000000 --workers 2 --memory-limit 2GiB
 
 --quick: 100,000 pairs in shards of 25,000 (about a minute on 2 cores).
 """
@@ -77,13 +82,13 @@ def in_process(paths):
     secs = time.perf_counter() - t
     return {**report, 'n_examples': n, 'signatures': sigs, 'details': details}, secs, peak_rss(), cpu_seconds() - cpu
 
-def on_cluster(paths, workers):
-    "evaluate on a fresh LocalCluster of `workers` processes: (report, seconds, [peak RSS MiB of each worker], [RSS MiB of each worker before the run], CPU s: [driver, each worker])."
+def on_cluster(paths, workers, memory_limit=0):
+    "evaluate on a fresh LocalCluster of `workers` processes (each held to `memory_limit` bytes by Dask, 0: unbounded): (report, seconds, [peak RSS MiB of each worker], [RSS MiB of each worker before the run], CPU s: [driver, each worker])."
     import logging
     from distributed import Client, LocalCluster
     from cah_metrics.distributed import evaluate
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, host='127.0.0.1',
-                      silence_logs=logging.ERROR, memory_limit=0) as cluster, Client(cluster) as client:
+                      silence_logs=logging.ERROR, memory_limit=memory_limit) as cluster, Client(cluster) as client:
         client.run(lambda: __import__('cah_metrics.distributed'))          # warm imports, as a long-lived cluster has them
         idle, cpu0 = client.run(rss), client.run(cpu_seconds)
         t, driver = time.perf_counter(), cpu_seconds()
@@ -98,6 +103,8 @@ def main():
     ap.add_argument('--data', default=str(Path(tempfile.gettempdir()) / 'cah_bench_distributed'))
     ap.add_argument('--workers', type=int, nargs='+', default=[1, 2])
     ap.add_argument('--quick', action='store_true', help='100,000 pairs')
+    ap.add_argument('--memory-limit', default='0', help="each worker's memory limit, as Dask reads it ('2GiB'; 0: none): "
+                    "Dask spills, pauses and at last restarts a worker that passes it")
     ap.add_argument('--json', help='append the result rows here (JSON Lines, for bench/run_all.py)')
     ap.add_argument('--in-process-only', action='store_true', help=argparse.SUPPRESS)    # the child process of the in-process run
     a = ap.parse_args()
@@ -112,7 +119,7 @@ def main():
     rows = [('in-process (no Dask)', base['seconds'], [base['rss']], [], True, [base['cpu']])]
     ok = True
     for w in a.workers:
-        report, secs, peaks, idle, cpu = on_cluster(paths, w)
+        report, secs, peaks, idle, cpu = on_cluster(paths, w, a.memory_limit)
         ok &= report == base['report']
         rows.append((f"{w} worker{'s' * (w > 1)}", secs, peaks, idle, report == base['report'], cpu))
     r = base['report']
@@ -129,7 +136,8 @@ def main():
         if name == '2 workers': return '>= 1.6x faster than in-process', base['seconds'] >= 1.6 * secs
         return None, None
     emit([row(f"BLEU + ROUGE-L + chrF, {a.n:,} pairs in {len(paths)} Parquet shards, `distributed.evaluate` on a LocalCluster of {name} "
-              f"(memory: the largest worker's peak RSS; peer: one in-process pass without Dask)", secs, 'in-process pass', base['seconds'],
+              f"(memory: the largest worker's peak RSS"
+              f"{'' if a.memory_limit in ('0', '') else f', each worker held to {a.memory_limit}'}; peer: one in-process pass without Dask)", secs, 'in-process pass', base['seconds'],
               ours_mib=max(peaks), peer_mib=base['rss'], aim=aim(name, secs)[0], met=aim(name, secs)[1],
               numbers='equal to the in-process report (every number)' if same else 'DIFFER')
           for name, secs, peaks, idle, same, _ in rows[1:]], a.json)
