@@ -123,7 +123,6 @@ def test_agreement_format_and_default(validity):
     assert a['no_model_default'] == max(MODEL_FREE_SCORERS, key=mean.get) == NO_MODEL_SCORER
 
 
-
 def test_length_matched(validity):
     """The ExPUNations pairs of equal word count: counted again here from the data, both length baselines tie each of them
     (exactly 0.5), and every scorer is measured on them as on all pairs."""
