@@ -362,12 +362,12 @@ def build(log=print) -> tuple[dict, dict, dict, dict]:
                                             'shorter': -length(puns), 'longer': length(puns)}),
             'humornorms': (word_m, rated_groups(len(words)), {'preference': preference.utility(E_words), 'learned': p_humor(scorer, E_words),
                                                               'design': word_design['overall_humor_score'], 'shorter': -length(words), 'longer': length(words)})}
-    agreement = {}
+    agreement, pairs_of = {}, {}
     for name, (rating, groups, scores) in sets.items():
-        pairs = group_pairs(rating, groups)
+        pairs = pairs_of[name] = group_pairs(rating, groups)
         agreement[name] = {'pairs': len(pairs[0]), **{k: pairwise(v, *pairs, groups) for k, v in scores.items()}}
-    better, worse = group_pairs(m, pun_groups)
-    n_words = length(puns)
+    better, worse = pairs_of['expunations']
+    n_words = sets['expunations'][2]['longer']                     # each pun's number of words
     same = n_words[better] == n_words[worse]                       # the pairs length cannot order
     length_matched = {'expunations': {'pairs': int(same.sum()), **{k: pairwise(v, better[same], worse[same], pun_groups)
                                                                    for k, v in sets['expunations'][2].items()}}}
