@@ -196,7 +196,8 @@ def _humor_parser(sub):
              "co-occurrence vectors that need no model (default: minilm)")
     arg('--scorer', default=None, metavar='NAME|FILE',
         help="what ranks the answers: 'preference' (the default: a Bradley-Terry "
-             "model trained on people's judgments of which text is funnier), 'learned' "
+             "model trained on people's judgments of which text is funnier), 'puns' (rated "
+             "puns, length included: never the default), 'learned' "
              "(jokes vs headlines), 'design' (a fixed weighting of the humor metrics), "
              "'shorter' (the length baseline), or a taste file saved by --learn; "
              "without a sentence model (--encoder cooccurrence) the default is the best "

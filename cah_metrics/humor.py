@@ -31,10 +31,11 @@ from .text import (TreebankTokenizer, as_array, as_item_texts, as_texts, check_f
 
 # %% auto #0
 __all__ = ['OVERALL_WEIGHTS', 'ITEM_FIELDS', 'BATCH_FIELDS', 'OPTIONAL_FIELDS', 'SCORE_FIELDS', 'SCORERS', 'MODEL_FREE_SCORERS',
-           'DEFAULT_SCORER', 'NO_MODEL_SCORER', 'BATCH_SELF_BLEU', 'CARD_FEATURES', 'ANSWER_FEATURES', 'TASTE_FEATURES',
-           'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component', 'overall_score', 'StatisticalHumorScores',
-           'resolve_scorer', 'HumorEvaluator', 'learned_scorer', 'as_card', 'card_text', 'answer_text',
-           'shipped_preference', 'TasteReport', 'default_evaluator', 'HumorScores']
+           'LENGTH_SCORERS', 'DEFAULT_SCORER', 'NO_MODEL_SCORER', 'BATCH_SELF_BLEU', 'CARD_FEATURES', 'ANSWER_FEATURES',
+           'TASTE_FEATURES', 'SHIPPED_MODELS', 'fill_prompt', 'f1_score', 'pacs_boost', 'creativity_component',
+           'overall_score', 'StatisticalHumorScores', 'resolve_scorer', 'HumorEvaluator', 'learned_scorer', 'as_card',
+           'card_text', 'answer_text', 'shipped_model', 'shipped_preference', 'TasteReport', 'default_evaluator',
+           'HumorScores']
 
 # %% ../nbs/06_humor.ipynb #e3879dfd
 def fill_prompt(template:str, # a prompt template with `{}` slots
@@ -188,8 +189,11 @@ class _RepeatTreebank(TreebankTokenizer):
     def forget(self): self._memo = None
 
 # %% ../nbs/06_humor.ipynb #0257972f
-SCORERS = ('preference', 'learned', 'design', 'shorter')   # the named scorers; a taste file too
+SCORERS = ('preference', 'puns', 'learned', 'design', 'shorter')   # the named scorers; a taste file
 MODEL_FREE_SCORERS = ('design', 'shorter')       # the named scorers that need no sentence model
+# the scorers that read the answer's word count: never a default (whether longer is funnier depends
+# on the texts and on who judges them, and a default that rewards words rewards padding)
+LENGTH_SCORERS = ('puns', 'shorter')
 DEFAULT_SCORER = 'preference'     # the best measured agreement with people (humor_validity.json)
 NO_MODEL_SCORER = 'design'        # the best of MODEL_FREE_SCORERS there
 
@@ -272,7 +276,7 @@ class HumorEvaluator:
         its file's sha256."""
         if self.scorer in MODEL_FREE_SCORERS: return self.scorer
         if self.scorer == 'learned': return f"learned-{learned_scorer()['tag']}"
-        return f"{self.scorer}-{(self.taste or shipped_preference()).tag}"
+        return f"{self.scorer}-{(self.taste or shipped_model(self.scorer)).tag}"
     def signature_options(self) -> dict[str, str]:
         """The evaluator's part of a signature: corpus fingerprint, encoder, language model and its
         tokenizer (from the model's own signature), the batch-diversity options."""
@@ -440,7 +444,7 @@ class HumorEvaluator:
         if self.scorer == 'learned': return self.learned_scores(texts, contexts)
         if self.scorer == 'shorter':
             return np.array([10 / max(1, len(t.split())) if t.strip() else 0.0 for t in texts])
-        model = self.taste or shipped_preference()
+        model = self.taste or shipped_model(self.scorer)
         u = model.utility(self.preference_features(texts, contexts, model.features, items))
         return 10 / (1 + np.exp(-u))
     def learned_scores(self, texts:Sequence[str], # the answers
@@ -653,10 +657,20 @@ def answer_text(candidate:str|Sequence[str], # one answer, or the answers of a p
     return ' / '.join(_check_candidate(candidate, 'candidate', 'answer_text'))
 
 # %% ../nbs/06_humor.ipynb #6f1ef3cf
-@lru_cache(maxsize=1)
+SHIPPED_MODELS = {'preference': 'humor_preference.json', 'puns': 'humor_puns.json'}   # in data/
+
+@lru_cache(maxsize=None)
+def shipped_model(scorer:str, # a key of `SHIPPED_MODELS`: 'preference' or 'puns'
+                 ) -> PreferenceModel:
+    "A shipped linear scorer, its file in the package's `data/`, read once per process."
+    if scorer not in SHIPPED_MODELS:
+        raise ValueError(f"shipped_model: scorer must be one of {', '.join(SHIPPED_MODELS)}, "
+                         f"got {scorer!r:.60}")
+    return load_preference_model(resources.files('cah_metrics') / 'data' / SHIPPED_MODELS[scorer])
+
 def shipped_preference() -> PreferenceModel:
-    "The shipped `'preference'` scorer (`data/humor_preference.json`), read once per process."
-    return load_preference_model(resources.files('cah_metrics') / 'data' / 'humor_preference.json')
+    "The shipped `'preference'` scorer (`data/humor_preference.json`)."
+    return shipped_model('preference')
 
 # %% ../nbs/06_humor.ipynb #a5701ec9
 @dataclass

@@ -105,7 +105,8 @@ HUMOR_SCHEMA = {   # column: (JSON type, (minimum, maximum) or None, direction, 
     'overall_humor_score': ('number', (0, 10), "higher is funnier",
         "the score the ranking uses, the run's scorer's: 'preference' (the default) or a taste "
         "file, 10 x the modelled chance that the answer beats a typical one; 'learned', 10 x its "
-        "P(humor) of the filled card; 'design', the design's overall score (the weighted sum of "
+        "P(humor) of the filled card; 'puns', 10 x sigmoid of the pun scorer's predicted "
+        "funniness above the puns' mean; 'design', the design's overall score (the weighted sum of "
         "the components below and the batch's creativity term, clipped to 0-10); 'shorter', 10 / "
         "the answer's words"),
     'drivers': ('string', None, None,
@@ -242,8 +243,9 @@ def trust_line(scorer:str|None=None, # a name in `humor.SCORERS` or 'taste' (Non
                      f"{taste.training.get('rounds', '?')} rounds it was learned from "
                      "(cross-validated)")
     return '\n'.join(lines + [
-        f"The default is the best on the sets that rank attempts at humor ({a['default']}; "
-        f"without a sentence model {a['no_model_default']}). The pun raters agree with each "
+        f"The default is the best on the sets that rank attempts at humor of the scorers that "
+        f"do not count words ({a['default']}; without a sentence model {a['no_model_default']}; "
+        "'puns' adds length to the vector, which pays on puns). The pun raters agree with each "
         f"other at {ceiling:.2f} (split-half), which caps any score's agreement with them; "
         "on pun pairs of equal length counting words is a coin, so what a scorer gets there "
         "is not length. "
@@ -254,6 +256,7 @@ def trust_line(scorer:str|None=None, # a name in `humor.SCORERS` or 'taste' (Non
 # %% ../nbs/85c_humor_report.ipynb #3daf4bea
 _HOW = {'preference':
             "the preference scorer (10 x the modelled chance of beating a typical answer)",
+        'puns': "the pun scorer (10 x sigmoid of its predicted funniness above the puns' mean)",
         'learned': "the learned scorer (10 x P(humor))", 'design': "the design's overall score",
         'shorter': "the length baseline (10 / words)",
         'taste': "the taste file (10 x the modelled chance of beating a typical answer)"}

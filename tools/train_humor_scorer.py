@@ -1,5 +1,5 @@
-"""Build cah_metrics/data/humor_scorer.json (the learned humor scorer), humor_preference.json (the preference scorer) and
-humor_validity.json (how far the humor metrics can be trusted).
+"""Build cah_metrics/data/humor_scorer.json (the learned humor scorer), humor_preference.json (the preference scorer),
+humor_puns.json (the pun scorer) and humor_validity.json (how far the humor metrics can be trusted).
 
 **The scorer.** P(humor | text) = sigmoid(E @ coef + intercept), E the bundled encoder's (all-MiniLM-L6-v2) unit
 sentence vector of the text: scikit-learn's `LogisticRegression` (lbfgs, L2 penalty, tol 1e-10 and at most 10,000
@@ -35,13 +35,22 @@ pairs of ExPUNations puns within seeded groups of 10 whose raters' mean funnines
 2,000 ColBERT pairs (each joke of the 4k sample paired with a headline in a seeded order, the joke picked). Its C is
 chosen from `preference.C_GRID` by the held-out log-likelihood of an inner 3-fold split (`preference.choose_C`).
 
+**The pun scorer** (`humor_puns.json`, a `PreferenceModel` on the same 384 numbers and `log_words`, ln(1 + words)) is a
+ridge regression of each of the 1,740 rated puns' mean funniness on its vector and its length, the length unpenalised
+(its standardised column is scaled up `LENGTH_BOOST` times before the fit, so its penalty is a millionth of a vector
+coordinate's: longer puns are rated funnier, and a shrunken length weight gives that away), the penalty chosen from
+`PUN_ALPHAS` by scikit-learn's `RidgeCV` (efficient leave-one-out). Its utility is the predicted mean funniness less
+the puns' mean. It reads the answer's word count, so it is never a default (`humor.LENGTH_SCORERS`); it is the scorer
+for text like the puns it learned from. Trained on ExPUNations alone: CC BY-NC 4.0, as the preference scorer.
+
 **Agreement with people** (`agreement` in humor_validity.json): every named scorer's pairwise accuracy (the share of
 pairs in which it ranks higher the text people found funnier, ties half) with a 95% bootstrap interval over groups,
 beside both length baselines, on three sets: the ExPUNations pairs (the preference scorer out of fold: 5 folds of the
-groups of both its sets), the word pairs of the humor norms (4,997 words rated 1-5, pairs within seeded groups of 10;
+groups of both its sets; the pun scorer out of fold: 5 folds of the puns' groups), the word pairs of the humor norms (4,997 words rated 1-5, pairs within seeded groups of 10;
 `tests/data/humornorms`, not-for-profit research use, only measured on), and ColBERT (the AUC over the 4k sample:
 every joke against every headline; the learned scorer cross-validated as above, the preference scorer out of fold).
-`default` and `no_model_default` name the scorers with the best mean estimate over `RANKING_SETS`, the sets where
+`default` and `no_model_default` name the scorers with the best mean estimate over `RANKING_SETS`, among those
+that do not read the word count (`humor.LENGTH_SCORERS`), the sets where
 people compared attempts at humor; the library's `humor.DEFAULT_SCORER` and `NO_MODEL_SCORER` must equal them (a test
 checks it).
 
@@ -74,6 +83,7 @@ SAMPLE, DEV = DATA / 'colbert_humor' / 'colbert_humor_4k.csv', DATA / 'colbert_h
 PUNS, FUNNY = DATA / 'expunations' / 'puns.csv', DATA / 'expunations' / 'funniness_matrix.csv'
 SCORER, VALIDITY = ROOT / 'cah_metrics' / 'data' / 'humor_scorer.json', ROOT / 'cah_metrics' / 'data' / 'humor_validity.json'
 PREFERENCE = ROOT / 'cah_metrics' / 'data' / 'humor_preference.json'
+PUNS_SCORER = ROOT / 'cah_metrics' / 'data' / 'humor_puns.json'
 NORMS = DATA / 'humornorms' / 'humor_dataset.csv'
 GROUP_SIZE, GROUP_SEED, PREF_FOLDS = 10, 0, 5             # judgment sets cut into seeded groups of 10; 5-fold CV by group
 # The sets where people said which of two attempts at humor is funnier: the defaults are the scorers with the best mean
@@ -85,6 +95,8 @@ CS = tuple(float(10 ** (k / 2)) for k in range(-4, 5))     # the grid for C: 0.0
 INNER_FOLDS, INNER_SEED = 5, 0                              # how C is chosen: StratifiedKFold(5, shuffle=True, random_state=0)
 TOL, MAX_ITER = 1e-10, 10_000                               # lbfgs: run to the optimum (the default tol 1e-4 stops far from it)
 SELECT_TOL = 1e-6                                           # enough to rank the grid's held-out log losses (they agree with tol 1e-8 to 4 decimals)
+PUN_ALPHAS = tuple(float(10 ** (k / 2)) for k in range(13))   # the pun scorer's ridge penalties: 1 ... 10^6 in half-decades
+LENGTH_BOOST = 1000.0                                       # its length column's scale-up: the length weight unpenalised
 CV_SEED = 16                                                # the outer 5-fold cross-validation (as nbs/09_crossval.ipynb)
 N_BOOT, BOOT_SEED, SPLITS = 1000, 0, 20                     # bootstrap resamples and seed; random split-halves for the ceiling
 TOLERANCE = {'scorer': 1e-3, 'validity': 1e-3 + 1e-9}
@@ -309,13 +321,38 @@ def preference_out_of_fold(parts:list) -> list[np.ndarray]:
             out[k][rows] = model.utility(F[rows])
     return out
 
+def with_length(E:np.ndarray, texts:list[str]) -> np.ndarray:
+    "The pun scorer's features: the sentence vectors, then `log_words`, ln(1 + words), of each text."
+    return np.column_stack([E, np.log1p([len(t.split()) for t in texts])])
+
+def fit_puns(F:np.ndarray, rating:np.ndarray):
+    "The pun scorer: ridge regression of the mean funniness on standardised features, the last (length) unpenalised."
+    from sklearn.linear_model import RidgeCV
+    from cah_metrics.humor import CARD_FEATURES
+    from cah_metrics.preference import PreferenceModel, standardisation
+    mean, scale = standardisation(F)
+    boost = np.r_[np.ones(F.shape[1] - 1), LENGTH_BOOST]
+    ridge = RidgeCV(alphas=PUN_ALPHAS).fit((F - mean) / scale * boost, rating)
+    return PreferenceModel(CARD_FEATURES + ('log_words',), ridge.coef_ * boost, mean, scale,
+                           {'alpha': float(ridge.alpha_), 'puns': len(rating)})
+
+def puns_out_of_fold(F:np.ndarray, rating:np.ndarray, groups:np.ndarray) -> np.ndarray:
+    "Every pun's pun-scorer utility from a model fitted without its group (5 folds of the groups)."
+    from sklearn.model_selection import KFold
+    ids, out = np.unique(groups), np.zeros(len(rating))
+    for train, test in KFold(PREF_FOLDS, shuffle=True, random_state=CV_SEED).split(ids):
+        held = np.isin(groups, ids[test])
+        out[held] = fit_puns(F[~held], rating[~held]).utility(F[held])
+    return out
+
 
 # ---------------------------------------------------------------- build and check
 
 def r3(v) -> list[float]: return [round(float(x), 3) for x in v]
 
-def build(log=print) -> tuple[dict, dict, dict, dict]:
-    "The scorer's JSON, the validity JSON, the preference scorer's JSON, and what was computed on the way (for tests and the notebook)."
+def build(log=print) -> tuple[dict, dict, dict, dict, dict]:
+    """The scorer's JSON, the validity JSON, the preference scorer's JSON, the pun scorer's JSON, and what was computed on
+    the way (for tests and the notebook)."""
     import scipy.stats, sklearn.linear_model, sklearn.metrics, sklearn.model_selection, torch   # noqa: F401  (loaded before the limit below, which only reaches loaded libraries)
     from threadpoolctl import threadpool_limits
     from cah_metrics.crossval import cross_validate
@@ -351,6 +388,9 @@ def build(log=print) -> tuple[dict, dict, dict, dict]:
             preference = fit_preference(parts)
             pun_oof, sample_oof = preference_out_of_fold(parts)
             log(f"fitted the preference scorer on the puns' and ColBERT's pairs and cross-validated it by group ({time.time() - t0:.0f} s)")
+            F_pun = with_length(E_pun, puns)
+            pun_scorer, pun_scorer_oof = fit_puns(F_pun, m), puns_out_of_fold(F_pun, m, pun_groups)
+            log(f"fitted the pun scorer and cross-validated it by group ({time.time() - t0:.0f} s)")
             words, word_m = humornorms()
             E_words = encode(words)
             word_design, _ = design_scores(words)
@@ -358,9 +398,10 @@ def build(log=print) -> tuple[dict, dict, dict, dict]:
             log(f"encoded the {len(words):,} words of the humor norms ({time.time() - t0:.0f} s)")
     finally: torch.set_num_threads(threads)
     length = lambda ts: np.array([len(t.split()) for t in ts], float)
-    sets = {'expunations': (m, pun_groups, {'preference': pun_oof, 'learned': P, 'design': pun_scores['overall_humor_score'],
+    sets = {'expunations': (m, pun_groups, {'preference': pun_oof, 'puns': pun_scorer_oof, 'learned': P, 'design': pun_scores['overall_humor_score'],
                                             'shorter': -length(puns), 'longer': length(puns)}),
-            'humornorms': (word_m, rated_groups(len(words)), {'preference': preference.utility(E_words), 'learned': p_humor(scorer, E_words),
+            'humornorms': (word_m, rated_groups(len(words)), {'preference': preference.utility(E_words),
+                                                              'puns': pun_scorer.utility(with_length(E_words, words)), 'learned': p_humor(scorer, E_words),
                                                               'design': word_design['overall_humor_score'], 'shorter': -length(words), 'longer': length(words)})}
     agreement, pairs_of = {}, {}
     for name, (rating, groups, scores) in sets.items():
@@ -371,28 +412,33 @@ def build(log=print) -> tuple[dict, dict, dict, dict]:
     same = n_words[better] == n_words[worse]                       # the pairs length cannot order
     length_matched = {'expunations': {'pairs': int(same.sum()), **{k: pairwise(v, better[same], worse[same], pun_groups)
                                                                    for k, v in sets['expunations'][2].items()}}}
-    sample_auc = auc_intervals(y, {'preference': sample_oof, 'design': sample_design['overall_humor_score'],
+    sample_auc = auc_intervals(y, {'preference': sample_oof, 'puns': pun_scorer.utility(with_length(E, texts)),
+                                   'design': sample_design['overall_humor_score'],
                                    'shorter': -length(texts), 'longer': length(texts)})
-    agreement['colbert'] = {'pairs': int(y.sum() * (~y).sum()), 'preference': r3(sample_auc['preference']),
+    agreement['colbert'] = {'pairs': int(y.sum() * (~y).sum()), **{k: r3(sample_auc[k]) for k in ('preference', 'puns')},
                             'learned': r3((cv.mean['roc_auc'], *cv.ci['roc_auc'])), **{k: r3(sample_auc[k]) for k in ('design', 'shorter', 'longer')}}
-    from cah_metrics.humor import MODEL_FREE_SCORERS, SCORERS
+    from cah_metrics.humor import LENGTH_SCORERS, MODEL_FREE_SCORERS, SCORERS
     mean_of = lambda k: np.mean([agreement[d][k][0] for d in RANKING_SETS])
-    agreement['default'] = max(SCORERS, key=mean_of)
-    agreement['no_model_default'] = max(MODEL_FREE_SCORERS, key=mean_of)
+    agreement['default'] = max([k for k in SCORERS if k not in LENGTH_SCORERS], key=mean_of)
+    agreement['no_model_default'] = max([k for k in MODEL_FREE_SCORERS if k not in LENGTH_SCORERS], key=mean_of)
     preference.training = {'data': ['tests/data/expunations (puns.csv, funniness_matrix.csv)', 'tests/data/colbert_humor/colbert_humor_4k.csv'],
                            'sha256': [hashlib.sha256(FUNNY.read_bytes()).hexdigest(), hashlib.sha256(SAMPLE.read_bytes()).hexdigest()],
                            'judgments': f"ExPUNations: every pair of puns in seeded groups of {GROUP_SIZE} whose mean funniness differs, the funnier "
                                         "picked; ColBERT: each joke paired with a headline in a seeded order, the joke picked",
                            **preference.training, 'licence': 'CC BY-NC 4.0 (ExPUNations annotations) and MIT (ColBERT); see HUMOR_PREFERENCE_LICENSE.md'}
+    pun_scorer.training = {'data': ['tests/data/expunations (puns.csv, funniness_matrix.csv)'], 'sha256': [hashlib.sha256(FUNNY.read_bytes()).hexdigest()],
+                           'judgments': "ExPUNations: each pun's mean funniness (1-5; a rater's 0, not a joke, is no rating), the puns with one at least",
+                           'model': "ridge regression (scikit-learn RidgeCV, leave-one-out over PUN_ALPHAS) on the standardised features, log_words unpenalised",
+                           **pun_scorer.training, 'licence': 'CC BY-NC 4.0 (ExPUNations annotations); see HUMOR_PREFERENCE_LICENSE.md'}
     bc, be = best(auc), best(rho)
     validity = {'colbert': {'n': len(dev_y), 'overall_auc': r3(auc['overall_humor_score']), 'best_design_metric': bc, 'best_design_auc': r3(auc[bc]),
                             'learned_auc': r3((cv.mean['roc_auc'], *cv.ci['roc_auc']))},
                 'expunations': {'n': len(m), 'overall_spearman': r3(rho['overall_humor_score']), 'best_design_metric': be,
                                 'best_design_spearman': r3(rho[be]), 'learned_spearman': r3(rho['learned']), 'ceiling': r3(top)},
                 'agreement': agreement, 'length_matched': length_matched, 'source': 'tools/train_humor_scorer.py; nbs/tutorials/humor_validity.ipynb'}
-    details = dict(E=E, y=y, model=model, cv=cv, auc=auc, dev_constant=dev_constant, rho=rho, pun_constant=pun_constant, ceiling=top,
-                   preference=preference, seconds=time.time() - t0)
-    return scorer, validity, preference.to_dict(), details
+    details = dict(E=E, E_pun=E_pun, y=y, model=model, cv=cv, auc=auc, dev_constant=dev_constant, rho=rho, pun_constant=pun_constant, ceiling=top,
+                   preference=preference, pun_scorer=pun_scorer, seconds=time.time() - t0)
+    return scorer, validity, preference.to_dict(), pun_scorer.to_dict(), details
 
 def dumps(obj:dict) -> str:
     "Indented JSON with every list of numbers on one line."
@@ -410,11 +456,11 @@ def differences(shipped, fresh, tol:float, path:str='') -> list[str]:
         return [] if abs(shipped - fresh) <= tol else [f"{path}: {shipped!r} shipped, {fresh!r} fresh (|difference| {abs(shipped - fresh):.2g} > {tol:g})"]
     return [] if type(shipped) is type(fresh) and shipped == fresh else [f"{path}: {shipped!r} shipped, {fresh!r} fresh"]
 
-def check(scorer:dict, validity:dict, preference:dict) -> int:
+def check(scorer:dict, validity:dict, preference:dict, puns:dict) -> int:
     "Compare a fresh build with the shipped files; print what differs; 0 if nothing does beyond `TOLERANCE`, else 1."
     bad = 0
     for path, fresh, tol in ((SCORER, scorer, TOLERANCE['scorer']), (VALIDITY, validity, TOLERANCE['validity']),
-                             (PREFERENCE, preference, TOLERANCE['scorer'])):
+                             (PREFERENCE, preference, TOLERANCE['scorer']), (PUNS_SCORER, puns, TOLERANCE['scorer'])):
         diffs = differences(json.loads(path.read_text()), fresh, tol) if path.exists() else ['the file is missing']
         if diffs:
             bad = 1
@@ -435,9 +481,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--check', action='store_true', help='fail if the shipped files differ from a fresh build beyond the stated tolerance')
     a = ap.parse_args(argv)
-    scorer, validity, preference, details = build(log=lambda s: print(f"train_humor_scorer: {s}", file=sys.stderr, flush=True))
-    if a.check: return check(scorer, validity, preference)
-    for path, obj in ((SCORER, scorer), (VALIDITY, validity), (PREFERENCE, preference)):
+    scorer, validity, preference, puns, details = build(log=lambda s: print(f"train_humor_scorer: {s}", file=sys.stderr, flush=True))
+    if a.check: return check(scorer, validity, preference, puns)
+    for path, obj in ((SCORER, scorer), (VALIDITY, validity), (PREFERENCE, preference), (PUNS_SCORER, puns)):
         write(path, dumps(obj))
         print(f"wrote {path.relative_to(ROOT)}")
     print(dumps(validity), end='')
