@@ -46,12 +46,12 @@ for text like the puns it learned from. Trained on ExPUNations alone: CC BY-NC 4
 **Agreement with people** (`agreement` in humor_validity.json): every named scorer's pairwise accuracy (the share of
 pairs in which it ranks higher the text people found funnier, ties half) with a 95% bootstrap interval over groups,
 beside both length baselines, on three sets: the ExPUNations pairs (the preference scorer out of fold: 5 folds of the
-groups of both its sets; the pun scorer out of fold: 5 folds of the puns' groups), the word pairs of the humor norms (4,997 words rated 1-5, pairs within seeded groups of 10;
-`tests/data/humornorms`, not-for-profit research use, only measured on), and ColBERT (the AUC over the 4k sample:
-every joke against every headline; the learned scorer cross-validated as above, the preference scorer out of fold).
-`default` and `no_model_default` name the scorers with the best mean estimate over `RANKING_SETS`, among those
-that do not read the word count (`humor.LENGTH_SCORERS`), the sets where
-people compared attempts at humor; the library's `humor.DEFAULT_SCORER` and `NO_MODEL_SCORER` must equal them (a test
+groups of both its sets; the pun scorer out of fold: 5 folds of the puns' groups), the word pairs of the humor norms
+(4,997 words rated 1-5, pairs within seeded groups of 10; `tests/data/humornorms`, not-for-profit research use, only
+measured on), and ColBERT (the AUC over the 4k sample: every joke against every headline; the learned scorer
+cross-validated as above, the preference scorer out of fold, the pun scorer as shipped: it never saw ColBERT).
+`default` and `no_model_default` name the scorers with the best mean estimate over `RANKING_SETS`, the sets where
+people compared attempts at humor, among the scorers that do not read the word count (`humor.LENGTH_SCORERS`); the library's `humor.DEFAULT_SCORER` and `NO_MODEL_SCORER` must equal them (a test
 checks it).
 
 **Beyond length** (`length_matched` in humor_validity.json): the same scorers on the ExPUNations pairs whose two puns
