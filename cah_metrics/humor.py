@@ -660,13 +660,19 @@ def answer_text(candidate:str|Sequence[str], # one answer, or the answers of a p
 SHIPPED_MODELS = {'preference': 'humor_preference.json', 'puns': 'humor_puns.json'}   # in data/
 
 @lru_cache(maxsize=None)
+def _shipped_file(name:str) -> PreferenceModel:
+    "The model in the package's `data/name`, read once per process."
+    return load_preference_model(resources.files('cah_metrics') / 'data' / name)
+
 def shipped_model(scorer:str, # a key of `SHIPPED_MODELS`: 'preference' or 'puns'
                  ) -> PreferenceModel:
     "A shipped linear scorer, its file in the package's `data/`, read once per process."
+    if not isinstance(scorer, str):
+        raise TypeError(f"shipped_model: scorer must be a str, got {type(scorer).__name__}")
     if scorer not in SHIPPED_MODELS:
         raise ValueError(f"shipped_model: scorer must be one of {', '.join(SHIPPED_MODELS)}, "
                          f"got {scorer!r:.60}")
-    return load_preference_model(resources.files('cah_metrics') / 'data' / SHIPPED_MODELS[scorer])
+    return _shipped_file(SHIPPED_MODELS[scorer])
 
 def shipped_preference() -> PreferenceModel:
     "The shipped `'preference'` scorer (`data/humor_preference.json`)."
