@@ -20,8 +20,8 @@ import numpy as np
 from .core import Metric, ReductionContext, Score, load, metric_class, mix64
 from .embeddings import shared_encoder
 from .evaluate import DEFAULT_METRICS, report_key, metric_options, per_example_text
-from .io import (AtomicWriteSet, InputError, PRED_FIELDS, as_path, check_outputs,
-                            pick_columns, table_columns,
+from .io import (AtomicWriteSet, InputError, PRED_FIELDS, SOURCE_FIELDS, as_path,
+                            check_outputs, pick_columns, table_columns,
                             json_lines, os_error_reason, read_lines, record_id, record_source,
                             record_strings, show_json)
 from .significance import (DEFAULT_SEED, MAX_RESAMPLES, BootstrapResult, PairedResult,
@@ -33,9 +33,9 @@ from .resample import (bca_interval, bca_interval_from_acceleration,
 from .text import brief, as_array, as_texts, check_float, check_int, table_kind
 
 # %% auto #0
-__all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'read_shard', 'shard_paths', 'ShardError', 'worker_metric',
-           'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums', 'PoissonBootstrapResult',
-           'poisson_bootstrap', 'swap_masks', 'randomization_sums', 'embed']
+__all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'unique_ids', 'parquet_part', 'read_shard', 'shard_paths',
+           'ShardError', 'worker_metric', 'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums',
+           'PoissonBootstrapResult', 'poisson_bootstrap', 'swap_masks', 'randomization_sums', 'embed']
 
 # %% ../nbs/86_distributed.ipynb #b4b4c488
 class Part(NamedTuple):
@@ -114,34 +114,73 @@ def part_from_records(records, # an iterable of records (dicts; from a file, bar
     rows = [_record(record, label, line, strict) for line, record in enumerate(records, 1)]
     preds, *others = (list(col) for col in zip(*rows)) if rows else ([], [], [], [], [])
     columns = (_column(col, label, what) for col, what in zip(others, _FIELDS))
-    part = Part(label, index, preds, *columns)
-    if part.ids is not None:
-        first = {}
-        for line, key in enumerate(zip(part.systems or [None] * len(part), part.ids), 1):
-            if key in first:
-                of_system = f" of system {key[0]!r}" if key[0] else ''
-                raise InputError(label, line, f"duplicate id {key[1]!r:.60}{of_system} "
-                                 f"(first on item {first[key]})")
-            first[key] = line
+    return unique_ids(Part(label, index, preds, *columns))
+
+def unique_ids(part:Part) -> Part:
+    "The part, once its ids are checked: unique within each system (else an `InputError`)."
+    if part.ids is None: return part
+    first = {}
+    for line, key in enumerate(zip(part.systems or [None] * len(part), part.ids), 1):
+        if key in first:
+            of_system = f" of system {key[0]!r}" if key[0] else ''
+            raise InputError(part.label, line, f"duplicate id {key[1]!r:.60}{of_system} "
+                             f"(first on item {first[key]})")
+        first[key] = line
     return part
 
 # %% ../nbs/86_distributed.ipynb #67a8ac64
 SHARD_FORMATS = {'.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl',
                  '.parquet': 'parquet', '.pq': 'parquet'}
 
-def _read_parquet(path:Path) -> list[dict]:
-    "The rows of a Parquet file as records; a file that is not Parquet is an `InputError`."
+def _read_parquet(path:Path):
+    "A Parquet file as a pyarrow Table; a file that is not Parquet is an `InputError`."
     import pyarrow as pa, pyarrow.parquet as pq
     try:
         if not path.is_file():
             what = "is a directory, not a file" if path.is_dir() else "no such file"
             raise InputError(path, None, what)
-        return pq.read_table(path).to_pylist()
+        with pq.ParquetFile(path) as file: return file.read()
     except OSError as e: raise InputError(path, None, os_error_reason(e)) from None
     except (pa.ArrowException, ValueError) as e:
         if isinstance(e, InputError): raise
         reason = ' '.join(str(e).split())[:200]
         raise InputError(path, None, f"not a readable Parquet file ({reason})") from None
+
+def _is_text(kind) -> bool:
+    import pyarrow as pa
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+def _whole(table, name:str, text_lists:bool=False, integers:bool=False) -> bool:
+    """Whether column `name` has no nulls and holds text (or, as allowed, lists of text without
+    nulls, or integers)."""
+    import pyarrow as pa, pyarrow.compute as pc
+    column = table.column(name)
+    if column.null_count: return False
+    if _is_text(column.type) or (integers and pa.types.is_integer(column.type)): return True
+    listed = pa.types.is_list(column.type) or pa.types.is_large_list(column.type)
+    return (text_lists and listed and _is_text(column.type.value_type)
+            and not pc.list_flatten(column).null_count)
+
+def parquet_part(table, # a pyarrow Table of a shard's rows
+                 label:str, # the shard's name in messages
+                 index:int=0, # its number in the run
+                ) -> Part|None:
+    """The `Part` of a Parquet shard's table read column by column, or None when a field it uses
+    is not plain text (predictions, systems), text or lists of text (references), text or
+    integers (ids), has a null, or the table has a source field or no rows: those rows are read
+    one by one, as records, to name the row at fault."""
+    names = table.column_names
+    pred = next((field for field in PRED_FIELDS if field in names), None)
+    refs = next((field for field in _REF_KEYS if field in names), None)
+    if not table.num_rows or pred is None or any(field in names for field in SOURCE_FIELDS):
+        return None
+    plain = _whole(table, pred) and ('system' not in names or _whole(table, 'system'))
+    if not (plain and (refs is None or _whole(table, refs, text_lists=True))
+            and ('id' not in names or _whole(table, 'id', integers=True))): return None
+    column = lambda name: None if name not in names else table.column(name).to_pylist()
+    return unique_ids(Part(label, index, column(pred), column(refs), None, column('id'),
+                           column('system')))
+
 
 # %% ../nbs/86_distributed.ipynb #25c1a460
 def read_shard(path:str|Path, # a JSON Lines or Parquet shard
@@ -156,7 +195,10 @@ def read_shard(path:str|Path, # a JSON Lines or Parquet shard
         raise InputError(path, None, f"unknown shard format; shards are JSON Lines ({jsonl}) "
                          "or Parquet (.parquet, .pq)")
     if fmt == 'jsonl': records = (record for _, record in json_lines(path, read_lines(path)))
-    else: records = _read_parquet(path)
+    else:
+        table = _read_parquet(path)
+        if (part := parquet_part(table, str(path), index)) is not None: return part
+        records = table.to_pylist()
     return part_from_records(records, str(path), index, strict=True)
 
 # %% ../nbs/86_distributed.ipynb #600efe8f

@@ -6,9 +6,8 @@ Docs: https://cah-metrics.github.io/cah_metrics/resample.html.md"""
 
 # %% ../nbs/00a_resample.ipynb #r0import
 from __future__ import annotations
-import contextlib, functools, os
+import contextlib, functools
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -17,11 +16,10 @@ import numpy as np
 from .text import brief, as_array, check_float, check_int
 
 # %% auto #0
-__all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'MEAN_THREADS_FROM', 'DIVERSITY_NOT_RESAMPLED', 'NOT_RESAMPLED',
-           'seeded_generator', 'block_rows', 'one_blas_thread', 'one_thread', 'index_blocks', 'draw_counts',
-           'resampled_sums', 'mean_threads', 'resampled_means', 'percentile_interval', 'bca_interval',
-           'jackknife_acceleration', 'bca_interval_from_acceleration', 'Plan', 'ratio_of_sums', 'mean_plan',
-           'plan_estimate', 'score_value', 'sum_plan', 'Resampling', 'sum_of_rows_plan']
+__all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'DIVERSITY_NOT_RESAMPLED', 'NOT_RESAMPLED', 'seeded_generator',
+           'block_rows', 'one_blas_thread', 'one_thread', 'index_blocks', 'draw_counts', 'resampled_sums',
+           'percentile_interval', 'bca_interval', 'jackknife_acceleration', 'bca_interval_from_acceleration', 'Plan',
+           'ratio_of_sums', 'mean_plan', 'plan_estimate', 'score_value', 'sum_plan', 'Resampling', 'sum_of_rows_plan']
 
 # %% ../nbs/00a_resample.ipynb #16a656dd
 DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: the resamples match sacrebleu's
@@ -107,46 +105,6 @@ def resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array of numbe
             out[done:done + len(idx)] = draw_counts(idx, len(table)) @ table
             done += len(idx)
     return out if given.ndim == 2 else out[:, 0]
-
-# %% ../nbs/00a_resample.ipynb #r1meansc
-MEAN_THREADS_FROM = 1 << 20   # values per resample from which `resampled_means` uses threads
-
-def mean_threads(values:int, # values in one resample (items x columns)
-                ) -> int:
-    """Threads for `resampled_means`: one below `MEAN_THREADS_FROM` values a resample, else the
-    cores this process may use, at most 4 (NumPy's gather and running sum release the GIL)."""
-    if values < MEAN_THREADS_FROM: return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()
-    return max(1, min(4, cores or 1))
-
-def resampled_means(rows:np.ndarray, # (n, d) per-item values
-                    n_resamples:int, # how many resamples
-                    seed:int, # seed of the draws
-                   ) -> np.ndarray:
-    "Means of bootstrap resamples of the rows, (n_resamples, d), a block of draws at a time."
-    rng, (n, width) = np.random.default_rng(seed), rows.shape
-    columns = np.ascontiguousarray(rows.T)               # each column gathered on its own
-    out = np.empty((n_resamples, width))
-    threads = mean_threads(n * width)
-    picked = [np.empty(n, rows.dtype) for _ in range(threads)]
-    def means(thread:int, start:int, idx:np.ndarray):
-        "The means of every `threads`-th resample of a block, from `thread` on."
-        for row in range(thread, len(idx), threads):
-            for j, column in enumerate(columns):
-                np.take(column, idx[row], out=picked[thread])
-                # added left to right, as NumPy's mean of the gathered rows adds them
-                out[start + row, j] = np.cumsum(picked[thread], out=picked[thread])[-1] / n
-    per_block = max(threads, BLOCK_BYTES // (8 * n))      # per draw: 8 bytes of index
-    with ThreadPoolExecutor(threads) as pool:
-        pending = []
-        for start in range(0, n_resamples, per_block):
-            # the next block is drawn while the threads average the last one
-            idx = rng.integers(0, n, size=(min(per_block, n_resamples - start), n))
-            for job in pending: job.result()
-            pending = [pool.submit(means, t, start, idx) for t in range(threads)]
-        for job in pending: job.result()
-    return out
-
 
 # %% ../nbs/00a_resample.ipynb #31c342af
 def _boot_and_level(boot, confidence, caller:str) -> tuple[np.ndarray, float]:
