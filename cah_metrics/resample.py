@@ -8,6 +8,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/resample.html.md"""
 from __future__ import annotations
 import contextlib, functools
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -17,9 +18,10 @@ from .text import brief, as_array, check_float, check_int
 
 # %% auto #0
 __all__ = ['DEFAULT_SEED', 'MAX_RESAMPLES', 'BLOCK_BYTES', 'DIVERSITY_NOT_RESAMPLED', 'NOT_RESAMPLED', 'seeded_generator',
-           'block_rows', 'one_blas_thread', 'one_thread', 'index_blocks', 'draw_counts', 'resampled_sums',
-           'percentile_interval', 'bca_interval', 'jackknife_acceleration', 'bca_interval_from_acceleration', 'Plan',
-           'ratio_of_sums', 'mean_plan', 'plan_estimate', 'score_value', 'sum_plan', 'Resampling', 'sum_of_rows_plan']
+           'block_rows', 'one_blas_thread', 'one_thread', 'index_blocks', 'draw_counts', 'count_blocks',
+           'resampled_sums', 'percentile_interval', 'bca_interval', 'jackknife_acceleration',
+           'bca_interval_from_acceleration', 'Plan', 'ratio_of_sums', 'mean_plan', 'plan_estimate', 'score_value',
+           'sum_plan', 'Resampling', 'sum_of_rows_plan']
 
 # %% ../nbs/00a_resample.ipynb #16a656dd
 DEFAULT_SEED = 12345        # sacrebleu's default SACREBLEU_SEED: the resamples match sacrebleu's
@@ -76,11 +78,32 @@ def index_blocks(rng:np.random.Generator, # the generator to draw from
 
 def draw_counts(idx:np.ndarray, # a block of draws, (m, n) item indices
                 n:int, # the number of items
+                out:np.ndarray|None=None, # an (m, n) float64 array to write into (None: a new one)
                ) -> np.ndarray:
     "How often each item is in each resample: an (m, n) float64 matrix."
-    out = np.empty(idx.shape, np.float64)
+    if out is None: out = np.empty(idx.shape, np.float64)
     for resample, row in enumerate(idx): out[resample] = np.bincount(row, minlength=n)
     return out
+
+def count_blocks(rng:np.random.Generator, # the generator to draw from
+                 n:int, # items per resample
+                 total:int, # resamples in all
+                ):
+    """(the block's first resample, its `draw_counts`) for each block of `index_blocks`, counted
+    into one buffer (use a block before asking for the next: it is overwritten). From two blocks
+    on, a second thread draws the next block while this one is counted and used (NumPy's
+    generator releases the GIL), taking the draws in the same order from the one generator."""
+    blocks = index_blocks(rng, n, total)
+    if total <= block_rows(n):                              # one block: no thread
+        for idx in blocks: yield 0, draw_counts(idx, n)
+        return
+    buffer = np.empty((block_rows(n), n))        # reused: fresh megabytes each block cost faults
+    with ThreadPoolExecutor(1) as pool:
+        start, pending = 0, pool.submit(next, blocks, None)
+        while (idx := pending.result()) is not None:
+            pending = pool.submit(next, blocks, None)
+            yield start, draw_counts(idx, n, buffer[:len(idx)])
+            start += len(idx)
 
 # %% ../nbs/00a_resample.ipynb #abca49bf
 def resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array of numbers, one row per item
@@ -99,11 +122,10 @@ def resampled_sums(rows, # per-item statistics: an (n,) or (n, d) array of numbe
         raise ValueError(f"{caller}: n_resamples x columns = "
                          f"{n_resamples * table.shape[1]:,} sums, more than 2**27; "
                          "use fewer resamples or columns")
-    out, done = np.zeros((n_resamples, table.shape[1])), 0
+    out = np.zeros((n_resamples, table.shape[1]))
     with one_blas_thread(n_resamples * len(table)):
-        for idx in (index_blocks(rng, len(table), n_resamples) if len(table) else ()):
-            out[done:done + len(idx)] = draw_counts(idx, len(table)) @ table
-            done += len(idx)
+        for start, counts in (count_blocks(rng, len(table), n_resamples) if len(table) else ()):
+            out[start:start + len(counts)] = counts @ table
     return out if given.ndim == 2 else out[:, 0]
 
 # %% ../nbs/00a_resample.ipynb #31c342af

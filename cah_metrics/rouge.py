@@ -19,8 +19,7 @@ from fastcore.basics import patch
 
 from . import __version__
 from .core import Metric, Score, Signature, StateReduction, register, warn_deprecated
-from .resample import (Plan, Resampling, draw_counts, index_blocks, mean_plan,
-                                   one_blas_thread)
+from .resample import Plan, Resampling, count_blocks, mean_plan, one_blas_thread
 from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs,
                               ngram_counts, stem_tokens, split_sentences, as_array, as_texts,
                               check_float, check_int, check_sequence, check_str, check_tokens)
@@ -464,12 +463,10 @@ def _from_rows(stats:list[np.ndarray], n_boot:int, confidence:float, seed:int) -
     values = [prf_arrays(rows[np.lexsort(rows.T[::-1])]) for rows in stats]   # canonical order
     means = [_Triple(*(math.fsum(v[:, k]) / n for k in range(3))) for v in values]
     if n_boot == 0: return [(m, m, m) for m in means]
-    sums, done = [np.empty((n_boot, 3)) for _ in values], 0
-    with one_blas_thread(n_boot * n):
-        for idx in index_blocks(np.random.default_rng(seed), n, n_boot):
-            counts = draw_counts(idx, n)              # how often each example is drawn
-            for out, v in zip(sums, values): out[done:done + len(idx)] = counts @ v
-            done += len(idx)
+    sums = [np.empty((n_boot, 3)) for _ in values]
+    with one_blas_thread(n_boot * n):       # counts: how often each example is in each resample
+        for start, counts in count_blocks(np.random.default_rng(seed), n, n_boot):
+            for out, v in zip(sums, values): out[start:start + len(counts)] = counts @ v
     levels = [50 * (1 - confidence), 50 * (1 + confidence)]
     bounds = [np.percentile(total / n, levels, axis=0) for total in sums]
     return [(m, _Triple(*map(float, lo)), _Triple(*map(float, hi)))

@@ -18,8 +18,8 @@ import numpy as np
 from .core import Metric, Record, Score, Signature, load, json_ready
 from . import resample
 from cah_metrics.resample import (
-    DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, draw_counts, index_blocks,
-    one_blas_thread, percentile_interval, plan_estimate, resampled_sums, score_value,
+    DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, count_blocks, draw_counts,
+    index_blocks, one_blas_thread, percentile_interval, plan_estimate, resampled_sums, score_value,
     seeded_generator)
 from .text import as_array, check_float, check_int, check_str, brief
 
@@ -140,13 +140,12 @@ def _boot_scores(plans:Sequence[Plan], rng:np.random.Generator, B:int) -> np.nda
     widths = [plan.rows.shape[1] for plan in plans]
     ends = np.cumsum(widths)
     starts = ends - widths
-    out, done = np.empty((len(plans), B)), 0
+    out = np.empty((len(plans), B))
     with one_blas_thread(B * len(rows)):
-        for idx in index_blocks(rng, len(rows), B):
-            sums = draw_counts(idx, len(rows)) @ rows
+        for done, counts in count_blocks(rng, len(rows), B):
+            sums = counts @ rows
             for values, plan, start, end in zip(out, plans, starts, ends):
-                values[done:done + len(idx)] = plan.score(sums[:, start:end])
-            done += len(idx)
+                values[done:done + len(counts)] = plan.score(sums[:, start:end])
     return out
 
 def _interval(plan:Plan, boot:np.ndarray, method:str, confidence:float, name:str, caller:str,
