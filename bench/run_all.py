@@ -11,7 +11,8 @@ in the table is typed by hand: to change one, run its benchmark again.
     python bench/run_all.py --only bench_bleu     # rerun some; the other scripts' rows are kept
     python bench/run_all.py --quick               # smoke run: small sizes, writes bench/results.quick.jsonl, no table
     python bench/run_all.py --render              # rewrite the table from bench/results.jsonl without running anything
-    python bench/run_all.py --rows FILE           # take the rows of a script run by hand with --json FILE (a long run)
+    python bench/run_all.py --rows FILE           # take the rows of a script run by hand with --json FILE (a long run;
+                                                  # rows of other tasks, such as the 10M run's, are kept)
     python bench/run_all.py --check               # exit 1 when the table is not what bench/results.jsonl gives (CI runs this)
 
 Some rows need what CI does not install: KenLM (bench/build_kenlm.sh builds it from its PyPI sdist); a script that
@@ -110,7 +111,7 @@ def main():
     ap.add_argument('--render', action='store_true', help='only rewrite the table from bench/results.jsonl')
     ap.add_argument('--check', action='store_true', help='exit 1 when the table is not the one bench/results.jsonl gives (CI)')
     ap.add_argument('--rows', type=Path, metavar='FILE', help="rows a script wrote with --json when run by hand (a long run, "
-                    "e.g. bench_distributed.py on 1M pairs): they replace that script's rows, then the table is rewritten")
+                    "e.g. bench_distributed.py on 1M pairs): they replace the rows of the same tasks, then the table is rewritten")
     a = ap.parse_args()
     header = load_rows()
     meta = next((r for r in header if r.get('meta')), {})
@@ -118,8 +119,8 @@ def main():
     if a.rows:
         new = load_rows(a.rows)
         meta = meta or {'meta': True, 'date': datetime.date.today().isoformat(), **machine()}
-        scripts = {r['bench'] for r in new}
-        rows = sorted([r for r in header if not r.get('meta') and r['bench'] not in scripts] + new, key=_order)
+        tasks = {(r['bench'], r['task']) for r in new}     # a script's other rows (the 10M run) stay
+        rows = sorted([r for r in header if not r.get('meta') and (r['bench'], r['task']) not in tasks] + new, key=_order)
         RESULTS.write_text(''.join(json.dumps(r) + '\n' for r in [meta] + rows))
         return write_table(rows, meta)
     LOGS.mkdir(exist_ok=True)
