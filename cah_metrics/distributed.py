@@ -147,6 +147,7 @@ def _read_parquet(path:Path):
         raise InputError(path, None, f"not a readable Parquet file ({reason})") from None
 
 def _is_text(kind) -> bool:
+    "Whether a pyarrow type is text (string or large_string)."
     import pyarrow as pa
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
