@@ -33,9 +33,9 @@ from .resample import (bca_interval, bca_interval_from_acceleration,
 from .text import brief, as_array, as_texts, check_float, check_int, table_kind
 
 # %% auto #0
-__all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'unique_ids', 'parquet_part', 'read_shard', 'shard_paths',
-           'ShardError', 'worker_metric', 'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums',
-           'PoissonBootstrapResult', 'poisson_bootstrap', 'swap_masks', 'randomization_sums', 'embed']
+__all__ = ['SHARD_FORMATS', 'BUILDS', 'Part', 'part_from_records', 'read_shard', 'shard_paths', 'ShardError', 'worker_metric',
+           'item_keys', 'evaluate', 'poisson_weights', 'poisson_resampled_sums', 'PoissonBootstrapResult',
+           'poisson_bootstrap', 'swap_masks', 'randomization_sums', 'embed']
 
 # %% ../nbs/86_distributed.ipynb #b4b4c488
 class Part(NamedTuple):
@@ -114,9 +114,9 @@ def part_from_records(records, # an iterable of records (dicts; from a file, bar
     rows = [_record(record, label, line, strict) for line, record in enumerate(records, 1)]
     preds, *others = (list(col) for col in zip(*rows)) if rows else ([], [], [], [], [])
     columns = (_column(col, label, what) for col, what in zip(others, _FIELDS))
-    return unique_ids(Part(label, index, preds, *columns))
+    return _unique_ids(Part(label, index, preds, *columns))
 
-def unique_ids(part:Part) -> Part:
+def _unique_ids(part:Part) -> Part:
     "The part, once its ids are checked: unique within each system (else an `InputError`)."
     if part.ids is None: return part
     first = {}
@@ -162,7 +162,7 @@ def _whole(table, name:str, text_lists:bool=False, integers:bool=False) -> bool:
     return (text_lists and listed and _is_text(column.type.value_type)
             and not pc.list_flatten(column).null_count)
 
-def parquet_part(table, # a pyarrow Table of a shard's rows
+def _parquet_part(table, # a pyarrow Table of a shard's rows
                  label:str, # the shard's name in messages
                  index:int=0, # its number in the run
                 ) -> Part|None:
@@ -179,7 +179,7 @@ def parquet_part(table, # a pyarrow Table of a shard's rows
     if not (plain and (refs is None or _whole(table, refs, text_lists=True))
             and ('id' not in names or _whole(table, 'id', integers=True))): return None
     column = lambda name: None if name not in names else table.column(name).to_pylist()
-    return unique_ids(Part(label, index, column(pred), column(refs), None, column('id'),
+    return _unique_ids(Part(label, index, column(pred), column(refs), None, column('id'),
                            column('system')))
 
 
@@ -198,7 +198,7 @@ def read_shard(path:str|Path, # a JSON Lines or Parquet shard
     if fmt == 'jsonl': records = (record for _, record in json_lines(path, read_lines(path)))
     else:
         table = _read_parquet(path)
-        if (part := parquet_part(table, str(path), index)) is not None: return part
+        if (part := _parquet_part(table, str(path), index)) is not None: return part
         records = table.to_pylist()
     return part_from_records(records, str(path), index, strict=True)
 
