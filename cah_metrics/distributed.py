@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/distributed.html.md"""
 
 # %% ../nbs/86_distributed.ipynb #3bfa0757
 from __future__ import annotations
-import copy, ctypes, glob, hashlib, json, os, threading
+import copy, ctypes, gc, glob, hashlib, json, os, threading
 from dataclasses import dataclass
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -534,13 +534,30 @@ def _task_memory():
                 for param, value in values.items(): libc.mallopt(param, value)
                 libc.malloc_trim(0)
 
+_COLLECTOR_LOCK, _PAUSED = threading.Lock(), {'tasks': 0, 'was_enabled': False}
+
+@contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector waits while partition tasks run in this process, and
+    resumes as it was when the last one ends (reference counting frees the tasks' objects)."""
+    with _COLLECTOR_LOCK:
+        _PAUSED['tasks'] += 1
+        if _PAUSED['tasks'] == 1:
+            _PAUSED['was_enabled'] = gc.isenabled()
+            gc.disable()
+    try: yield
+    finally:
+        with _COLLECTOR_LOCK:
+            _PAUSED['tasks'] -= 1
+            if not _PAUSED['tasks'] and _PAUSED['was_enabled']: gc.enable()
+
 
 # %% ../nbs/86_distributed.ipynb #dfbb606b
 def _run_partition(src, index:int, run:_Run) -> dict:
     """Run every metric of `run` on one partition:
     {'n', 'main': {system: partials}, 'buckets': {label: [pieces]}}."""
     try:
-        with _task_memory(): return _partition_results(_as_part(src, index), run)
+        with _task_memory(), _collector_paused(): return _partition_results(_as_part(src, index), run)
     except (InputError, TypeError, ValueError) as e:
         raise _shard_error(e, _label(src, index)) from None
 
