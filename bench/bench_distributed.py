@@ -69,7 +69,7 @@ def in_process(paths):
     "The three metrics updated shard by shard in this process, then computed: (report, seconds, peak RSS MiB, CPU s)."
     import pyarrow.parquet as pq
     from cah_metrics.core import load
-    from cah_metrics.distributed import _score_entry
+    from cah_metrics.evaluate import report_entry
     t, cpu = time.perf_counter(), cpu_seconds()
     ms = {name: load(name) for name in METRICS}
     n = 0
@@ -78,7 +78,9 @@ def in_process(paths):
         for m in ms.values(): m.update(tab['prediction'], tab['reference'])
         n += len(tab['prediction'])
     report, sigs, details = {}, {}, {}
-    for name, m in ms.items(): _score_entry(report, sigs, details, name, m.compute())
+    for name, m in ms.items():
+        numbers, sigs[name], details[name] = report_entry(name, m.compute())
+        report.update(numbers)
     secs = time.perf_counter() - t
     return {**report, 'n_examples': n, 'signatures': sigs, 'details': details}, secs, peak_rss(), cpu_seconds() - cpu
 

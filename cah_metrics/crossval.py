@@ -7,8 +7,8 @@ Docs: https://cah-metrics.github.io/cah_metrics/crossval.html.md"""
 # %% ../nbs/09_crossval.ipynb #6bf6cca3
 from __future__ import annotations
 import copy, dataclasses, math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import product
 
 import numpy as np

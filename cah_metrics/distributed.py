@@ -19,7 +19,7 @@ import numpy as np
 
 from .core import Metric, ReductionContext, Score, load, metric_class, mix64
 from .embeddings import shared_encoder
-from .evaluate import DEFAULT_METRICS, report_key, metric_options, per_example_text
+from .evaluate import DEFAULT_METRICS, metric_options, per_example_text, report_entry
 from .io import (AtomicWriteSet, InputError, PRED_FIELDS, SOURCE_FIELDS, as_path,
                             check_outputs, pick_columns, table_columns,
                             json_lines, os_error_reason, read_lines, record_id, record_source,
@@ -557,7 +557,8 @@ def _run_partition(src, index:int, run:_Run) -> dict:
     """Run every metric of `run` on one partition:
     {'n', 'main': {system: partials}, 'buckets': {label: [pieces]}}."""
     try:
-        with _task_memory(), _collector_paused(): return _partition_results(_as_part(src, index), run)
+        with _task_memory(), _collector_paused():
+            return _partition_results(_as_part(src, index), run)
     except (InputError, TypeError, ValueError) as e:
         raise _shard_error(e, _label(src, index)) from None
 
@@ -840,15 +841,6 @@ def _sources(source, partitions, caller:str, columns=None) -> tuple[list, list[P
     return [str(path) for path in paths], paths
 
 # %% ../nbs/86_distributed.ipynb #e9ec208d
-def _score_entry(report:dict, sigs:dict, details:dict, label:str, score:Score):
-    "Add one metric's score to a report, as `score_dataset` does."
-    detail = score.to_dict()
-    sigs[label] = detail.pop('signature')
-    detail.pop('n', None)
-    details[label] = detail
-    report.update({report_key(label, k): v for k, v in detail.items()
-                   if isinstance(v, (int, float)) and k not in ('confidence',)})
-
 _NO_SOURCES = ("{}: no source conversations "
                "(give --sources, or thread/messages/source fields in the references file)")
 
@@ -873,7 +865,9 @@ def _system_scores(entry:dict|None, system, pairs:list, run:_Run, finals:dict,
 def _system_report(scores:dict, notes:dict, n:int) -> dict:
     "One system's report from its {label: (metric, Score)} and notes."
     report, sigs, details = {}, {}, {}
-    for label, (_, score) in scores.items(): _score_entry(report, sigs, details, label, score)
+    for label, (_, score) in scores.items():
+        numbers, sigs[label], details[label] = report_entry(label, score)
+        report.update(numbers)
     noted = {'notes': list(notes.values())} if notes else {}
     return {**report, 'n_examples': n, 'signatures': sigs, 'details': details, **noted}
 

@@ -11,14 +11,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import lazy_attributes
-from .core import Metric, load, metric_class
+from .core import Metric, Score, load, metric_class
 from .io import AtomicWriteSet, as_path, table_columns
 from .text import as_texts, check_sequence, table_kind
 
 # %% auto #0
-__all__ = ['DEFAULT_METRICS', 'metric_options', 'report_key', 'metric_inputs', 'score_dataset', 'per_example_jsonl',
-           'per_example_text', 'write_per_example', 'evaluate_datasets', 'read_systems', 'compare_datasets',
-           'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text',
+__all__ = ['DEFAULT_METRICS', 'metric_options', 'report_key', 'report_entry', 'metric_inputs', 'score_dataset',
+           'per_example_jsonl', 'per_example_text', 'write_per_example', 'evaluate_datasets', 'read_systems',
+           'compare_datasets', 'DEFAULT_ENSEMBLE', 'EMBED_FILES', 'parse_strategies', 'ensemble_file', 'ensemble_text',
            'find_benchmark_data', 'embed_eval_outputs', 'HUMOR_SCHEMA', 'HUMOR_FILES', 'HumorRanking', 'rank_answers',
            'humor_omitted', 'humor_table', 'humor_validity', 'trust_line', 'humor_summary', 'humor_schema',
            'ranking_chart', 'correlation_chart', 'humor_outputs', 'write_humor_outputs']
@@ -58,6 +58,24 @@ def report_key(metric:str, # a registry name
         raise TypeError(f"report_key: metric and key must be str, got {type(metric).__name__} "
                         f"and {type(key).__name__}")
     return key if key.startswith(metric) else f"{metric}_{key}"
+
+def report_entry(metric:str, # the metric's name in the report (a registry name or a label)
+                 score:Score, # the metric's score
+                ) -> tuple[dict, str, dict]:
+    """A `Score` as a report holds it: ({report key: number}, its signature, its details: every
+    value but the signature and `n`)."""
+    if not isinstance(metric, str):
+        raise TypeError(f"report_entry: metric must be str, got {type(metric).__name__}")
+    if not isinstance(score, Score):
+        raise TypeError(f"report_entry: score must be a Score (a metric's result), "
+                        f"got {type(score).__name__}")
+    details = score.to_dict()
+    signature = details.pop('signature')
+    details.pop('n', None)
+    numbers = {report_key(metric, k): v for k, v in details.items()
+               if isinstance(v, (int, float)) and k != 'confidence'}
+    return numbers, signature, details
+
 
 # %% ../nbs/85_evaluate.ipynb #c9761a4b
 def metric_inputs(metric:Metric, # a metric, as `load` returns it
@@ -139,12 +157,9 @@ def score_dataset(predictions:str|Sequence[str], # one prediction per example
     done = _together(ms, predictions, references)
     for name, m in ms.items():
         if (inputs := metric_inputs(m, name, references, sources, notes)) is None: continue
-        d = (done[name] if name in done else m.compute(predictions, **inputs)).to_dict()
-        sigs[name] = d.pop('signature')
-        d.pop('n', None)
-        details[name] = d
-        report.update({report_key(name, k): v for k, v in d.items()
-                       if isinstance(v, (int, float)) and k not in ('confidence',)})
+        score = done[name] if name in done else m.compute(predictions, **inputs)
+        numbers, sigs[name], details[name] = report_entry(name, score)
+        report.update(numbers)
         if per_example and type(m).item_values is Metric.item_values:
             notes.append(f"{name}: no per-example values (it scores the corpus as a whole)")
         elif per_example: per.update(m.per_item())

@@ -6,16 +6,15 @@ Docs: https://cah-metrics.github.io/cah_metrics/significance.html.md"""
 
 # %% ../nbs/08_significance.ipynb #3734da3d
 from __future__ import annotations
-import contextlib, copy, math, statistics, warnings
+import copy, math, statistics, warnings
 from collections.abc import Callable, Mapping, Sequence
 import dataclasses
-from dataclasses import dataclass, fields
-from statistics import NormalDist
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from .core import Metric, Record, Score, Signature, load, json_ready
+from .core import Metric, Record, Score, Signature, load
 from . import resample
 from cah_metrics.resample import (
     DEFAULT_SEED, MAX_RESAMPLES, Plan, bca_interval, block_rows, count_blocks, draw_counts,

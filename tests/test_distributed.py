@@ -27,7 +27,7 @@ import pytest
 
 from cah_metrics.core import Metric, Score, StateReduction, bucket_of, list_metrics, load, register
 from cah_metrics.corpora import default_pack
-from cah_metrics.evaluate import metric_options, score_dataset
+from cah_metrics.evaluate import metric_options, report_entry, score_dataset
 from cah_metrics.io import InputError
 from cah_metrics.significance import bootstrap, paired_bootstrap
 import cah_metrics.distributed as D
@@ -84,7 +84,9 @@ def one_pass(names, cols, options=None):
     "The one-process report (`score_dataset`, or each metric's `compute` for inputs that are not texts)."
     if isinstance(cols['predictions'][0], str): return score_dataset(cols['predictions'], cols.get('references'), cols.get('sources'), names, options)[0]
     report, sigs, details = {}, {}, {}
-    for name in names: D._score_entry(report, sigs, details, name, load(name, **metric_options(name, options)).compute(cols['predictions'], cols.get('references')))
+    for name in names:
+        numbers, sigs[name], details[name] = report_entry(name, load(name, **metric_options(name, options)).compute(cols['predictions'], cols.get('references')))
+        report.update(numbers)
     return {**report, 'n_examples': len(cols['predictions']), 'signatures': sigs, 'details': details}
 
 def same(a, b, eps=1e-12, path='report'):
