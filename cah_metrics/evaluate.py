@@ -76,7 +76,6 @@ def report_entry(metric:str, # the metric's name in the report (a registry name 
                if isinstance(v, (int, float)) and k != 'confidence'}
     return numbers, signature, details
 
-
 # %% ../nbs/85_evaluate.ipynb #c9761a4b
 def metric_inputs(metric:Metric, # a metric, as `load` returns it
                   name:str, # its registry name, for the messages
