@@ -15,7 +15,6 @@ from threading import Lock
 
 import numpy as np
 
-from . import __version__
 from .core import Metric, Score, Signature, register
 from .resample import Plan, Resampling, mean_plan, sum_plan
 from .text import (check_int, check_float, check_bool, check_sequence, check_tokens,

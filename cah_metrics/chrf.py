@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import Score, Signature, register
+from .core import Score, register
 from .bleu import NrefsMetric
 from .resample import Plan, Resampling, sum_plan
 from .text import (check_int, check_float, check_bool, check_str, check_pairs, as_array,

@@ -645,7 +645,7 @@ def embed_eval(opts, # parsed `embed-eval` options
               ):
     "The `Comparison` for parsed `embed-eval` options; its JSON and chart are written as one set."
     from cah_metrics.embedding_eval import compare_encoders
-    from cah_metrics.evaluate import EMBED_FILES, embed_eval_outputs, find_benchmark_data
+    from cah_metrics.evaluate import embed_eval_outputs, find_benchmark_data
     _check_opts(opts, 'embed-eval', ('models', 'data', 'benchmarks', 'n_resamples', 'seed',
                                      'max_triples', 'output_dir'))
     out = as_path(opts.output_dir, 'embed-eval', '--output-dir')

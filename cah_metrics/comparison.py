@@ -13,6 +13,7 @@ from pathlib import Path
 from .core import load
 from .evaluate import metric_inputs, metric_options
 from .io import as_path, read_dataset
+from .significance import PairedResult, paired_bootstrap, paired_randomization
 from .text import brief, as_texts
 
 # %% auto #0
@@ -71,7 +72,6 @@ def compare_datasets(baseline:str|Path, # the baseline's predictions file
                      **test, # the test's settings: n_resamples, trials, confidence, seed, ...
                     ) -> dict[str, PairedResult]:
     "Each metric's paired test of every system against the baseline: {metric: PairedResult}."
-    from cah_metrics.significance import paired_bootstrap, paired_randomization
     F = 'compare_datasets'
     metrics = as_texts(metrics, 'metrics', F)
     if not metrics: raise ValueError(f"{F}: metrics is empty; name at least one metric")

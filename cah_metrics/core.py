@@ -6,7 +6,7 @@ Docs: https://cah-metrics.github.io/cah_metrics/core.html.md"""
 
 # %% ../nbs/00b_core.ipynb #42ffe5ec
 from __future__ import annotations
-import copy, dataclasses, importlib, inspect, json, math, sys, warnings, zlib
+import copy, dataclasses, importlib, inspect, json, sys, warnings, zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple

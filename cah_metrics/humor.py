@@ -21,7 +21,7 @@ from .resample import DIVERSITY_NOT_RESAMPLED, Resampling, mean_plan, one_thread
 from .corpora import corpus_fingerprint, default_pack
 from .information import entropy_score
 from .lm import NGramLM
-from .preference import (PreferenceModel, check_rounds, choices, choose_C,
+from .preference import (PreferenceModel, check_rounds, choose_C,
                                     cross_validate, learning_curve, learning_curve_chart,
                                     load_preference_model, pick_agreement, agreement_interval,
                                     ranked_choices, read_rounds)

@@ -724,7 +724,7 @@ def check_outputs(outputs:dict, # label (e.g. '--output') -> the path it writes,
         raise TypeError(f"check_outputs: fn must be a non-empty str (the caller's name), "
                         f"got {type(fn).__name__}")
     if not isinstance(outputs, dict) or not isinstance(inputs, dict):
-        raise TypeError(f"check_outputs: outputs and inputs must be dicts of label -> path")
+        raise TypeError("check_outputs: outputs and inputs must be dicts of label -> path")
     ins = [(label, path) for label, value in inputs.items() for path in _paths(value, fn, label)]
     seen = []
     for label, value in outputs.items():

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json, math, os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np

@@ -17,7 +17,6 @@ from operator import itemgetter
 import numpy as np
 from fastcore.basics import patch
 
-from . import __version__
 from .core import Metric, Score, Signature, StateReduction, register, warn_deprecated
 from .resample import Plan, Resampling, count_blocks, mean_plan, one_blas_thread
 from .text import (Tokenizer, RougeScoreTokenizer, Vocab, get_tokenizer, check_pairs,
