@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy, ctypes, gc, glob, hashlib, json, os, threading
 from dataclasses import dataclass
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import NamedTuple
@@ -498,7 +498,6 @@ def _by_system(part:Part) -> dict:
 # %% ../nbs/86_distributed.ipynb #a7c1e002
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3     # mallopt's parameters (glibc's malloc.h)
 _TASK_KEEP = {_M_TRIM_THRESHOLD: 64 << 20, _M_MMAP_THRESHOLD: 32 << 20}   # glibc's dynamic maxima
-_MEMORY_LOCK, _RUNNING = threading.Lock(), Counter()   # the partition tasks now running here
 
 def _glibc_settings() -> tuple|None:
     """(glibc, the environment's {parameter: value}) where the environment sets
@@ -514,43 +513,59 @@ def _glibc_settings() -> tuple|None:
         return None
     return libc, values
 
+class _WhileTasksRun:
+    """A process-wide setting held while partition tasks run in this process: `hold(*args)` when
+    the first task starts, `release` of what it returned when the last one ends. `tasks` counts
+    the tasks running under it; `task(*args)` is the context a task runs in."""
+    def __init__(self, hold:Callable, release:Callable):
+        self.hold, self.release = hold, release
+        self.lock, self.tasks, self.held = threading.Lock(), 0, None
+    @contextmanager
+    def task(self, *args):
+        with self.lock:
+            self.tasks += 1
+            if self.tasks == 1: self.held = self.hold(*args)
+        try: yield
+        finally:
+            with self.lock:
+                self.tasks -= 1
+                if not self.tasks: self.release(self.held)
+
+def _keep_freed_memory(libc, values:dict) -> tuple:
+    "glibc keeps freed blocks for the next arrays; (libc, the environment's values) to restore."
+    for param, value in _TASK_KEEP.items(): libc.mallopt(param, value)
+    return libc, values
+
+def _hand_back_memory(held:tuple):
+    "The environment's settings again, and everything free handed back to the system."
+    libc, values = held
+    for param, value in values.items(): libc.mallopt(param, value)
+    libc.malloc_trim(0)
+
+_GLIBC_KEEPS = _WhileTasksRun(_keep_freed_memory, _hand_back_memory)
+
 @contextmanager
 def _task_memory():
     "glibc keeps the memory a partition task frees for its next arrays, then hands it back."
     glibc = _glibc_settings()
-    if glibc is None:
-        yield
-        return
-    libc, values = glibc
-    with _MEMORY_LOCK:
-        _RUNNING['tasks'] += 1
-        if _RUNNING['tasks'] == 1:
-            for param, value in _TASK_KEEP.items(): libc.mallopt(param, value)
-    try: yield
-    finally:
-        with _MEMORY_LOCK:
-            _RUNNING['tasks'] -= 1
-            if not _RUNNING['tasks']:
-                for param, value in values.items(): libc.mallopt(param, value)
-                libc.malloc_trim(0)
+    with nullcontext() if glibc is None else _GLIBC_KEEPS.task(*glibc): yield
 
-_COLLECTOR_LOCK, _PAUSED = threading.Lock(), {'tasks': 0, 'was_enabled': False}
+def _pause_collector() -> bool:
+    "Whether the collector was enabled; it is disabled now."
+    was_enabled = gc.isenabled()
+    gc.disable()
+    return was_enabled
 
-@contextmanager
+def _resume_collector(was_enabled:bool):
+    "The collector on again if it was on before the first task."
+    if was_enabled: gc.enable()
+
+_COLLECTOR = _WhileTasksRun(_pause_collector, _resume_collector)
+
 def _collector_paused():
     """Python's cyclic garbage collector waits while partition tasks run in this process, and
     resumes as it was when the last one ends (reference counting frees the tasks' objects)."""
-    with _COLLECTOR_LOCK:
-        _PAUSED['tasks'] += 1
-        if _PAUSED['tasks'] == 1:
-            _PAUSED['was_enabled'] = gc.isenabled()
-            gc.disable()
-    try: yield
-    finally:
-        with _COLLECTOR_LOCK:
-            _PAUSED['tasks'] -= 1
-            if not _PAUSED['tasks'] and _PAUSED['was_enabled']: gc.enable()
-
+    return _COLLECTOR.task()
 
 # %% ../nbs/86_distributed.ipynb #dfbb606b
 def _run_partition(src, index:int, run:_Run) -> dict:

@@ -156,7 +156,7 @@ def test_task_memory_on_a_nanny_worker(client, shards, items):
     "A nanny's worker has MALLOC_TRIM_THRESHOLD_ set: its partition tasks keep freed memory while they run, then hand it back."
     assert set(client.run(lambda: os.environ.get('MALLOC_TRIM_THRESHOLD_')).values()) == {'65536'}
     assert D.evaluate(shards, ['bleu', 'rougeL'], client=client) == one_pass(['bleu', 'rougeL'], columns(items))
-    assert set(client.run(lambda: (D._glibc_settings() is not None, D._RUNNING['tasks'])).values()) == {(sys.platform.startswith('linux'), 0)}
+    assert set(client.run(lambda: (D._glibc_settings() is not None, D._GLIBC_KEEPS.tasks)).values()) == {(sys.platform.startswith('linux'), 0)}
 
 def test_task_memory_without_the_setting(monkeypatch):
     monkeypatch.delenv('MALLOC_TRIM_THRESHOLD_', raising=False)
@@ -166,11 +166,11 @@ def test_task_memory_without_the_setting(monkeypatch):
         assert D._glibc_settings() is None        # not a C int: left to glibc's own reading
     monkeypatch.setenv('MALLOC_TRIM_THRESHOLD_', '65536')
     with D._task_memory():
-        with D._task_memory(): assert D._RUNNING['tasks'] == (2 if D._glibc_settings() else 0)
-    assert D._RUNNING['tasks'] == 0
+        with D._task_memory(): assert D._GLIBC_KEEPS.tasks == (2 if D._glibc_settings() else 0)
+    assert D._GLIBC_KEEPS.tasks == 0
     with pytest.raises(ZeroDivisionError):
         with D._task_memory(): 1 / 0
-    assert D._RUNNING['tasks'] == 0
+    assert D._GLIBC_KEEPS.tasks == 0
 
 def test_bag_and_dataframe_on_cluster(client, tmp_path, items):
     import dask.bag as db, dask.dataframe as dd
