@@ -523,8 +523,8 @@ class _WhileTasksRun:
     @contextmanager
     def task(self, *args):
         with self.lock:
+            if not self.tasks: self.held = self.hold(*args)   # counted once it holds
             self.tasks += 1
-            if self.tasks == 1: self.held = self.hold(*args)
         try: yield
         finally:
             with self.lock:
