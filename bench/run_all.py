@@ -37,6 +37,11 @@ def machine() -> dict:
     return {'cpus': os.cpu_count(), 'python': platform.python_version(), 'numpy': numpy.__version__,
             'cpu': next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), platform.processor())}
 
+def _env() -> dict:
+    "The scripts' environment: this checkout's package first on the path (installed or not), output unbuffered."
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get('PYTHONPATH')) if p)
+    return {**os.environ, 'PYTHONUNBUFFERED': '1', 'PYTHONPATH': path}
+
 def run(script:str, extra:list, quick:bool) -> tuple[list[dict], int, float]:
     "Run one script with --json; (its rows, its exit status, seconds). Its printout goes to bench/results/<script>.txt."
     import time
@@ -45,7 +50,7 @@ def run(script:str, extra:list, quick:bool) -> tuple[list[dict], int, float]:
         cmd = [sys.executable, str(HERE / f'{script}.py'), '--json', str(out), *(['--quick'] if quick else extra)]
         t = time.perf_counter()
         with open(LOGS / f"{script}{'.quick' if quick else ''}.txt", 'w') as log:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env={**os.environ, 'PYTHONUNBUFFERED': '1'}).returncode
+            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=_env()).returncode
         secs = time.perf_counter() - t
         rows = [json.loads(l) for l in out.read_text().splitlines()] if out.exists() else []
     return rows, rc, secs
@@ -102,6 +107,12 @@ def write_table(rows:list[dict], meta:dict, check:bool=False) -> int:
     subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_readme.py')], check=True, cwd=ROOT)
     return 0
 
+def date_span(old:str, today:str) -> str:
+    "The table's dates: from the earliest ISO date in `old` (the last header's) to the latest, `today` included."
+    import re
+    dates = sorted(set(re.findall(r'\d{4}-\d{2}-\d{2}', old)) | {today})
+    return dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]} (each script's rows from its last run)"
+
 def _order(r): return next((i for i, (s, _) in enumerate(SCRIPTS) if r['bench'].removesuffix('.py') == s), len(SCRIPTS))
 
 def main():
@@ -118,7 +129,8 @@ def main():
     if a.render or a.check: return write_table([r for r in header if not r.get('meta')], meta, check=a.check)
     if a.rows:
         new = load_rows(a.rows)
-        meta = meta or {'meta': True, 'date': datetime.date.today().isoformat(), **machine()}
+        today = datetime.date.today().isoformat()
+        meta = {'meta': True, **machine(), **meta, 'date': date_span(meta.get('date', ''), today)}
         tasks = {(r['bench'], r['task']) for r in new}     # a script's other rows (the 10M run) stay
         rows = sorted([r for r in header if not r.get('meta') and (r['bench'], r['task']) not in tasks] + new, key=_order)
         RESULTS.write_text(''.join(json.dumps(r) + '\n' for r in [meta] + rows))
@@ -134,18 +146,18 @@ def main():
         print(f"{script}: {len(rows)} rows, exit {rc}, {secs:.0f} s", flush=True)
         for r in rows: print(f"    {r['task'][:100]}: {r['ratio'] and round(r['ratio'], 2)}x {'' if not r.get('aim') else ('met' if r['met'] else 'NOT MET')}")
         if rc != 0: failed.append(script)
-        got[script] = rows
+        if rows or rc == 0: got[script] = rows        # a script that crashed before its rows keeps its old ones
     meta = {'meta': True, 'date': datetime.date.today().isoformat(), **machine()}
     if a.quick:
         (HERE / 'results.quick.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in [meta] + [r for rs in got.values() for r in rs]))
         return 1 if failed else 0
     kept = [r for r in header if not r.get('meta') and r['bench'].removesuffix('.py') not in got]
     rows = sorted(kept + [r for rs in got.values() for r in rs], key=_order)
-    old = next((r['date'] for r in header if r.get('meta')), None)
-    if a.only and old and not old.endswith(meta['date']): meta['date'] = f"{old.split(' and ')[0]} and {meta['date']}"   # some rows older
+    old = next((r['date'] for r in header if r.get('meta')), '')
+    if len(got) < len(SCRIPTS): meta['date'] = date_span(old, meta['date'])   # some rows are older
     RESULTS.write_text(''.join(json.dumps(r) + '\n' for r in [meta] + rows))
     write_table(rows, meta)
-    if failed: print(f"failed (their rows were kept as they came): {', '.join(failed)}")
+    if failed: print(f"failed (rows they wrote were kept; a script that wrote none kept its old ones): {', '.join(failed)}")
     return 1 if failed else 0
 
 if __name__ == '__main__': sys.exit(main())
