@@ -55,7 +55,8 @@ def run(script:str, extra:list, quick:bool) -> tuple[list[dict], int, float]:
         rows = [json.loads(l) for l in out.read_text().splitlines()] if out.exists() else []
     return rows, rc, secs
 
-def load_rows(path=RESULTS) -> list[dict]:
+def load_rows(path:Path|None=None) -> list[dict]:
+    path = path or RESULTS
     return [json.loads(l) for l in path.read_text().splitlines()] if path.exists() else []
 
 def _secs(s): return '' if s is None else (f"{s:.3g} s" if s < 10 else f"{s:.1f} s")

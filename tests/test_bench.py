@@ -32,3 +32,27 @@ def test_table_renders_rows(tmp_path):
 def test_fit_exponent():
     assert abs(_common.fit_exponent([1e3, 1e4, 1e5], [1, 10, 100]) - 1) < 1e-12
     assert abs(_common.fit_exponent([1e3, 1e4, 1e5], [1, 100, 1e4]) - 2) < 1e-12
+
+def test_date_span():
+    assert run_all.date_span('', '2026-11-29') == '2026-11-29'
+    assert run_all.date_span('2026-11-29', '2026-11-29') == '2026-11-29'
+    span = "2026-11-25 to 2026-11-29 (each script's rows from its last run)"
+    assert run_all.date_span("2026-11-25 to 2026-11-28 (each script's rows from its last run)", '2026-11-29') == span
+    assert run_all.date_span(span, '2026-11-29') == span
+
+def test_a_script_that_crashed_keeps_its_old_rows(tmp_path, monkeypatch):
+    "bench_bleu crashes before writing a row: its old row stays; bench_chrf's new row replaces its old one."
+    results = tmp_path / 'results.jsonl'
+    def row(bench, task): return {'bench': bench, 'task': task, 'ratio': None}
+    old = [{'meta': True, 'date': '2026-11-25'}, row('bench_bleu', 'a'), row('bench_chrf', 'b')]
+    results.write_text(''.join(json.dumps(r) + '\n' for r in old))
+    fresh = {'bench_bleu': ([], 1, 0.0), 'bench_chrf': ([row('bench_chrf', 'b, again')], 0, 0.0)}
+    for name, value in [('RESULTS', results), ('LOGS', tmp_path), ('SCRIPTS', [('bench_bleu', []), ('bench_chrf', [])]),
+                        ('run', lambda script, extra, quick: fresh[script]), ('machine', dict),
+                        ('write_table', lambda rows, meta, check=False: 0)]:
+        monkeypatch.setattr(run_all, name, value)
+    monkeypatch.setattr(sys, 'argv', ['run_all.py'])
+    assert run_all.main() == 1                                  # a script failed
+    header, *rows = run_all.load_rows(results)
+    assert [r['task'] for r in rows] == ['a', 'b, again']
+    assert header['date'].startswith('2026-11-25 to ')          # bench_bleu's row is older than today
