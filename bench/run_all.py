@@ -18,7 +18,7 @@ in the table is typed by hand: to change one, run its benchmark again.
 Some rows need what CI does not install: KenLM (bench/build_kenlm.sh builds it from its PyPI sdist); a script that
 cannot run its reference prints why, and its rows say so.
 """
-import argparse, datetime, json, os, platform, subprocess, sys, tempfile
+import argparse, datetime, json, os, platform, re, subprocess, sys, tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -110,7 +110,6 @@ def write_table(rows:list[dict], meta:dict, check:bool=False) -> int:
 
 def date_span(old:str, today:str) -> str:
     "The table's dates: from the earliest ISO date in `old` (the last header's) to the latest, `today` included."
-    import re
     dates = sorted(set(re.findall(r'\d{4}-\d{2}-\d{2}', old)) | {today})
     return dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]} (each script's rows from its last run)"
 

@@ -139,7 +139,7 @@ def cv_interval(scores, # the score of each split (repeats x folds of them, at l
                 # 'corrected-t' (Nadeau & Bengio) or 'naive-t' (splits as if independent)
                 method:str='corrected-t',
                ) -> tuple[float, float]:
-    "An interval for the mean split score: ± t(J-1) sqrt((1/J + test_fraction) s²), or sqrt(s²/J)."
+    "The mean split score's interval: +- t(J-1) sqrt((1/J + test_fraction) s^2), or sqrt(s^2/J)."
     caller = 'cv_interval'
     s = as_array(scores, 'scores', caller, finite=True).astype(float)
     if s.ndim != 1 or len(s) < 2:
