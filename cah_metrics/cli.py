@@ -790,3 +790,8 @@ def main(argv:list[str]|None=None, # the arguments (default: the command line's)
         return 130
     except Exception as err: return _error(err, opts.debug, 1)
     return 0
+
+# %% ../nbs/90_cli.ipynb #3c9d5e21
+if __name__ == '__main__' and '__file__' in globals():   # python -m cah_metrics.cli (not a kernel)
+    sys.exit(main())
+

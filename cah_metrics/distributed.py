@@ -234,6 +234,7 @@ def shard_paths(source, # a shard's path, a folder of shards, a glob pattern, or
     first = {}
     for i, path in enumerate(paths):
         if path.suffix.lower() not in SHARD_FORMATS:
+            if not os.path.lexists(path): raise InputError(path, None, "no such file or folder")
             raise ValueError(f"{caller}: source {path}: unknown shard format; shards are "
                              "JSON Lines (.jsonl, .ndjson, .json) or Parquet (.parquet, .pq)")
         j = first.setdefault(os.path.realpath(path), i)
@@ -579,10 +580,13 @@ def _run_partition(src, index:int, run:_Run) -> dict:
 
 # %% ../nbs/86_distributed.ipynb #4bb23d22
 def _system_partials(part:Part, idx:list[int], keys, run:_Run, out:dict, system) -> dict:
-    """One system's partials on a partition: {'n', 'ids', 'metrics', 'boot'}; the partition's `out`
-    gets its bucket pieces, its items' per-example values and (for BCa) its resampled rows."""
+    """One system's partials on a partition: {'n', 'ids', 'parts', 'labels', 'metrics', 'boot'};
+    the partition's `out` gets its bucket pieces, its items' per-example values and (for BCa) its
+    resampled rows."""
     ids = None if keys is None or part.ids is None else _id_digest(keys[idx])
-    entry = {'n': len(idx), 'ids': ids, 'metrics': {}, 'boot': {}}
+    # the first partition of the system's items, and the first with ids or without
+    labels = {'first': part.label, 'without ids' if part.ids is None else 'with ids': part.label}
+    entry = {'n': len(idx), 'ids': ids, 'parts': 1, 'labels': labels, 'metrics': {}, 'boot': {}}
     for spec, red in zip(run.specs, run.reductions):
         metric, key = worker_metric(spec), run.boot.get(spec.label)
         values = spec.label in run.per_example
@@ -633,6 +637,8 @@ def _merge_partial(red, a, b, label:str):
 def _merge_entries(reds:dict, first:dict, second:dict) -> dict:
     "The merge of one system's partials from two groups of partitions."
     return {'n': first['n'] + second['n'], 'ids': _add_digest(first['ids'], second['ids']),
+            'parts': first['parts'] + second['parts'],
+            'labels': {**second['labels'], **first['labels']},       # the earlier partition's
             'metrics': {k: _merge_partial(reds[k], v, second['metrics'][k], k)
                         for k, v in first['metrics'].items()},
             'boot': {k: _merge_boot(v, second['boot'][k]) for k, v in first['boot'].items()}}
@@ -919,6 +925,19 @@ def _id_at(srcs:list, index:int, line:int) -> tuple|None:
     part = _as_part(src, index)
     return (part.systems or [None] * len(part))[line - 1], part.ids[line - 1]
 
+def _check_fields(main:dict):
+    """Stop when some partitions' items have a system or ids and others' do not (within a partition
+    `part_from_records` stops it): their items could not be told apart or paired."""
+    named = [entry['labels']['first'] for system, entry in main.items() if system is not None]
+    if None in main and named:
+        raise InputError(main[None]['labels']['first'], None, f"has no system field, but "
+                         f"{named[0]} has one; give every item a system, or none")
+    labels = {}
+    for entry in reversed(main.values()): labels.update(entry['labels'])
+    if 'with ids' in labels and 'without ids' in labels:
+        raise InputError(labels['without ids'], None, f"has no ids, but {labels['with ids']} has "
+                         "them; give every item an id, or none")
+
 def _check_ids(dups:list, srcs:list, caller:str):
     "Stop at the first id on two partitions (its items read again and compared, where they can be)."
     for (i, line_i), (j, line_j) in sorted(pair for bucket in dups for pair in bucket):
@@ -984,6 +1003,7 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag, a t
                                                          client, workers)
     finally:
         if own is not None: own.close()
+    _check_fields(main)
     _check_ids(dups, srcs, caller)
     report = _report(main, finals, pairs, run, boot_notes, baseline, conf, caller, value_notes,
                      jackknife)
@@ -995,11 +1015,17 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag, a t
     return report
 
 # %% ../nbs/86_distributed.ipynb #dce57d51
+_POSITIONAL_KEYS = ("intervals: the items have no ids, so each is keyed by its partition and "
+                        "row; the resamples change with how the items are split (with ids they "
+                        "do not)")
+
 def _system_entry(scores:dict, notes:dict, entry:dict|None, run:_Run, boot_notes:dict,
                   conf:float, jackknife:Mapping) -> dict:
     """One system's report, with its intervals when the run resamples (BCa's from the system's
     jackknife power sums by metric)."""
     notes = {**notes, **{k: f"{k}: no interval ({why})" for k, why in boot_notes.items()}}
+    if run.boot and entry and entry['ids'] is None and entry['parts'] > 1:
+        notes['keys'] = _POSITIONAL_KEYS
     report = _system_report(scores, notes, entry['n'] if entry else 0)
     if not run.boot: return report
     intervals = {k: _interval(*scores[k], k, entry['boot'][k], entry['n'], run, conf,
