@@ -740,10 +740,10 @@ def _lcs_lengths(rid, rl, cid, cl) -> np.ndarray:
 def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.ndarray]:
     "`pair_stats` of one block of validated, aligned pairs."
     n, lsum = len(cands), 'rougeLsum' in self.rouge_types
+    def summed(side): return np.bincount(side[2], side[1], minlength=n).astype(np.int64)
     if self.split == 'newline' and type(self.tokenizer) is RougeScoreTokenizer:
         sc, sr = self._lines(cands, refs)                  # a text's tokens: its lines' tokens
-        def text_lengths(side): return np.bincount(side[2], side[1], minlength=n).astype(np.int64)
-        (cid, cl), (rid, rl) = (sc[0], text_lengths(sc)), (sr[0], text_lengths(sr))
+        (cid, cl), (rid, rl) = (sc[0], summed(sc)), (sr[0], summed(sr))
     else:
         vocab = Vocab()
         sc, sr = (None, None)
@@ -760,7 +760,9 @@ def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.nd
         else:
             k = int(t[5:])
             o = matches[:, k - 1]
-        nc, nr = (tot[:, k - 1], np.maximum(rl - k + 1, 0)) if t[5:].isdigit() else (cl, rl)
+        if t[5:].isdigit(): nc, nr = tot[:, k - 1], np.maximum(rl - k + 1, 0)
+        elif t == 'rougeLsum': nc, nr = summed(sc), summed(sr)     # its sentences' tokens
+        else: nc, nr = cl, rl
         out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(n, 3)
     return out
 
