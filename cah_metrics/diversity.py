@@ -703,11 +703,11 @@ class _Repeats(NamedTuple):
     tol: float
 
 def _repeats(X:np.ndarray, keep:np.ndarray, which:np.ndarray) -> _Repeats:
-    """The distinct rows X[keep], centred as KMeans centres X, their squared norms and counts, and
-    `tol` for their weighted fit."""
+    """The distinct rows X[keep], centred as KMeans centres X (by the mean of all rows), their
+    squared norms and counts, and KMeans' tolerance on all rows."""
     Xd = X[keep]
-    Xc = Xd - X.mean(axis=0)
-    tol = 1e-4 * float(np.mean(np.var(X, axis=0)) / np.mean(np.var(Xd, axis=0)))   # as on all rows
+    Xc = Xd - X.mean(axis=0)                          # each row as KMeans' own copy of it, bit for bit
+    tol = float(np.mean(np.var(X, axis=0)) * 1e-4)    # as scikit-learn's `_tolerance` computes it
     counts = np.bincount(which).astype(X.dtype)
     return _Repeats(Xd, Xc, np.einsum('ij,ij->i', Xc, Xc), which, counts, tol)
 
@@ -718,15 +718,18 @@ def _same_clustering(labels:np.ndarray, others:np.ndarray, k:int) -> bool:
 
 def _kmeans_repeated(repeats:_Repeats, k:int, seed:int, n_init:int=10) -> np.ndarray:
     """The labels of `KMeans(k, random_state=seed, n_init=n_init).fit_predict` on all rows, from
-    their distinct vectors."""
-    from sklearn.cluster import KMeans
-    X, rng, best = repeats.X, np.random.RandomState(seed), None
+    their distinct vectors: each start is scikit-learn's own Lloyd loop on them, weighted."""
+    try:                          # what KMeans.fit runs for each start, on its centred copy of X
+        from sklearn.cluster._kmeans import _kmeans_single_lloyd
+    except ImportError:           # not in this scikit-learn: the fit on every row, the same labels
+        from sklearn.cluster import KMeans
+        return KMeans(k, random_state=seed, n_init=n_init).fit_predict(repeats.X[repeats.which])
+    Xc, rng, best = repeats.Xc, np.random.RandomState(seed), None
     for _ in range(n_init):
-        init = X[_plusplus(repeats, k, rng)]
-        km = KMeans(k, init=init, n_init=1, tol=repeats.tol).fit(X, sample_weight=repeats.weights)
-        if best is None: best = (km.inertia_, km.labels_)
-        elif km.inertia_ < best[0] and not _same_clustering(km.labels_, best[1], k):
-            best = (km.inertia_, km.labels_)
+        init = Xc[_plusplus(repeats, k, rng)]         # the start, centred as KMeans centres it
+        labels, inertia, _, _ = _kmeans_single_lloyd(Xc, repeats.weights, init, tol=repeats.tol)
+        if best is None or inertia < best[0] and not _same_clustering(labels, best[1], k):
+            best = (inertia, labels)
     return best[1][repeats.which]
 
 # %% ../nbs/05a_diversity.ipynb #ef54dcb6
