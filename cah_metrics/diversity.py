@@ -439,8 +439,10 @@ def _vendi(U:np.ndarray, q:float) -> float:
     if not len(lam): return 1.0     # only zero vectors: one effective item (as q = 1 gives)
     lam = lam / lam.sum()
     if q == 1: return float(np.exp(-np.sum(lam * np.log(lam))))
-    if math.isinf(q): return float(1 / lam.max())
-    return float(np.exp(np.log(np.sum(lam ** q)) / (1 - q)))
+    top = lam.max()
+    if math.isinf(q): return float(1 / top)
+    # sum(lam^q) as top^q sum((lam / top)^q): its largest term is 1, so no q underflows it to 0
+    return float(np.exp((q * np.log(top) + np.log(np.sum((lam / top) ** q))) / (1 - q)))
 
 def unit_vectors(E, metric:str='semantic_diversity') -> np.ndarray:
     "The rows of `E` (a finite 2-D array of numbers) scaled to unit length; zero rows stay zero."
@@ -458,6 +460,8 @@ def _check_embeddings(E, metric:str) -> np.ndarray:
     if E.ndim != 2:
         raise ValueError(f"{metric}: E must be a 2-D array of embeddings (texts x dimensions), "
                          f"got shape {E.shape}")
+    if len(E) and not E.shape[1]:
+        raise ValueError(f"{metric}: E's embeddings have no dimensions (shape {E.shape})")
     return E
 
 # %% ../nbs/05a_diversity.ipynb #04483864
