@@ -710,7 +710,7 @@ def _repeats(X:np.ndarray, keep:np.ndarray, which:np.ndarray) -> _Repeats:
     """The distinct rows X[keep], centred as KMeans centres X (by the mean of all rows), their
     squared norms and counts, and KMeans' tolerance on all rows."""
     Xd = X[keep]
-    Xc = Xd - X.mean(axis=0)                          # each row as KMeans' own copy of it, bit for bit
+    Xc = Xd - X.mean(axis=0)                    # each row as KMeans' copy of it, bit for bit
     tol = float(np.mean(np.var(X, axis=0)) * 1e-4)    # as scikit-learn's `_tolerance` computes it
     counts = np.bincount(which).astype(X.dtype)
     return _Repeats(Xd, Xc, np.einsum('ij,ij->i', Xc, Xc), which, counts, tol)
