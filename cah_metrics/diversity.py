@@ -524,15 +524,17 @@ def _kmeans_labels(X:np.ndarray, seed:int=42, rows=None) -> list[tuple[int, np.n
 BLOCK = 1024
 
 def _lifted(X:np.ndarray, rows:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
-    """X (or its rows `rows`, in that order) with its squared norms and a column of ones appended,
-    as two factors: row i of the first times row j of the second is the squared distance
-    ||x_i||^2 + ||x_j||^2 - 2 x_i . x_j."""
+    """The rows of X (or its rows `rows`, in that order) less the mean row, x_i, with their squared
+    norms and a column of ones appended, as two factors: row i of the first times row j of the
+    second is the squared distance ||x_i||^2 + ||x_j||^2 - 2 x_i . x_j."""
     rows = np.arange(len(X)) if rows is None else np.asarray(rows)
-    sq = np.einsum('ij,ij->i', X, X)[rows]
+    mean = X.mean(axis=0, dtype=np.float64)     # no distance changes; far from 0, digits are kept
     N, d = len(rows), X.shape[1]
     left, right = np.empty((N, d + 2), X.dtype), np.empty((N, d + 2), X.dtype)
     for start in range(0, N, 1024):               # a few rows at a time: no N x d copy
-        left[start:start + 1024, :d] = X[rows[start:start + 1024]]
+        np.subtract(X[rows[start:start + 1024]], mean, out=left[start:start + 1024, :d],
+                    casting='same_kind')          # in float64, then float32 where X is
+    sq = np.einsum('ij,ij->i', left[:, :d], left[:, :d])
     left[:, d] = sq
     left[:, d + 1] = 1
     np.multiply(left[:, :d], -2, out=right[:, :d])
