@@ -1016,8 +1016,8 @@ def evaluate(source, # shards (paths, a folder, a glob pattern), a dask Bag, a t
 
 # %% ../nbs/86_distributed.ipynb #dce57d51
 _POSITIONAL_KEYS = ("intervals: the items have no ids, so each is keyed by its partition and "
-                        "row; the resamples change with how the items are split (with ids they "
-                        "do not)")
+                    "row; the resamples change with how the items are split (with ids they "
+                    "do not)")
 
 def _system_entry(scores:dict, notes:dict, entry:dict|None, run:_Run, boot_notes:dict,
                   conf:float, jackknife:Mapping) -> dict:
