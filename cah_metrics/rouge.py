@@ -752,17 +752,12 @@ def _block_stats(self:ROUGE, cands:list[str], refs:list[str]) -> dict[str, np.nd
     ns = [int(t[5:]) for t in self.rouge_types if t[5:].isdigit()]
     if ns: matches, tot = _ngram_matches(cid, cl, rid, rl, max(ns))
     out = {}
-    for t in self.rouge_types:
-        if t == 'rougeL':
-            o = _lcs_lengths(rid, rl, cid, cl)
-        elif t == 'rougeLsum':
-            o = _lsum_of(sc, sr, n)
+    for t in self.rouge_types:                # (overlap, candidate length, reference length)
+        if t == 'rougeL': o, nc, nr = _lcs_lengths(rid, rl, cid, cl), cl, rl
+        elif t == 'rougeLsum': o, nc, nr = _lsum_of(sc, sr, n), summed(sc), summed(sr)  # sentences'
         else:
             k = int(t[5:])
-            o = matches[:, k - 1]
-        if t[5:].isdigit(): nc, nr = tot[:, k - 1], np.maximum(rl - k + 1, 0)
-        elif t == 'rougeLsum': nc, nr = summed(sc), summed(sr)     # its sentences' tokens
-        else: nc, nr = cl, rl
+            o, nc, nr = matches[:, k - 1], tot[:, k - 1], np.maximum(rl - k + 1, 0)
         out[t] = np.column_stack([np.asarray(o, np.int64), nc, nr]).reshape(n, 3)
     return out
 
